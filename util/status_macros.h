@@ -13,20 +13,21 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-#define GG_RETURN_IF_ERROR(expr)                    \
-  do {                                              \
-    ::absl::Status gg_status_ = (expr);             \
-    if (!gg_status_.ok()) return gg_status_;        \
+#define GG_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::absl::Status gg_status_ = (expr);      \
+    if (!gg_status_.ok()) return gg_status_; \
   } while (0)
 
 #define GG_STATUS_CONCAT_INNER_(a, b) a##b
 #define GG_STATUS_CONCAT_(a, b) GG_STATUS_CONCAT_INNER_(a, b)
 
-#define GG_ASSIGN_OR_RETURN(lhs, rexpr) \
-  GG_ASSIGN_OR_RETURN_IMPL_(GG_STATUS_CONCAT_(gg_statusor_, __LINE__), lhs, rexpr)
+#define GG_ASSIGN_OR_RETURN(lhs, rexpr)                                     \
+  GG_ASSIGN_OR_RETURN_IMPL_(GG_STATUS_CONCAT_(gg_statusor_, __LINE__), lhs, \
+                            rexpr)
 
-#define GG_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, rexpr) \
-  auto statusor = (rexpr);                              \
+#define GG_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, rexpr)    \
+  auto statusor = (rexpr);                                 \
   if (!statusor.ok()) return std::move(statusor).status(); \
   lhs = std::move(statusor).value()
 

@@ -1,0 +1,181 @@
+#include "gc/collector.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "gc/roots.h"
+#include "gc/sweeper.h"
+
+namespace graphgc {
+namespace gc {
+
+CollectStats Collector::Collect() {
+  // A collection asked for by a listener would re-enter; defer it.
+  if (notifying_thread_.load(std::memory_order_acquire) ==
+      std::this_thread::get_id()) {
+    deferred_.store(true, std::memory_order_release);
+    return CollectStats{};
+  }
+  Notify(CollectEvent{.phase = CollectEvent::Phase::kStart});
+
+  CollectStats result;
+  std::vector<NodeId> swept;
+  bool save = false;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    save = policy_.save_garbage;
+  }
+  std::vector<std::unique_ptr<Object>> kept;
+  int64_t live_after = 0;
+  int64_t peak = 0;
+  {
+    WriterLock lock(heap_.mu());
+    const auto start = std::chrono::steady_clock::now();
+    // Read the counters first: anything dropped after this is left for the
+    // next collection to find.
+    const int64_t drops = heap_.drops();
+    const int64_t allocations = heap_.allocations();
+    if (++epoch_ == 0) {
+      // The epoch wrapped: clear every stamp so none looks current.
+      for (uint32_t i = 0; i < heap_.num_slots(); ++i) {
+        heap_.slot(i).mark_epoch = 0;
+      }
+      epoch_ = 1;
+    }
+    roots_.clear();
+    CollectRoots(heap_, roots_);
+    result.marked = marker_.Mark(heap_, roots_, epoch_);
+    garbage_.clear();
+    FindGarbage(heap_, epoch_, garbage_);
+    if (!garbage_.empty() && observer_ != nullptr) observer_->OnSweep(garbage_);
+    Sweep(heap_, garbage_, save, &kept);
+    result.swept = static_cast<int64_t>(garbage_.size());
+    swept.assign(garbage_.begin(), garbage_.end());
+    if (garbage_.capacity() > (size_t{1} << 20)) garbage_ = {};
+    if (roots_.capacity() > (size_t{1} << 20)) roots_ = {};
+    live_after = heap_.live_count();
+    peak = heap_.peak_live();
+    drops_at_last_.store(drops, std::memory_order_release);
+    allocations_at_last_.store(allocations, std::memory_order_release);
+    result.pause_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+  }
+  if (!kept.empty()) {
+    std::lock_guard<std::mutex> l(saved_mu_);
+    for (auto& o : kept) saved_.push_back(std::move(o));
+  }
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    ++stats_.collections;
+    stats_.swept_total += result.swept;
+    stats_.pause_ns_total += result.pause_ns;
+    stats_.last_pause_ns = result.pause_ns;
+    stats_.peak_nodes = std::max(stats_.peak_nodes, peak);
+  }
+  UpdateThreshold(live_after);
+  deferred_.store(false, std::memory_order_release);
+  Notify(CollectEvent{.phase = CollectEvent::Phase::kEnd,
+                      .stats = result,
+                      .swept = std::move(swept)});
+  return result;
+}
+
+std::optional<CollectStats> Collector::MaybeCollect() {
+  if (deferred_.load(std::memory_order_acquire)) return Collect();
+  if (!automatic_.load(std::memory_order_relaxed)) return std::nullopt;
+  if (heap_.drops() == drops_at_last_.load(std::memory_order_acquire)) {
+    return std::nullopt;  // no root went away: nothing can be garbage
+  }
+  const int64_t created = heap_.allocations() -
+                          allocations_at_last_.load(std::memory_order_acquire);
+  if (created < threshold_.load(std::memory_order_relaxed)) {
+    return std::nullopt;
+  }
+  return Collect();
+}
+
+void Collector::UpdateThreshold(int64_t live_after) {
+  std::lock_guard<std::mutex> l(state_mu_);
+  const double grow = policy_.growth_ratio * static_cast<double>(live_after);
+  threshold_.store(
+      std::max<int64_t>(policy_.min_new_nodes, static_cast<int64_t>(grow)),
+      std::memory_order_relaxed);
+}
+
+GcStats Collector::stats() const {
+  GcStats s;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    s = stats_;
+  }
+  ReaderLock lock(heap_.mu());
+  s.live_nodes = heap_.live_count();
+  s.peak_nodes = std::max(s.peak_nodes, heap_.peak_live());
+  return s;
+}
+
+GcPolicy Collector::policy() const {
+  std::lock_guard<std::mutex> l(state_mu_);
+  return policy_;
+}
+
+void Collector::set_policy(const GcPolicy& policy) {
+  int64_t live;
+  {
+    ReaderLock lock(heap_.mu());
+    live = heap_.live_count();
+  }
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    policy_ = policy;
+    automatic_.store(policy.automatic, std::memory_order_relaxed);
+  }
+  UpdateThreshold(live);
+}
+
+int Collector::AddListener(Listener listener) {
+  std::lock_guard<std::mutex> l(state_mu_);
+  const int id = next_listener_++;
+  listeners_.emplace_back(id, std::make_shared<Listener>(std::move(listener)));
+  return id;
+}
+
+void Collector::RemoveListener(int id) {
+  std::lock_guard<std::mutex> l(state_mu_);
+  listeners_.erase(
+      std::remove_if(listeners_.begin(), listeners_.end(),
+                     [id](const auto& p) { return p.first == id; }),
+      listeners_.end());
+}
+
+void Collector::Notify(const CollectEvent& event) {
+  std::vector<std::shared_ptr<Listener>> listeners;
+  {
+    std::lock_guard<std::mutex> l(state_mu_);
+    for (const auto& [id, fn] : listeners_) listeners.push_back(fn);
+  }
+  if (listeners.empty()) return;
+  // Listeners of concurrent collections on other threads run concurrently;
+  // what we track is only "this thread is inside a listener".
+  const std::thread::id previous =
+      notifying_thread_.exchange(std::this_thread::get_id());
+  for (const auto& fn : listeners) (*fn)(event);
+  notifying_thread_.store(previous);
+}
+
+size_t Collector::saved_count() const {
+  std::lock_guard<std::mutex> l(saved_mu_);
+  return saved_.size();
+}
+
+void Collector::ClearSaved() {
+  std::vector<std::unique_ptr<Object>> saved;
+  {
+    std::lock_guard<std::mutex> l(saved_mu_);
+    saved.swap(saved_);
+  }
+}
+
+}  // namespace gc
+}  // namespace graphgc

@@ -1,0 +1,149 @@
+// gc/collector.h
+//
+// GcPolicy and Collector: the mark-and-sweep orchestrator of one graph.
+//
+// Liveness has one source of truth: reachability from the roots at the
+// moment of a collection. Root counts only say which slots are roots; a
+// node whose last handle went away lives on until a collection finds it
+// unreachable (no reference counting frees anything).
+//
+// Collect() runs the phases in this order, holding the heap's mutex
+// exclusively for 2-5, so no node is created, looked up or pinned meanwhile
+// (handles may still be copied and dropped; kernels of pinned runs go on):
+//   1. start listeners are called (no lock held).
+//   2. CollectRoots(): every slot with a strong handle or an in-flight pin.
+//   3. Marker::Mark(): after it, every slot reachable from a root is marked.
+//   4. FindGarbage(), then SweepObserver::OnSweep(garbage): the graph purges
+//      names and indexes while the nodes still exist.
+//   5. Sweep(): after it, every unmarked slot is free and its generation
+//      changed; stats are recorded.
+//   6. end listeners are called with the swept ids (no lock held).
+//
+// Safe points: the runtime calls MaybeCollect() before each training step
+// and each graph export. It returns at once (a few atomic loads) unless a
+// root was dropped since the last collection AND enough nodes were created
+// since then (growth_ratio x the live nodes the last collection left, at
+// least min_new_nodes), which keeps the amortised cost of collecting
+// proportional to the allocation that made the garbage.
+//
+// Thread safety: all methods may be called from any thread. A Collect()
+// requested from inside a listener is deferred: it returns empty stats and
+// the next MaybeCollect() collects.
+#ifndef GRAPHGC_GC_COLLECTOR_H_
+#define GRAPHGC_GC_COLLECTOR_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "gc/heap.h"
+#include "gc/marker.h"
+#include "gc/stats.h"
+
+namespace graphgc {
+
+struct GcPolicy {
+  // Collect at safe points (MaybeCollect). Collect() works either way.
+  bool automatic = true;
+  // MaybeCollect() collects once this many nodes were created since the
+  // last collection, relative to the live nodes that collection left...
+  double growth_ratio = 1.0;
+  // ... and at least this many.
+  int64_t min_new_nodes = 1024;
+  // Debug mode like CPython's DEBUG_SAVEALL: swept nodes are set aside
+  // (their names and slots freed) instead of destroyed, for inspection.
+  bool save_garbage = false;
+};
+
+// What a collection did, told to listeners.
+struct CollectEvent {
+  enum class Phase { kStart, kEnd };
+  Phase phase = Phase::kStart;
+  CollectStats stats;         // kEnd only
+  std::vector<NodeId> swept;  // kEnd only: the ids now dead
+};
+
+namespace gc {
+
+// Called during a collection with the heap's mutex held exclusively, after
+// marking and before the garbage is freed. Must not call back into the
+// graph or the collector.
+class SweepObserver {
+ public:
+  virtual ~SweepObserver() = default;
+  virtual void OnSweep(absl::Span<const NodeId> garbage)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap_mu()) = 0;
+  virtual Mutex& heap_mu() const = 0;
+};
+
+class Collector {
+ public:
+  using Listener = std::function<void(const CollectEvent&)>;
+
+  Collector(Heap& heap, SweepObserver* observer)
+      : heap_(heap), observer_(observer) {}
+  Collector(const Collector&) = delete;
+  Collector& operator=(const Collector&) = delete;
+
+  CollectStats Collect() ABSL_LOCKS_EXCLUDED(heap_.mu());
+  // Collects when the policy says so; nullopt when it did not.
+  std::optional<CollectStats> MaybeCollect() ABSL_LOCKS_EXCLUDED(heap_.mu());
+
+  GcStats stats() const ABSL_LOCKS_EXCLUDED(heap_.mu());
+  GcPolicy policy() const;
+  void set_policy(const GcPolicy& policy);
+
+  // Listeners see every collection's start and end; the id removes one.
+  // Listeners must not block on the graph's lock (they run without it, but
+  // a Collect() they request is deferred).
+  int AddListener(Listener listener);
+  void RemoveListener(int id);
+
+  // With GcPolicy::save_garbage: the swept objects set aside so far.
+  // Calls fn(const Object&) for each; TakeSaved() frees them.
+  template <typename Fn>
+  void ForEachSaved(Fn fn) const {
+    std::lock_guard<std::mutex> l(saved_mu_);
+    for (const auto& o : saved_) fn(*o);
+  }
+  size_t saved_count() const;
+  void ClearSaved();
+
+ private:
+  void Notify(const CollectEvent& event);
+  void UpdateThreshold(int64_t live_after);
+
+  Heap& heap_;
+  SweepObserver* const observer_;
+
+  // Fast-path state for MaybeCollect(), all lock-free.
+  std::atomic<bool> automatic_{true};
+  std::atomic<int64_t> drops_at_last_{0};
+  std::atomic<int64_t> allocations_at_last_{0};
+  std::atomic<int64_t> threshold_{1024};
+  std::atomic<bool> deferred_{false};
+  std::atomic<std::thread::id> notifying_thread_{};
+
+  mutable std::mutex state_mu_;  // guards policy_, stats_, listeners_
+  GcPolicy policy_;
+  GcStats stats_;
+  uint32_t epoch_ = 0;  // under heap_.mu() exclusively
+  Marker marker_;       // under heap_.mu() exclusively
+  std::vector<uint32_t> roots_;
+  std::vector<NodeId> garbage_;
+  int next_listener_ = 1;
+  std::vector<std::pair<int, std::shared_ptr<Listener>>> listeners_;
+
+  mutable std::mutex saved_mu_;
+  std::vector<std::unique_ptr<Object>> saved_;
+};
+
+}  // namespace gc
+}  // namespace graphgc
+
+#endif  // GRAPHGC_GC_COLLECTOR_H_

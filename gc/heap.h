@@ -1,0 +1,217 @@
+// gc/heap.h
+//
+// gc::Heap: the slot storage the collector works on. Each slot holds one
+// node's collector state: the count of strong handles (its root count), its
+// generation, its mark, its out-edges (the slots of its data and control
+// inputs) and the node itself as an opaque gc::Object owned by the slot.
+//
+// Invariants:
+//  1. Slots live in fixed chunks that never move, so a handle may keep a
+//     pointer to its slot's atomic counter and touch it without a lock.
+//  2. A live slot's edges name live slots: a node keeps its inputs alive, so
+//     an input is swept only together with every node that reads it.
+//  3. A slot is reused only after its generation changed (see node_id.h).
+//
+// Thread safety: mu() guards everything but Slot::strong (atomic), the
+// owner-label table and the pin table (each behind its own small lock).
+// Structural changes (allocation, sweeping) take mu() exclusively; turning
+// an id back into a strong handle takes it at least shared, so it can never
+// race with a sweep.
+#ifndef GRAPHGC_GC_HEAP_H_
+#define GRAPHGC_GC_HEAP_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "gc/node_id.h"
+#include "util/mutex.h"
+
+namespace graphgc {
+
+class Graph;
+class NodeHandle;
+
+namespace gc {
+
+// What a slot owns: the runtime's node. Destroyed when the node is swept.
+class Object {
+ public:
+  virtual ~Object() = default;
+  // Bytes this object holds, for leak reports; an estimate.
+  virtual int64_t ApproxBytes() const { return 0; }
+};
+
+struct Slot {
+  std::atomic<int32_t> strong{0};  // live NodeHandles; > 0 makes a root
+  uint32_t generation = 1;         // guarded by Heap::mu()
+  uint32_t mark_epoch = 0;         // == Heap's epoch: marked this cycle
+  bool live = false;
+  absl::InlinedVector<uint32_t, 2> edges;
+  std::unique_ptr<Object> object;
+};
+
+// Label text used for roots held by handles that carry no owner label, and
+// for nodes pinned by an in-flight run.
+inline constexpr absl::string_view kUnlabelledRoot =
+    "NodeHandle (no owner label)";
+inline constexpr absl::string_view kPinnedRoot = "in-flight Session::Run";
+
+class Heap : public std::enable_shared_from_this<Heap> {
+ public:
+  static constexpr int kChunkBits = 12;
+  static constexpr uint32_t kChunkSize = 1u << kChunkBits;
+  static constexpr uint32_t kMaxChunks = 4096;  // 16.7 million slots
+  static constexpr uint32_t kMaxSlots = kChunkSize * kMaxChunks;
+
+  explicit Heap(Graph* owner) : owner_(owner) {}
+  Heap(const Heap&) = delete;
+  Heap& operator=(const Heap&) = delete;
+
+  Graph* owner() const { return owner_; }
+  Mutex& mu() const ABSL_LOCK_RETURNED(mu_) { return mu_; }
+
+  // --- structure (mu() held exclusively) ---
+
+  // Places `object` in a free slot with the given out-edges (live slot
+  // indices) and returns the first strong handle to it.
+  absl::StatusOr<NodeHandle> Allocate(std::unique_ptr<Object> object,
+                                      absl::Span<const uint32_t> edges)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Adds an out-edge from -> to (both live), e.g. a later control input.
+  void AddEdge(uint32_t from, uint32_t to) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Frees a live slot: its object is destroyed (or handed back when
+  // `keep` is set), its generation bumped, the slot put on the free list.
+  std::unique_ptr<Object> Free(uint32_t index, bool keep)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // --- lookups (mu() held, shared at least) ---
+
+  // Whether `id` names a live node.
+  bool IsLive(NodeId id) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // A new strong handle to a live node (its root count goes up).
+  NodeHandle NewHandle(NodeId id) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  NodeId IdOf(uint32_t index) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  const Object* object(uint32_t index) const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return slot(index).object.get();
+  }
+  Object* mutable_object(uint32_t index) ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return slot(index).object.get();
+  }
+  absl::Span<const uint32_t> edges(uint32_t index) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return slot(index).edges;
+  }
+  // Slots ever used; every live index is below it (the TensorFlow
+  // num_node_ids() of this heap).
+  uint32_t num_slots() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return num_slots_;
+  }
+  int64_t live_count() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return live_count_;
+  }
+  int64_t peak_live() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return peak_live_;
+  }
+  size_t free_list_size() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return free_.size();
+  }
+
+  // Slot access for the collector's phases.
+  Slot& slot(uint32_t index) const {
+    return chunks_[index >> kChunkBits][index & (kChunkSize - 1)];
+  }
+
+  // --- roots (no lock needed) ---
+
+  // Root count of a slot: > 0 while a strong handle exists.
+  int32_t strong_count(uint32_t index) const {
+    return slot(index).strong.load(std::memory_order_acquire);
+  }
+  // Times a node's last strong handle went away; the collector compares it
+  // with the value at its last collection to know whether anything could
+  // have become garbage.
+  int64_t drops() const { return drops_.load(std::memory_order_acquire); }
+  int64_t allocations() const {
+    return allocations_.load(std::memory_order_acquire);
+  }
+
+  // Owner labels of the handles holding a slot, with how many hold it each;
+  // handles without a label are counted under kUnlabelledRoot.
+  std::vector<std::pair<std::string, int32_t>> RootLabels(uint32_t index) const;
+  // How many distinct labels and (slot, label) entries the table holds; for
+  // tests that bookkeeping stays bounded.
+  size_t label_table_size() const;
+
+  // Pins: slots an in-flight run uses are roots until unpinned. Pin() needs
+  // mu() held (shared at least) and live slots.
+  uint64_t Pin(std::vector<uint32_t> slots) ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  void Unpin(uint64_t pin);
+  // Calls fn(slot index) for every pinned slot (with repeats).
+  template <typename Fn>
+  void ForEachPinned(Fn fn) const {
+    std::lock_guard<std::mutex> l(pins_mu_);
+    for (const auto& [id, slots] : pins_) {
+      for (uint32_t s : slots) fn(s);
+    }
+  }
+  bool IsPinned(uint32_t index) const;
+  size_t pin_count() const;
+
+  // Sum of every slot's root count: non-zero when handles outlive the heap.
+  int64_t TotalStrongCount() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
+ private:
+  friend class ::graphgc::NodeHandle;
+
+  // Handle bookkeeping, lock-free but for labelled handles.
+  void NoteDrop() { drops_.fetch_add(1, std::memory_order_acq_rel); }
+  // Interns `text` and counts one more handle of that label on the slot.
+  uint32_t AddLabelRef(uint32_t index, absl::string_view text);
+  void AddLabelRef(uint32_t index, uint32_t label);
+  std::string LabelText(uint32_t label) const;
+  void AddLabelRefLocked(uint32_t index, uint32_t label);  // labels_mu_ held
+  void DropLabelRef(uint32_t index, uint32_t label);
+
+  Graph* const owner_;
+  mutable Mutex mu_;
+  std::unique_ptr<Slot[]> chunks_[kMaxChunks] ABSL_GUARDED_BY(mu_);
+  uint32_t num_slots_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t live_count_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t peak_live_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<uint32_t> free_ ABSL_GUARDED_BY(mu_);
+
+  std::atomic<int64_t> drops_{0};
+  std::atomic<int64_t> allocations_{0};
+
+  struct LabelEntry {
+    std::string text;
+    int64_t refs = 0;
+  };
+  mutable std::mutex labels_mu_;
+  uint32_t next_label_ = 1;
+  absl::flat_hash_map<std::string, uint32_t> label_ids_;
+  absl::flat_hash_map<uint32_t, LabelEntry> labels_;
+  absl::flat_hash_map<uint32_t,
+                      absl::InlinedVector<std::pair<uint32_t, int32_t>, 1>>
+      slot_labels_;
+
+  mutable std::mutex pins_mu_;
+  uint64_t next_pin_ = 1;
+  absl::flat_hash_map<uint64_t, std::vector<uint32_t>> pins_;
+};
+
+}  // namespace gc
+}  // namespace graphgc
+
+#endif  // GRAPHGC_GC_HEAP_H_

@@ -1,0 +1,56 @@
+#include "gc/roots.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace graphgc {
+namespace gc {
+
+void CollectRoots(const Heap& heap, std::vector<uint32_t>& roots) {
+  const uint32_t n = heap.num_slots();
+  for (uint32_t i = 0; i < n; ++i) {
+    const Slot& s = heap.slot(i);
+    if (s.live && s.strong.load(std::memory_order_acquire) > 0) {
+      roots.push_back(i);
+    }
+  }
+  heap.ForEachPinned([&](uint32_t i) { roots.push_back(i); });
+}
+
+std::optional<RetentionPath> FindRetentionPath(const Heap& heap,
+                                               uint32_t target) {
+  constexpr uint32_t kUnseen = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> roots;
+  CollectRoots(heap, roots);
+  // parent[i] == i marks a root; kUnseen marks a slot not reached yet.
+  std::vector<uint32_t> parent(heap.num_slots(), kUnseen);
+  std::vector<uint32_t> queue;
+  queue.reserve(roots.size());
+  for (uint32_t r : roots) {
+    if (parent[r] == kUnseen) {
+      parent[r] = r;
+      queue.push_back(r);
+    }
+  }
+  for (size_t head = 0; head < queue.size() && parent[target] == kUnseen;
+       ++head) {
+    const uint32_t n = queue[head];
+    for (uint32_t in : heap.edges(n)) {
+      if (parent[in] != kUnseen) continue;
+      parent[in] = n;
+      queue.push_back(in);
+    }
+  }
+  if (parent[target] == kUnseen) return std::nullopt;
+  RetentionPath path;
+  for (uint32_t n = target;; n = parent[n]) {
+    path.chain.push_back(n);
+    if (parent[n] == n) break;
+  }
+  std::reverse(path.chain.begin(), path.chain.end());
+  path.holders = heap.RootLabels(path.chain.front());
+  return path;
+}
+
+}  // namespace gc
+}  // namespace graphgc

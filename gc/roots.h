@@ -1,0 +1,43 @@
+// gc/roots.h
+//
+// The collector's first phase and the retention queries built on it. A root
+// is a live slot with a strong handle (root count > 0) or a slot pinned by an
+// in-flight run. Every root can name its holders by owner label
+// (Heap::RootLabels), which is what ExplainRetention reports.
+//
+// All functions need the heap's mutex held, shared at least.
+#ifndef GRAPHGC_GC_ROOTS_H_
+#define GRAPHGC_GC_ROOTS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gc/heap.h"
+
+namespace graphgc {
+namespace gc {
+
+// Appends every root's slot index to `roots` (pinned slots may repeat).
+void CollectRoots(const Heap& heap, std::vector<uint32_t>& roots)
+    ABSL_SHARED_LOCKS_REQUIRED(heap.mu());
+
+// How a node is kept alive: a root, its holders, and the chain of input
+// edges from the root down to the node (root first, node last; a node that
+// is itself a root has a chain of one).
+struct RetentionPath {
+  std::vector<std::pair<std::string, int32_t>> holders;  // label, count
+  std::vector<uint32_t> chain;
+};
+
+// The shortest chain from any root to `target` (breadth-first over input
+// edges); nullopt when no root reaches it (it is garbage awaiting a sweep).
+std::optional<RetentionPath> FindRetentionPath(const Heap& heap,
+                                               uint32_t target)
+    ABSL_SHARED_LOCKS_REQUIRED(heap.mu());
+
+}  // namespace gc
+}  // namespace graphgc
+
+#endif  // GRAPHGC_GC_ROOTS_H_

@@ -1,0 +1,468 @@
+#include "runtime/graph.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gc/roots.h"
+#include "util/status_macros.h"
+
+namespace graphgc {
+namespace {
+
+// TensorFlow's node name rule: [A-Za-z0-9.][A-Za-z0-9_.\-/]*, no empty scope
+// component.
+absl::Status ValidateNodeName(absl::string_view name) {
+  auto first_ok = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+           (c >= '0' && c <= '9') || c == '.';
+  };
+  auto rest_ok = [&](char c) {
+    return first_ok(c) || c == '_' || c == '-' || c == '/';
+  };
+  if (name.empty()) return absl::InvalidArgumentError("empty node name");
+  bool ok = first_ok(name[0]) && name.back() != '/';
+  for (size_t i = 1; ok && i < name.size(); ++i) {
+    ok = rest_ok(name[i]) && !(name[i] == '/' && name[i - 1] == '/');
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "invalid node name '", name,
+        "': use letters, digits and . _ - / (not first), no empty scope"));
+  }
+  return absl::OkStatus();
+}
+
+std::string TopScope(absl::string_view name) {
+  return std::string(name.substr(0, name.find('/')));
+}
+
+}  // namespace
+
+int64_t Node::ApproxBytes() const {
+  int64_t bytes = sizeof(Node) + static_cast<int64_t>(name.capacity());
+  for (const auto& [key, value] : attrs) {
+    bytes += static_cast<int64_t>(key.size() + sizeof(AttrValue));
+    if (const Tensor* t = std::get_if<Tensor>(&value)) bytes += t->TotalBytes();
+  }
+  if (resource != nullptr) bytes += resource->ApproxBytes();
+  return bytes;
+}
+
+std::string Output::name() const {
+  return absl::StrCat(node_name(), ":", index_);
+}
+
+const std::string& Output::node_name() const {
+  return handle_.graph()->NodeForRuntime(handle_).name;
+}
+
+const std::string& Output::op() const {
+  return handle_.graph()->NodeForRuntime(handle_).op;
+}
+
+DataType Output::dtype() const {
+  const Node& n = handle_.graph()->NodeForRuntime(handle_);
+  return index_ >= 0 && index_ < static_cast<int>(n.output_types.size())
+             ? n.output_types[index_]
+             : DT_INVALID;
+}
+
+const TensorShape& Output::shape() const {
+  static const TensorShape* const kUnknown = new TensorShape();
+  const Node& n = handle_.graph()->NodeForRuntime(handle_);
+  return index_ >= 0 && index_ < static_cast<int>(n.output_shapes.size())
+             ? n.output_shapes[index_]
+             : *kUnknown;
+}
+
+Graph::Graph()
+    : heap_(std::make_shared<gc::Heap>(this)),
+      collector_(std::make_unique<gc::Collector>(
+          *heap_, static_cast<gc::SweepObserver*>(this))) {}
+
+Graph::~Graph() {
+  int64_t held;
+  {
+    ReaderLock l(heap_->mu());
+    held = heap_->TotalStrongCount();
+  }
+  if (held > 0) {
+    // Handles outlive their graph: keep the heap (never freed) so their
+    // destructors touch valid memory. A programming error, but not a crash.
+    std::fprintf(stderr,
+                 "graphgc: Graph destroyed while %lld node handles are alive; "
+                 "its storage is kept\n",
+                 static_cast<long long>(held));
+    new std::shared_ptr<gc::Heap>(heap_);
+  }
+}
+
+Graph& Graph::Default() {
+  static Graph* const graph = new Graph();
+  return *graph;
+}
+
+absl::Status Graph::CheckHandle(const NodeHandle& h,
+                                absl::string_view what) const {
+  if (!h.valid()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " is an empty handle"));
+  }
+  if (h.graph() != this) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " belongs to another graph"));
+  }
+  if (!heap_->IsLive(h.id())) {
+    return absl::NotFoundError(absl::StrCat(what, " was swept"));
+  }
+  return absl::OkStatus();
+}
+
+std::string Graph::UniqueNameLocked(absl::string_view base) const {
+  std::string candidate(base);
+  if (!names_.contains(candidate)) return candidate;
+  auto it = bases_.find(candidate);
+  int64_t k = it == bases_.end() ? 1 : it->second.next_suffix;
+  for (;; ++k) {
+    candidate = absl::StrCat(base, "_", k);
+    if (!names_.contains(candidate)) return candidate;
+  }
+}
+
+absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
+  std::string base = spec.name.empty() ? spec.op : spec.name;
+  if (spec.op.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("node '", base, "': empty op type"));
+  }
+  if (absl::Status s = ValidateNodeName(base); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(spec.op, " node: ", s.message()));
+  }
+  if (spec.output_shapes.size() != spec.output_types.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        spec.op, " node '", base, "': ", spec.output_types.size(),
+        " output types but ", spec.output_shapes.size(), " output shapes"));
+  }
+  auto node = std::make_unique<Node>();
+  node->op = std::move(spec.op);
+  node->op_def = spec.op_def;
+  node->attrs = std::move(spec.attrs);
+  node->output_types.assign(spec.output_types.begin(), spec.output_types.end());
+  node->output_shapes.assign(spec.output_shapes.begin(),
+                             spec.output_shapes.end());
+  node->resource = std::move(spec.resource);
+
+  WriterLock lock(heap_->mu());
+  absl::InlinedVector<uint32_t, 4> edges;
+  for (size_t i = 0; i < spec.inputs.size(); ++i) {
+    const Output& in = spec.inputs[i];
+    GG_RETURN_IF_ERROR(CheckHandle(
+        in.handle(), absl::StrCat(node->op, " node '", base, "': input ", i)));
+    const Node& producer = NodeAt(in.handle().id().index);
+    if (in.index() < 0 ||
+        in.index() >= static_cast<int>(producer.output_types.size())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(node->op, " node '", base, "': input ", i,
+                       " reads output ", in.index(), " of '", producer.name,
+                       "', which has ", producer.output_types.size()));
+    }
+    node->inputs.push_back(NodeInput{in.handle().id(), in.index()});
+    edges.push_back(in.handle().id().index);
+  }
+  for (size_t i = 0; i < spec.control_inputs.size(); ++i) {
+    GG_RETURN_IF_ERROR(CheckHandle(
+        spec.control_inputs[i],
+        absl::StrCat(node->op, " node '", base, "': control input ", i)));
+    node->control_inputs.push_back(spec.control_inputs[i].id());
+    edges.push_back(spec.control_inputs[i].id().index);
+  }
+  node->name = UniqueNameLocked(base);
+  node->base_length = static_cast<uint32_t>(base.size());
+  const std::string name = node->name;
+  GG_ASSIGN_OR_RETURN(NodeHandle handle,
+                      heap_->Allocate(std::move(node), edges));
+  names_.emplace(name, handle.id().index);
+  BaseInfo& info = bases_[base];
+  ++info.live;
+  if (name.size() > base.size()) {
+    int64_t suffix = 0;
+    if (absl::SimpleAtoi(absl::string_view(name).substr(base.size() + 1),
+                         &suffix)) {
+      info.next_suffix = std::max(info.next_suffix, suffix + 1);
+    }
+  }
+  ++scopes_[TopScope(name)];
+  return handle;
+}
+
+absl::Status Graph::AddControlEdge(const NodeHandle& from,
+                                   const NodeHandle& to) {
+  WriterLock lock(heap_->mu());
+  GG_RETURN_IF_ERROR(CheckHandle(from, "control edge source"));
+  GG_RETURN_IF_ERROR(CheckHandle(to, "control edge target"));
+  Node& node = static_cast<Node&>(*heap_->mutable_object(to.id().index));
+  node.control_inputs.push_back(from.id());
+  heap_->AddEdge(to.id().index, from.id().index);
+  return absl::OkStatus();
+}
+
+void Graph::OnSweep(absl::Span<const NodeId> garbage) {
+  heap_->mu().AssertHeld();
+  for (NodeId id : garbage) {
+    const Node& node = NodeAt(id.index);
+    names_.erase(node.name);
+    auto base =
+        bases_.find(absl::string_view(node.name).substr(0, node.base_length));
+    if (base != bases_.end() && --base->second.live <= 0) bases_.erase(base);
+    auto scope = scopes_.find(TopScope(node.name));
+    if (scope != scopes_.end() && --scope->second <= 0) scopes_.erase(scope);
+  }
+}
+
+const Node& Graph::NodeAt(uint32_t index) const {
+  return static_cast<const Node&>(*heap_->object(index));
+}
+
+const Node& Graph::NodeForRuntime(const NodeHandle& node) const {
+  return NodeForRuntime(node.id());
+}
+
+const Node& Graph::NodeForRuntime(NodeId id) const {
+  // No lock: the caller's handle or pin keeps the slot's object in place,
+  // and a live node's fields other than control_inputs never change.
+  return static_cast<const Node&>(*heap_->slot(id.index).object);
+}
+
+int64_t Graph::num_nodes() const {
+  ReaderLock lock(heap_->mu());
+  return heap_->live_count();
+}
+
+std::optional<NodeHandle> Graph::FindNode(absl::string_view name) const {
+  ReaderLock lock(heap_->mu());
+  auto it = names_.find(std::string(name));
+  if (it == names_.end()) return std::nullopt;
+  return heap_->NewHandle(heap_->IdOf(it->second));
+}
+
+absl::StatusOr<NodeHandle> Graph::HandleFor(NodeId id) const {
+  ReaderLock lock(heap_->mu());
+  if (!heap_->IsLive(id)) {
+    return absl::NotFoundError(absl::StrCat("node in slot ", id.index,
+                                            " (generation ", id.generation,
+                                            ") was swept"));
+  }
+  return heap_->NewHandle(id);
+}
+
+NodeInfo Graph::DescribeLocked(NodeId id) const {
+  const Node& n = NodeAt(id.index);
+  NodeInfo info;
+  info.handle = heap_->NewHandle(id);
+  info.name = n.name;
+  info.op = n.op;
+  info.op_def = n.op_def;
+  for (const NodeInput& in : n.inputs) {
+    info.inputs.emplace_back(heap_->NewHandle(in.node), in.index);
+  }
+  for (NodeId c : n.control_inputs) {
+    info.control_inputs.push_back(heap_->NewHandle(c));
+  }
+  info.attrs = n.attrs;
+  info.output_types.assign(n.output_types.begin(), n.output_types.end());
+  info.output_shapes.assign(n.output_shapes.begin(), n.output_shapes.end());
+  return info;
+}
+
+absl::StatusOr<NodeInfo> Graph::Describe(const NodeHandle& node) const {
+  ReaderLock lock(heap_->mu());
+  GG_RETURN_IF_ERROR(CheckHandle(node, "node"));
+  return DescribeLocked(node.id());
+}
+
+bool Graph::IsScopeInUse(absl::string_view scope) const {
+  ReaderLock lock(heap_->mu());
+  if (scope.find('/') == absl::string_view::npos) {
+    return scopes_.contains(std::string(scope));
+  }
+  const std::string prefix = absl::StrCat(scope, "/");
+  for (const auto& [name, index] : names_) {
+    if (name == scope || absl::StartsWith(name, prefix)) return true;
+  }
+  return false;
+}
+
+std::string Graph::UniqueScope(absl::string_view base) const {
+  if (!IsScopeInUse(base)) return std::string(base);
+  for (int64_t k = 1;; ++k) {
+    std::string candidate = absl::StrCat(base, "_", k);
+    if (!IsScopeInUse(candidate)) return candidate;
+  }
+}
+
+absl::StatusOr<std::vector<NodeHandle>> Graph::ReachableFrom(
+    absl::Span<const NodeHandle> roots) const {
+  ReaderLock lock(heap_->mu());
+  for (size_t i = 0; i < roots.size(); ++i) {
+    GG_RETURN_IF_ERROR(CheckHandle(roots[i], absl::StrCat("root ", i)));
+  }
+  // Iterative depth-first search; a node is emitted after all its inputs
+  // (post-order), which is a topological order of the acyclic part.
+  std::vector<NodeHandle> order;
+  absl::flat_hash_map<uint32_t, bool> state;  // false: open, true: done
+  struct Frame {
+    uint32_t index;
+    size_t next_edge;
+  };
+  std::vector<Frame> stack;
+  for (const NodeHandle& root : roots) {
+    if (state.contains(root.id().index)) continue;
+    state[root.id().index] = false;
+    stack.push_back(Frame{root.id().index, 0});
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      absl::Span<const uint32_t> edges = heap_->edges(top.index);
+      if (top.next_edge < edges.size()) {
+        const uint32_t in = edges[top.next_edge++];
+        if (!state.contains(in)) {
+          state[in] = false;
+          stack.push_back(Frame{in, 0});
+        }
+        continue;
+      }
+      state[top.index] = true;
+      order.push_back(heap_->NewHandle(heap_->IdOf(top.index)));
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+CollectStats Graph::Collect() { return collector_->Collect(); }
+
+std::optional<CollectStats> Graph::MaybeCollect() {
+  return collector_->MaybeCollect();
+}
+
+GcStats Graph::gc_stats() const { return collector_->stats(); }
+GcPolicy Graph::gc_policy() const { return collector_->policy(); }
+void Graph::set_gc_policy(const GcPolicy& policy) {
+  collector_->set_policy(policy);
+}
+
+int Graph::AddCollectListener(
+    std::function<void(const CollectEvent&)> listener) {
+  return collector_->AddListener(std::move(listener));
+}
+
+void Graph::RemoveCollectListener(int id) { collector_->RemoveListener(id); }
+
+absl::StatusOr<std::vector<std::string>> Graph::ExplainRetention(
+    absl::string_view node_name) const {
+  ReaderLock lock(heap_->mu());
+  auto it = names_.find(std::string(node_name));
+  if (it == names_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("ExplainRetention: no live node named '", node_name, "'"));
+  }
+  std::optional<gc::RetentionPath> path =
+      gc::FindRetentionPath(*heap_, it->second);
+  if (!path.has_value()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "ExplainRetention: '", node_name,
+        "' is not reachable from any root; the next collection sweeps it"));
+  }
+  std::vector<std::string> holders;
+  for (const auto& [label, count] : path->holders) {
+    holders.push_back(count > 1 ? absl::StrCat(label, " (", count, " handles)")
+                                : label);
+  }
+  std::vector<std::string> out;
+  out.push_back(absl::StrJoin(holders, ", "));
+  for (uint32_t index : path->chain) out.push_back(NodeAt(index).name);
+  return out;
+}
+
+std::vector<OwnerUsage> Graph::LeakReport() const {
+  ReaderLock lock(heap_->mu());
+  std::vector<uint32_t> roots;
+  gc::CollectRoots(*heap_, roots);
+  // Group roots by their first holder label, labels in sorted order, then
+  // give each live node to the first group that reaches it.
+  absl::btree_map<std::string, std::vector<uint32_t>> by_owner;
+  for (uint32_t r : roots) {
+    auto labels = heap_->RootLabels(r);
+    by_owner[labels.empty() ? std::string(gc::kUnlabelledRoot)
+                            : labels.front().first]
+        .push_back(r);
+  }
+  std::vector<bool> seen(heap_->num_slots(), false);
+  std::vector<OwnerUsage> report;
+  std::vector<uint32_t> stack;
+  for (const auto& [owner, owner_roots] : by_owner) {
+    OwnerUsage usage{.owner = owner};
+    stack.assign(owner_roots.begin(), owner_roots.end());
+    while (!stack.empty()) {
+      uint32_t n = stack.back();
+      stack.pop_back();
+      if (seen[n]) continue;
+      seen[n] = true;
+      ++usage.nodes;
+      usage.bytes += NodeAt(n).ApproxBytes();
+      for (uint32_t in : heap_->edges(n)) {
+        if (!seen[in]) stack.push_back(in);
+      }
+    }
+    if (usage.nodes > 0) report.push_back(std::move(usage));
+  }
+  int64_t garbage = heap_->live_count();
+  for (const OwnerUsage& u : report) garbage -= u.nodes;
+  if (garbage > 0) {
+    report.push_back(OwnerUsage{.owner = "(unreachable, awaiting collection)",
+                                .nodes = garbage});
+  }
+  std::stable_sort(report.begin(), report.end(),
+                   [](const OwnerUsage& a, const OwnerUsage& b) {
+                     return a.nodes > b.nodes;
+                   });
+  return report;
+}
+
+std::vector<std::string> Graph::SavedGarbage() const {
+  std::vector<std::string> out;
+  collector_->ForEachSaved([&](const gc::Object& o) {
+    const Node& n = static_cast<const Node&>(o);
+    out.push_back(absl::StrCat(n.name, " (", n.op, ")"));
+  });
+  return out;
+}
+
+void Graph::ClearSavedGarbage() { collector_->ClearSaved(); }
+
+absl::StatusOr<gc::PinScope> Graph::Pin(absl::Span<const NodeId> ids) const {
+  ReaderLock lock(heap_->mu());
+  std::vector<uint32_t> slots;
+  slots.reserve(ids.size());
+  for (NodeId id : ids) {
+    if (!heap_->IsLive(id)) {
+      return absl::NotFoundError(absl::StrCat("node in slot ", id.index,
+                                              " (generation ", id.generation,
+                                              ") was swept"));
+    }
+    slots.push_back(id.index);
+  }
+  return gc::PinScope(heap_, heap_->Pin(std::move(slots)));
+}
+
+size_t Graph::name_table_size_for_testing() const {
+  ReaderLock lock(heap_->mu());
+  return names_.size() + bases_.size() + scopes_.size() +
+         heap_->label_table_size();
+}
+
+}  // namespace graphgc

@@ -1,0 +1,226 @@
+// runtime/graph.h
+//
+// Graph and Output: a dataflow graph whose nodes live only while something
+// reaches them.
+//
+// A Graph is a set of nodes, each with an op type, a unique name (TensorFlow
+// style: scopes with '/', uniquing with _1, _2, ...), data inputs (a node
+// and an output index), control inputs and attributes. Nodes are held in
+// the collector's slots (gc/heap.h) and are owned by nothing but
+// reachability: a node survives a collection while a NodeHandle (or an
+// Output, which holds one), an in-flight run's pin, or a surviving node
+// that consumes it reaches it. Everything else is swept, with its name,
+// attributes, tensors and index entries.
+//
+// Graph::Default() is the one process-wide graph (never destroyed); graphs
+// can also be made explicitly. Every handle, Output, model and session of a
+// graph must be gone before an explicit graph is destroyed (a graph that
+// finds handles still alive in its destructor keeps its storage, so late
+// handle destruction stays harmless, and says so on stderr).
+//
+// Thread safety: every method may be called from any thread. One mutex
+// (heap().mu()) guards the nodes and the name index; node creation and
+// collection take it exclusively, lookups shared. Handles are copied and
+// dropped without it.
+#ifndef GRAPHGC_RUNTIME_GRAPH_H_
+#define GRAPHGC_RUNTIME_GRAPH_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "gc/collector.h"
+#include "gc/handle.h"
+#include "gc/heap.h"
+#include "gc/pin.h"
+#include "gc/stats.h"
+#include "runtime/attr_value.h"
+#include "runtime/node.h"
+#include "runtime/tensor.h"
+
+namespace graphgc {
+
+class Graph;
+
+// Output: one output of a node, as a strong handle plus an output index.
+class Output {
+ public:
+  Output() = default;
+  Output(NodeHandle handle, int index)
+      : handle_(std::move(handle)), index_(index) {}
+
+  const NodeHandle& handle() const { return handle_; }
+  int index() const { return index_; }
+  bool valid() const { return handle_.valid(); }
+  Graph* graph() const { return handle_.graph(); }
+
+  // "node_name:index".
+  std::string name() const;
+  const std::string& node_name() const;
+  const std::string& op() const;
+  DataType dtype() const;
+  // The static shape; dimensions may be -1 (unknown until run time).
+  const TensorShape& shape() const;
+
+  friend bool operator==(const Output& a, const Output& b) {
+    return a.index_ == b.index_ && a.handle_ == b.handle_;
+  }
+  friend bool operator!=(const Output& a, const Output& b) { return !(a == b); }
+  template <typename H>
+  friend H AbslHashValue(H h, const Output& o) {
+    return H::combine(std::move(h), o.handle_, o.index_);
+  }
+
+ private:
+  NodeHandle handle_;
+  int index_ = 0;
+};
+
+// What Graph::AddNode builds. Inputs and control inputs must be valid
+// handles of the same graph. `name` is the requested name (a scope path is
+// fine, "dense_1/MatMul"); when it is taken, "_1", "_2", ... is appended.
+// An empty name means the op type.
+struct NodeSpec {
+  std::string op;
+  const OpDef* op_def = nullptr;
+  std::string name;
+  std::vector<Output> inputs;
+  std::vector<NodeHandle> control_inputs;
+  AttrMap attrs;
+  std::vector<DataType> output_types;
+  std::vector<TensorShape> output_shapes;
+  std::shared_ptr<NodeResource> resource;
+};
+
+// A copy of one node's description, for code outside the runtime's core
+// (export, gradients, tests). Holding it keeps the node's inputs alive.
+struct NodeInfo {
+  NodeHandle handle;
+  std::string name;
+  std::string op;
+  const OpDef* op_def = nullptr;
+  std::vector<Output> inputs;
+  std::vector<NodeHandle> control_inputs;
+  AttrMap attrs;
+  std::vector<DataType> output_types;
+  std::vector<TensorShape> output_shapes;
+};
+
+// One line of a leak report: live nodes grouped by who holds them.
+struct OwnerUsage {
+  std::string owner;  // the root's owner label (see ExplainRetention)
+  int64_t nodes = 0;  // live nodes first reached from this owner's roots
+  int64_t bytes = 0;  // their approximate bytes (attributes, tensors, state)
+};
+
+class Graph : private gc::SweepObserver {
+ public:
+  Graph();
+  ~Graph() override;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // The process-wide graph every model uses unless told otherwise.
+  static Graph& Default();
+
+  // --- building ---
+
+  // Validates `spec` (handles of this graph, alive; a valid name) and adds
+  // the node. On error nothing changes.
+  absl::StatusOr<NodeHandle> AddNode(NodeSpec spec);
+  // Makes `to` wait for `from` (a control input). May create cycles; the
+  // collector handles them.
+  absl::Status AddControlEdge(const NodeHandle& from, const NodeHandle& to);
+
+  // --- looking ---
+
+  int64_t num_nodes() const;
+  std::optional<NodeHandle> FindNode(absl::string_view name) const;
+  absl::StatusOr<NodeInfo> Describe(const NodeHandle& node) const;
+  // Whether any live node is named `scope` or starts with "scope/".
+  bool IsScopeInUse(absl::string_view scope) const;
+  // `base` if no live node uses it as a scope, else base_1, base_2, ...
+  // (the first free one). Keras-style layer and model names come from here.
+  std::string UniqueScope(absl::string_view base) const;
+  // Every node `roots` reach through data and control inputs, inputs before
+  // the nodes that read them, in an order fixed by the graph's structure
+  // (not by slot numbers), so identical graphs give identical orders.
+  absl::StatusOr<std::vector<NodeHandle>> ReachableFrom(
+      absl::Span<const NodeHandle> roots) const;
+
+  // --- collecting ---
+
+  CollectStats Collect();
+  // Collects when the policy says so (see gc/collector.h); the runtime calls
+  // it before each training step and each export.
+  std::optional<CollectStats> MaybeCollect();
+  GcStats gc_stats() const;
+  GcPolicy gc_policy() const;
+  void set_gc_policy(const GcPolicy& policy);
+  // Who keeps `node_name` alive: the holding root's owner labels, then the
+  // chain of node names from that root down to the node.
+  absl::StatusOr<std::vector<std::string>> ExplainRetention(
+      absl::string_view node_name) const;
+  // Live nodes grouped by the owner label of the root that first reaches
+  // them (roots visited in label order), largest first.
+  std::vector<OwnerUsage> LeakReport() const;
+  // Collection start/end listeners (see gc/collector.h for the rules).
+  int AddCollectListener(std::function<void(const CollectEvent&)> listener);
+  void RemoveCollectListener(int id);
+  // With GcPolicy::save_garbage: "name (op)" of every node set aside.
+  std::vector<std::string> SavedGarbage() const;
+  void ClearSavedGarbage();
+
+  // --- for the runtime's own code ---
+
+  // Pins live nodes for an in-flight run; NotFound if any id is dead.
+  absl::StatusOr<gc::PinScope> Pin(absl::Span<const NodeId> ids) const;
+  // The node a live handle (or pin) keeps; valid while that holds.
+  const Node& NodeForRuntime(const NodeHandle& node) const;
+  const Node& NodeForRuntime(NodeId id) const;
+  // A strong handle to a live node (NotFound once it is swept).
+  absl::StatusOr<NodeHandle> HandleFor(NodeId id) const;
+  gc::Heap& heap() const { return *heap_; }
+
+  // Sizes of the name tables, for tests that bookkeeping stays bounded.
+  size_t name_table_size_for_testing() const;
+
+ private:
+  void OnSweep(absl::Span<const NodeId> garbage) override
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap_mu());
+  Mutex& heap_mu() const override ABSL_LOCK_RETURNED(heap_->mu()) {
+    return heap_->mu();
+  }
+  absl::Status CheckHandle(const NodeHandle& h, absl::string_view what) const
+      ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
+  std::string UniqueNameLocked(absl::string_view base) const
+      ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
+  const Node& NodeAt(uint32_t index) const
+      ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
+  NodeInfo DescribeLocked(NodeId id) const
+      ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
+
+  std::shared_ptr<gc::Heap> heap_;
+  std::unique_ptr<gc::Collector> collector_;
+
+  struct BaseInfo {
+    int64_t live = 0;         // live nodes whose requested name was this
+    int64_t next_suffix = 1;  // where uniquing starts probing
+  };
+  absl::flat_hash_map<std::string, uint32_t> names_ ABSL_GUARDED_BY(heap_mu());
+  absl::flat_hash_map<std::string, BaseInfo> bases_ ABSL_GUARDED_BY(heap_mu());
+  // Live nodes per top-level scope (the name up to its first '/').
+  absl::flat_hash_map<std::string, int64_t> scopes_ ABSL_GUARDED_BY(heap_mu());
+};
+
+}  // namespace graphgc
+
+#endif  // GRAPHGC_RUNTIME_GRAPH_H_

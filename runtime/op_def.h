@@ -1,0 +1,112 @@
+// runtime/op_def.h
+//
+// OpDef: what the runtime needs to know about an op type to run and
+// differentiate it. The op registry (ops/registry.h) owns the OpDefs and
+// adds what only builders and importers need (signatures, shape
+// functions); every Node points at its OpDef for the node's whole life.
+//
+// Kernels: KernelFn computes a node's outputs from its inputs. It runs on
+// the executor's thread with an OpKernelContext; it must not touch the
+// graph (no node creation, no Collect(), which would deadlock or be
+// deferred) and must give every output a fresh tensor or a tensor it read
+// as an input (never write into an input's buffer).
+//
+// Gradients: GradFn builds, with the op builders, the subgraph that turns
+// the gradients of a node's outputs into gradients of its inputs.
+#ifndef GRAPHGC_RUNTIME_OP_DEF_H_
+#define GRAPHGC_RUNTIME_OP_DEF_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "runtime/attr_value.h"
+#include "runtime/graph.h"
+#include "runtime/node.h"
+#include "runtime/tensor.h"
+
+namespace Eigen {
+class ThreadPoolDevice;
+}  // namespace Eigen
+
+namespace graphgc {
+
+// What a kernel sees of one execution of its node.
+class OpKernelContext {
+ public:
+  OpKernelContext(const Node& node, absl::Span<const Tensor> inputs,
+                  absl::Span<NodeResource* const> input_resources,
+                  const Eigen::ThreadPoolDevice* device, int64_t step_id)
+      : node_(node),
+        inputs_(inputs),
+        input_resources_(input_resources),
+        device_(device),
+        step_id_(step_id),
+        outputs_(node.output_types.size()) {}
+
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  const Tensor& input(int i) const { return inputs_[i]; }
+  // The resource of the node that produced input i (e.g. the variable
+  // behind a DT_RESOURCE input), or nullptr.
+  NodeResource* input_resource(int i) const { return input_resources_[i]; }
+  // This node's own resource (a variable's state for VarHandleOp).
+  NodeResource* resource() const { return node_.resource.get(); }
+  const AttrMap& attrs() const { return node_.attrs; }
+  const std::string& node_name() const { return node_.name; }
+  const std::string& op() const { return node_.op; }
+  const Node& node() const { return node_; }
+  // The intra-op thread pool device (one thread by default).
+  const Eigen::ThreadPoolDevice& device() const { return *device_; }
+  int64_t step_id() const { return step_id_; }
+
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  void set_output(int i, Tensor t) { outputs_[i] = std::move(t); }
+  std::vector<Tensor>& outputs() { return outputs_; }
+
+  // An InvalidArgument status prefixed with the op and node name, e.g.
+  // "MatMul 'dense_1/MatMul': inner dims 3 vs 4".
+  absl::Status InvalidArgument(absl::string_view message) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat(node_.op, " '", node_.name, "': ", message));
+  }
+
+ private:
+  const Node& node_;
+  absl::Span<const Tensor> inputs_;
+  absl::Span<NodeResource* const> input_resources_;
+  const Eigen::ThreadPoolDevice* device_;
+  int64_t step_id_;
+  std::vector<Tensor> outputs_;
+};
+
+using KernelFn = std::function<absl::Status(OpKernelContext&)>;
+
+// What a gradient function is given: the forward node, and for each of its
+// outputs the gradient flowing back (nullopt: no gradient reaches it, which
+// a GradFn treats as zero).
+struct GradContext {
+  NodeInfo node;
+  std::vector<Output> outputs;
+  std::vector<std::optional<Output>> grad_outputs;
+};
+
+// One entry per data input: its gradient, or nullopt when none flows to it
+// (integer inputs, shapes, ...).
+using GradFn = std::function<absl::StatusOr<std::vector<std::optional<Output>>>(
+    const GradContext&)>;
+
+struct OpDef {
+  std::string type;  // TensorFlow's op type name, e.g. "MatMul"
+  // Stateful ops (variables, random) are never merged or cached away.
+  bool stateful = false;
+  KernelFn kernel;  // empty only for ops the executor handles itself
+  GradFn gradient;  // empty: not differentiable
+};
+
+}  // namespace graphgc
+
+#endif  // GRAPHGC_RUNTIME_OP_DEF_H_

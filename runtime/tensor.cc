@@ -1,0 +1,212 @@
+#include "runtime/tensor.h"
+
+#include <cstdlib>
+
+#include "absl/strings/str_join.h"
+
+namespace graphgc {
+
+absl::string_view DataTypeString(DataType dtype) {
+  switch (dtype) {
+    case DT_FLOAT:
+      return "float";
+    case DT_DOUBLE:
+      return "double";
+    case DT_INT32:
+      return "int32";
+    case DT_STRING:
+      return "string";
+    case DT_INT64:
+      return "int64";
+    case DT_BOOL:
+      return "bool";
+    case DT_RESOURCE:
+      return "resource";
+    case DT_INVALID:
+      break;
+  }
+  return "invalid";
+}
+
+int64_t DataTypeSize(DataType dtype) {
+  switch (dtype) {
+    case DT_FLOAT:
+    case DT_INT32:
+      return 4;
+    case DT_DOUBLE:
+    case DT_INT64:
+      return 8;
+    case DT_BOOL:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+bool IsTensorDataType(DataType dtype) {
+  return dtype == DT_FLOAT || dtype == DT_INT32 || dtype == DT_INT64 ||
+         dtype == DT_BOOL;
+}
+
+int64_t TensorShape::num_elements() const {
+  int64_t n = 1;
+  for (int64_t d : dims_) {
+    if (d < 0) return -1;
+    n *= d;
+  }
+  return n;
+}
+
+bool TensorShape::IsFullyDefined() const {
+  for (int64_t d : dims_) {
+    if (d < 0) return false;
+  }
+  return true;
+}
+
+bool TensorShape::IsCompatibleWith(const TensorShape& concrete) const {
+  if (dims() != concrete.dims()) return false;
+  for (int i = 0; i < dims(); ++i) {
+    if (dims_[i] >= 0 && dims_[i] != concrete.dims_[i]) return false;
+  }
+  return true;
+}
+
+std::string TensorShape::DebugString() const {
+  return absl::StrCat("[",
+                      absl::StrJoin(dims_, ",",
+                                    [](std::string* out, int64_t d) {
+                                      if (d < 0) {
+                                        out->append("?");
+                                      } else {
+                                        absl::StrAppend(out, d);
+                                      }
+                                    }),
+                      "]");
+}
+
+absl::Status TensorShape::Validate(absl::Span<const int64_t> dims,
+                                   bool allow_unknown) {
+  // An element count past 2^40 is far beyond this runtime's memory and would
+  // overflow byte counts; reject it as a shape error.
+  constexpr int64_t kMaxElements = int64_t{1} << 40;
+  int64_t n = 1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t d = dims[i];
+    if (d == -1 && allow_unknown) continue;
+    if (d < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "dimension ", i, " of shape [", absl::StrJoin(dims, ","), "] is ", d,
+          allow_unknown ? " (only -1 may mark an unknown size)"
+                        : " (must be >= 0)"));
+    }
+    if (d > 0 && n > kMaxElements / d) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "shape [", absl::StrJoin(dims, ","), "] has too many elements"));
+    }
+    n *= (d == 0 ? 1 : d);
+  }
+  return absl::OkStatus();
+}
+
+struct Tensor::Buffer {
+  explicit Buffer(size_t n) : bytes(n) {
+    // 64-byte alignment for Eigen's vectorised loads; aligned_alloc wants a
+    // multiple of the alignment, and at least one block so data() is valid.
+    size_t rounded = ((n + 63) / 64) * 64;
+    if (rounded == 0) rounded = 64;
+    data = std::aligned_alloc(64, rounded);
+    if (data != nullptr) std::memset(data, 0, rounded);
+  }
+  ~Buffer() { std::free(data); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  void* data = nullptr;
+  size_t bytes = 0;
+};
+
+Tensor::Tensor(DataType dtype, TensorShape shape,
+               std::shared_ptr<Buffer> buffer)
+    : dtype_(dtype),
+      shape_(std::move(shape)),
+      num_elements_(shape_.num_elements()),
+      buffer_(std::move(buffer)) {}
+
+absl::StatusOr<Tensor> Tensor::Allocate(DataType dtype,
+                                        const TensorShape& shape) {
+  if (!IsTensorDataType(dtype)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a tensor cannot hold dtype ", DataTypeString(dtype)));
+  }
+  absl::Status s = TensorShape::Validate(shape.dim_sizes(), false);
+  if (!s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor shape: ", s.message()));
+  }
+  const size_t bytes = static_cast<size_t>(shape.num_elements()) *
+                       static_cast<size_t>(DataTypeSize(dtype));
+  auto buffer = std::make_shared<Buffer>(bytes);
+  if (buffer->data == nullptr) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot allocate ", bytes, " bytes for a ", DataTypeString(dtype),
+        " tensor of shape ", shape.DebugString()));
+  }
+  return Tensor(dtype, shape, std::move(buffer));
+}
+
+absl::StatusOr<Tensor> Tensor::Zeros(DataType dtype, const TensorShape& shape) {
+  return Allocate(dtype, shape);
+}
+
+const void* Tensor::raw() const {
+  return buffer_ == nullptr ? nullptr : buffer_->data;
+}
+void* Tensor::raw() { return buffer_ == nullptr ? nullptr : buffer_->data; }
+
+std::pair<int64_t, int64_t> Tensor::MatrixDims() const {
+  if (shape_.dims() == 0) return {1, 1};
+  int64_t cols = shape_[shape_.dims() - 1];
+  int64_t rows = cols == 0 ? 0 : num_elements_ / cols;
+  return {rows, cols};
+}
+
+absl::StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
+  if (!shape.IsFullyDefined() || shape.num_elements() != num_elements_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot reshape a tensor of shape ", shape_.DebugString(), " (",
+        num_elements_, " elements) to ", shape.DebugString()));
+  }
+  return Tensor(dtype_, shape, buffer_);
+}
+
+std::string Tensor::DebugString(int max_entries) const {
+  if (!IsInitialized()) return "<empty tensor>";
+  std::string out =
+      absl::StrCat(DataTypeString(dtype_), " ", shape_.DebugString(), " {");
+  const int64_t n = std::min<int64_t>(num_elements_, max_entries);
+  for (int64_t i = 0; i < n; ++i) {
+    if (i > 0) out += ", ";
+    switch (dtype_) {
+      case DT_FLOAT:
+        absl::StrAppend(&out, data<float>()[i]);
+        break;
+      case DT_INT32:
+        absl::StrAppend(&out, data<int32_t>()[i]);
+        break;
+      case DT_INT64:
+        absl::StrAppend(&out, data<int64_t>()[i]);
+        break;
+      case DT_BOOL:
+        out += data<bool>()[i] ? "true" : "false";
+        break;
+      default:
+        break;
+    }
+  }
+  if (n < num_elements_) out += ", ...";
+  out += "}";
+  return out;
+}
+
+}  // namespace graphgc

@@ -1,0 +1,247 @@
+// runtime/tensor.h
+//
+// DataType, TensorShape and Tensor: graphgc's dense n-dimensional values.
+//
+// A Tensor is a value type over a shared, immutable, 64-byte aligned buffer:
+// copies share the buffer, and nothing writes to a buffer once a second
+// Tensor shares it (kernels fill a freshly allocated output before they
+// publish it, so an output never aliases a buffer someone else reads).
+// DataType values and names are TensorFlow's. TensorShape may hold -1 for an
+// unknown dimension (placeholders, layer inputs); a Tensor's shape is always
+// fully defined.
+//
+// Thread safety: a Tensor may be read from any number of threads.
+//
+// Example:
+//   Tensor x = Tensor::FromData<float>({2, 3}, values).value();
+//   auto m = x.matrix<float>();   // Eigen::Map, row-major 2x3
+#ifndef GRAPHGC_RUNTIME_TENSOR_H_
+#define GRAPHGC_RUNTIME_TENSOR_H_
+
+#include <cassert>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+
+namespace graphgc {
+
+// TensorFlow's DataType enum values (tensorflow/core/framework/types.proto).
+enum DataType : int {
+  DT_INVALID = 0,
+  DT_FLOAT = 1,
+  DT_DOUBLE = 2,
+  DT_INT32 = 3,
+  DT_STRING = 7,
+  DT_INT64 = 9,
+  DT_BOOL = 10,
+  DT_RESOURCE = 20,
+};
+
+// "float", "int32", "int64", "bool", ... as TensorFlow prints them.
+absl::string_view DataTypeString(DataType dtype);
+// Bytes per element of a numeric dtype; 0 for DT_INVALID, DT_STRING,
+// DT_RESOURCE (which no Tensor buffer holds).
+int64_t DataTypeSize(DataType dtype);
+// True for the dtypes a Tensor can hold: float, int32, int64, bool.
+bool IsTensorDataType(DataType dtype);
+
+template <typename T>
+struct DataTypeToEnum;
+template <>
+struct DataTypeToEnum<float> {
+  static constexpr DataType value = DT_FLOAT;
+};
+template <>
+struct DataTypeToEnum<int32_t> {
+  static constexpr DataType value = DT_INT32;
+};
+template <>
+struct DataTypeToEnum<int64_t> {
+  static constexpr DataType value = DT_INT64;
+};
+template <>
+struct DataTypeToEnum<bool> {
+  static constexpr DataType value = DT_BOOL;
+};
+
+// TensorShape: a list of dimension sizes; -1 marks an unknown dimension.
+// A default-constructed shape is a scalar (rank 0).
+class TensorShape {
+ public:
+  TensorShape() = default;
+  TensorShape(std::initializer_list<int64_t> dims) : dims_(dims) {}
+  TensorShape(const std::vector<int64_t>& dims)  // NOLINT: implicit by design
+      : dims_(dims.begin(), dims.end()) {}
+  explicit TensorShape(absl::Span<const int64_t> dims)
+      : dims_(dims.begin(), dims.end()) {}
+
+  int dims() const { return static_cast<int>(dims_.size()); }
+  int64_t operator[](int i) const { return dims_[i]; }
+  int64_t dim_size(int i) const { return dims_[i]; }
+  absl::Span<const int64_t> dim_sizes() const { return dims_; }
+
+  // Product of the dimensions; -1 when any dimension is unknown.
+  int64_t num_elements() const;
+  bool IsFullyDefined() const;
+  // Whether a tensor of shape `concrete` fits this (possibly partial) shape.
+  bool IsCompatibleWith(const TensorShape& concrete) const;
+
+  void AddDim(int64_t size) { dims_.push_back(size); }
+  void set_dim(int i, int64_t size) { dims_[i] = size; }
+  void RemoveDim(int i) { dims_.erase(dims_.begin() + i); }
+  void InsertDim(int i, int64_t size) { dims_.insert(dims_.begin() + i, size); }
+
+  // "[1000,10]", with "?" for an unknown dimension.
+  std::string DebugString() const;
+
+  // OK when every dimension is >= 0, or -1 where `allow_unknown`.
+  static absl::Status Validate(absl::Span<const int64_t> dims,
+                               bool allow_unknown);
+
+  friend bool operator==(const TensorShape& a, const TensorShape& b) {
+    return a.dims_ == b.dims_;
+  }
+  friend bool operator!=(const TensorShape& a, const TensorShape& b) {
+    return !(a == b);
+  }
+
+ private:
+  absl::InlinedVector<int64_t, 4> dims_;
+};
+
+class Tensor {
+ public:
+  // An empty tensor: dtype DT_INVALID, no buffer.
+  Tensor() = default;
+
+  // A zero-filled tensor of a numeric dtype and a fully defined shape.
+  // Kernels use this for their outputs.
+  static absl::StatusOr<Tensor> Zeros(DataType dtype, const TensorShape& shape);
+
+  // Copies `data` into a new tensor of `shape`; the sizes must agree and the
+  // shape must be fully defined with no negative dimension.
+  template <typename T>
+  static absl::StatusOr<Tensor> FromData(const TensorShape& shape,
+                                         absl::Span<const T> data);
+  template <typename T>
+  static Tensor Scalar(T value);
+
+  bool IsInitialized() const { return dtype_ != DT_INVALID; }
+  DataType dtype() const { return dtype_; }
+  const TensorShape& shape() const { return shape_; }
+  int64_t num_elements() const { return num_elements_; }
+  int64_t TotalBytes() const { return num_elements_ * DataTypeSize(dtype_); }
+
+  // Element views. T must match dtype() (checked by assert).
+  template <typename T>
+  absl::Span<const T> data() const {
+    assert(DataTypeToEnum<T>::value == dtype_);
+    return absl::Span<const T>(static_cast<const T*>(raw()), num_elements_);
+  }
+  // Writable view; only for the producer of a fresh tensor, before any copy
+  // of it exists (checked by assert).
+  template <typename T>
+  absl::Span<T> mutable_data() {
+    assert(DataTypeToEnum<T>::value == dtype_);
+    assert(buffer_ == nullptr || buffer_.use_count() == 1);
+    return absl::Span<T>(static_cast<T*>(raw()), num_elements_);
+  }
+
+  // Eigen views for kernels. flat(): all elements as a column array.
+  // matrix(): the last dimension as columns and all others folded into rows
+  // (row-major), so a [b, n] tensor is a b x n matrix and a scalar is 1 x 1.
+  template <typename T>
+  using ConstFlat =
+      Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>, Eigen::Aligned64>;
+  template <typename T>
+  using Flat = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>, Eigen::Aligned64>;
+  template <typename T>
+  using RowMajorMatrix =
+      Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  template <typename T>
+  using ConstMatrix = Eigen::Map<const RowMajorMatrix<T>, Eigen::Aligned64>;
+  template <typename T>
+  using Matrix = Eigen::Map<RowMajorMatrix<T>, Eigen::Aligned64>;
+
+  template <typename T>
+  ConstFlat<T> flat() const {
+    return ConstFlat<T>(data<T>().data(), num_elements_);
+  }
+  template <typename T>
+  Flat<T> mutable_flat() {
+    return Flat<T>(mutable_data<T>().data(), num_elements_);
+  }
+  template <typename T>
+  ConstMatrix<T> matrix() const {
+    auto [rows, cols] = MatrixDims();
+    return ConstMatrix<T>(data<T>().data(), rows, cols);
+  }
+  template <typename T>
+  Matrix<T> mutable_matrix() {
+    auto [rows, cols] = MatrixDims();
+    return Matrix<T>(mutable_data<T>().data(), rows, cols);
+  }
+
+  // A tensor with the same buffer and another shape of as many elements.
+  absl::StatusOr<Tensor> Reshaped(const TensorShape& shape) const;
+
+  // Whether two tensors share one buffer (used to prove kernels never alias).
+  bool SharesBufferWith(const Tensor& other) const {
+    return buffer_ != nullptr && buffer_ == other.buffer_;
+  }
+
+  // "float [2,3] {1, 2, 3, 4, 5, 6}", at most `max_entries` values.
+  std::string DebugString(int max_entries = 12) const;
+
+ private:
+  struct Buffer;
+  Tensor(DataType dtype, TensorShape shape, std::shared_ptr<Buffer> buffer);
+  static absl::StatusOr<Tensor> Allocate(DataType dtype,
+                                         const TensorShape& shape);
+  const void* raw() const;
+  void* raw();
+  std::pair<int64_t, int64_t> MatrixDims() const;
+
+  DataType dtype_ = DT_INVALID;
+  TensorShape shape_;
+  int64_t num_elements_ = 0;
+  std::shared_ptr<Buffer> buffer_;
+};
+
+template <typename T>
+absl::StatusOr<Tensor> Tensor::FromData(const TensorShape& shape,
+                                        absl::Span<const T> data) {
+  absl::StatusOr<Tensor> t = Allocate(DataTypeToEnum<T>::value, shape);
+  if (!t.ok()) return t.status();
+  if (static_cast<int64_t>(data.size()) != t->num_elements()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Tensor::FromData: shape ", shape.DebugString(), " holds ",
+        t->num_elements(), " elements but ", data.size(), " were given"));
+  }
+  if (!data.empty()) {
+    std::memcpy(t->raw(), data.data(), data.size() * sizeof(T));
+  }
+  return t;
+}
+
+template <typename T>
+Tensor Tensor::Scalar(T value) {
+  Tensor t = Allocate(DataTypeToEnum<T>::value, TensorShape()).value();
+  t.mutable_data<T>()[0] = value;
+  return t;
+}
+
+}  // namespace graphgc
+
+#endif  // GRAPHGC_RUNTIME_TENSOR_H_
