@@ -36,8 +36,8 @@ absl::Status ValidateNodeName(absl::string_view name) {
   return absl::OkStatus();
 }
 
-std::string TopScope(absl::string_view name) {
-  return std::string(name.substr(0, name.find('/')));
+absl::string_view TopScope(absl::string_view name) {
+  return name.substr(0, name.find('/'));
 }
 
 }  // namespace
@@ -196,7 +196,7 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
       info.next_suffix = std::max(info.next_suffix, suffix + 1);
     }
   }
-  ++scopes_[TopScope(name)];
+  ++scopes_[std::string(TopScope(name))];
   return handle;
 }
 

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The test command (README, .ci/run): installs what is missing, then runs
+#  1. every test target (bazel test //...), which also builds every binary
+#     and benchmark,
+#  2. the gc/ and runtime/ tests under AddressSanitizer+UBSan and under
+#     ThreadSanitizer,
+#  3. the downstream workspace in tests/downstream, which consumes graphgc as
+#     @graphgc exactly as API.md says,
+# and ends with one line "N passed, N failed" counted from what Bazel ran
+# (a test target per configuration, plus the downstream program).
+set -uo pipefail
+cd "$(dirname "$0")"
+ROOT=$(pwd)
+
+passed=0
+failed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+
+run_bazel_tests() {
+  local name=$1
+  shift
+  echo "=== bazel test ($name): $*"
+  ./bazelw test --keep_going "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  # Bazel's per-target summary lines: "//pkg:test  (cached) PASSED in 0.1s".
+  local p f
+  p=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log" || true)
+  f=$(grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY)' "$log" || true)
+  passed=$((passed + p))
+  failed=$((failed + f))
+  if [[ $rc -ne 0 && $f -eq 0 ]]; then
+    # Bazel failed before any test could report (analysis or build error).
+    echo "=== $name: bazel exited $rc with no failing test listed; counting one failure"
+    failed=$((failed + 1))
+  fi
+}
+
+run_bazel_tests default //...
+run_bazel_tests asan --config=asan //tests/gc/... //tests/runtime/...
+run_bazel_tests tsan --config=tsan //tests/gc/... //tests/runtime/...
+
+echo "=== downstream workspace (tests/downstream)"
+if (cd tests/downstream && "$ROOT/bazelw" run //:app); then
+  echo "//tests/downstream:app PASSED"
+  passed=$((passed + 1))
+else
+  echo "//tests/downstream:app FAILED"
+  failed=$((failed + 1))
+fi
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

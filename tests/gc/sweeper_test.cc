@@ -1,0 +1,71 @@
+#include "gc/sweeper.h"
+
+#include "gtest/gtest.h"
+#include "runtime/graph.h"
+#include "tests/gc/test_graph.h"
+
+namespace graphgc {
+namespace {
+
+using testing::AddTestNode;
+
+// An object that records its destruction.
+class Probe : public gc::Object {
+ public:
+  explicit Probe(int* destroyed) : destroyed_(destroyed) {}
+  ~Probe() override { ++*destroyed_; }
+
+ private:
+  int* destroyed_;
+};
+
+TEST(Sweeper, FindGarbageListsExactlyTheUnmarkedLiveSlots) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  NodeHandle b = AddTestNode(g, "b");
+  WriterLock l(g.heap().mu());
+  g.heap().slot(a.id().index).mark_epoch = 5;
+  std::vector<NodeId> garbage;
+  gc::FindGarbage(g.heap(), 5, garbage);
+  ASSERT_EQ(garbage.size(), 1u);
+  EXPECT_EQ(garbage[0], b.id());
+}
+
+TEST(Sweeper, SweepDestroysObjectsAndChangesGenerations) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  int destroyed = 0;
+  NodeId id;
+  {
+    WriterLock l(heap->mu());
+    NodeHandle h = heap->Allocate(std::make_unique<Probe>(&destroyed), {}).value();
+    id = h.id();
+  }
+  WriterLock l(heap->mu());
+  gc::Sweep(*heap, {id}, /*keep=*/false, nullptr);
+  EXPECT_EQ(destroyed, 1);
+  EXPECT_FALSE(heap->IsLive(id));
+  EXPECT_NE(heap->IdOf(id.index).generation, id.generation);
+  EXPECT_EQ(heap->live_count(), 0);
+}
+
+TEST(Sweeper, KeepSetsObjectsAsideInsteadOfDestroyingThem) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  int destroyed = 0;
+  NodeId id;
+  {
+    WriterLock l(heap->mu());
+    id = heap->Allocate(std::make_unique<Probe>(&destroyed), {}).value().id();
+  }
+  std::vector<std::unique_ptr<gc::Object>> kept;
+  {
+    WriterLock l(heap->mu());
+    gc::Sweep(*heap, {id}, /*keep=*/true, &kept);
+  }
+  EXPECT_EQ(destroyed, 0);
+  ASSERT_EQ(kept.size(), 1u);
+  kept.clear();
+  EXPECT_EQ(destroyed, 1);
+}
+
+}  // namespace
+}  // namespace graphgc

@@ -1,0 +1,187 @@
+#include "runtime/graph.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/gc/test_graph.h"
+
+namespace graphgc {
+namespace {
+
+using testing::AddTestNode;
+
+TEST(Graph, DefaultIsOneProcessWideGraph) {
+  EXPECT_EQ(&Graph::Default(), &Graph::Default());
+}
+
+TEST(GraphNames, TakenNamesGetTensorFlowStyleSuffixes) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "dense/MatMul");
+  NodeHandle b = AddTestNode(g, "dense/MatMul");
+  NodeHandle c = AddTestNode(g, "dense/MatMul");
+  EXPECT_EQ(g.Describe(a)->name, "dense/MatMul");
+  EXPECT_EQ(g.Describe(b)->name, "dense/MatMul_1");
+  EXPECT_EQ(g.Describe(c)->name, "dense/MatMul_2");
+}
+
+TEST(GraphNames, EmptyNameMeansTheOpType) {
+  Graph g;
+  NodeSpec spec{.op = "NoOp"};
+  NodeHandle h = g.AddNode(spec).value();
+  EXPECT_EQ(g.Describe(h)->name, "NoOp");
+}
+
+TEST(GraphNames, NamesAreReusableAfterASweep) {
+  Graph g;
+  AddTestNode(g, "x");
+  AddTestNode(g, "x");
+  g.Collect();
+  NodeHandle again = AddTestNode(g, "x");
+  EXPECT_EQ(g.Describe(again)->name, "x");
+}
+
+TEST(GraphNames, NeverCollideWithLiveNames) {
+  Graph g;
+  NodeHandle x = AddTestNode(g, "x");
+  NodeHandle x1 = AddTestNode(g, "x_1");  // explicit, takes the next suffix
+  NodeHandle next = AddTestNode(g, "x");
+  EXPECT_EQ(g.Describe(next)->name, "x_2");
+  x.Reset();
+  g.Collect();
+  NodeHandle reused = AddTestNode(g, "x");
+  EXPECT_EQ(g.Describe(reused)->name, "x");
+  NodeHandle another = AddTestNode(g, "x");
+  EXPECT_NE(g.Describe(another)->name, "x_1");
+  EXPECT_NE(g.Describe(another)->name, "x_2");
+}
+
+TEST(GraphNames, InvalidNamesAreRejected) {
+  Graph g;
+  for (std::string bad : {"_x", "a//b", "a/", "a b", "-x"}) {
+    NodeSpec spec{.op = "NoOp", .name = bad};
+    absl::StatusOr<NodeHandle> h = g.AddNode(spec);
+    EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+  EXPECT_EQ(g.num_nodes(), 0);
+}
+
+TEST(GraphScopes, UniqueScopeSkipsScopesInUse) {
+  Graph g;
+  EXPECT_EQ(g.UniqueScope("dense"), "dense");
+  NodeHandle k = AddTestNode(g, "dense/kernel");
+  EXPECT_TRUE(g.IsScopeInUse("dense"));
+  EXPECT_EQ(g.UniqueScope("dense"), "dense_1");
+  k.Reset();
+  g.Collect();
+  EXPECT_EQ(g.UniqueScope("dense"), "dense");
+}
+
+TEST(GraphBuild, FailedAddNodeLeavesGraphUnchanged) {
+  Graph g;
+  Graph other;
+  NodeHandle mine = AddTestNode(g, "mine");
+  NodeHandle foreign = AddTestNode(other, "foreign");
+  NodeSpec spec{.op = "Test", .name = "bad", .inputs = {Output(mine, 0),
+                                                        Output(foreign, 0)},
+                .output_types = {DT_FLOAT}, .output_shapes = {TensorShape{}}};
+  absl::StatusOr<NodeHandle> h = g.AddNode(spec);
+  EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(h.status().message().find("another graph"), std::string::npos);
+  EXPECT_EQ(g.num_nodes(), 1);
+  EXPECT_FALSE(g.FindNode("bad").has_value());
+}
+
+TEST(GraphBuild, ReadingAMissingOutputIsAnError) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  NodeSpec spec{.op = "Test", .inputs = {Output(a, 3)}};
+  absl::StatusOr<NodeHandle> h = g.AddNode(spec);
+  EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(g.num_nodes(), 1);
+}
+
+TEST(GraphBuild, EmptyInputHandleIsAnError) {
+  Graph g;
+  NodeSpec spec{.op = "Test", .inputs = {Output()}};
+  EXPECT_FALSE(g.AddNode(spec).ok());
+  EXPECT_EQ(g.num_nodes(), 0);
+}
+
+TEST(GraphRetention, ExplainRetentionNamesTheOwnerAndTheChain) {
+  Graph g;
+  NodeHandle kernel = AddTestNode(g, "dense/kernel");
+  NodeHandle matmul = AddTestNode(g, "dense/MatMul", {kernel});
+  NodeHandle train = AddTestNode(g, "train_op", {matmul})
+                         .WithOwner("Sequential 'sequential_3'");
+  kernel.Reset();
+  matmul.Reset();
+  std::vector<std::string> chain = g.ExplainRetention("dense/kernel").value();
+  EXPECT_EQ(chain, (std::vector<std::string>{"Sequential 'sequential_3'",
+                                             "train_op", "dense/MatMul",
+                                             "dense/kernel"}));
+}
+
+TEST(GraphRetention, ExplainRetentionOfGarbageSaysItIsUnreachable) {
+  Graph g;
+  AddTestNode(g, "lost");
+  EXPECT_EQ(g.ExplainRetention("lost").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(g.ExplainRetention("nope").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(GraphRetention, LeakReportGroupsLiveNodesByOwner) {
+  Graph g;
+  NodeHandle m = AddTestNode(g, "m", {AddTestNode(g, "m_in")})
+                     .WithOwner("Sequential 'm'");
+  NodeHandle cb = AddTestNode(g, "cb").WithOwner("TensorBoard 'logs'");
+  AddTestNode(g, "garbage");
+  std::vector<OwnerUsage> report = g.LeakReport();
+  ASSERT_EQ(report.size(), 3u);
+  EXPECT_EQ(report[0].owner, "Sequential 'm'");
+  EXPECT_EQ(report[0].nodes, 2);
+  EXPECT_GT(report[0].bytes, 0);
+  EXPECT_EQ(report[1].owner, "TensorBoard 'logs'");
+  EXPECT_EQ(report[2].owner, "(unreachable, awaiting collection)");
+}
+
+TEST(GraphReachability, ReachableFromListsInputsBeforeConsumers) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  NodeHandle b = AddTestNode(g, "b", {a});
+  NodeHandle c = AddTestNode(g, "c", {a, b});
+  AddTestNode(g, "unrelated");
+  std::vector<NodeHandle> order = g.ReachableFrom({c}).value();
+  ASSERT_EQ(order.size(), 3u);
+  EXPECT_EQ(order[0], a);
+  EXPECT_EQ(order[1], b);
+  EXPECT_EQ(order[2], c);
+}
+
+TEST(GraphBookkeeping, StaysBoundedOverManyBuildAndDropCycles) {
+  Graph g;
+  NodeHandle keep = AddTestNode(g, "keep");
+  g.Collect();
+  const size_t names_before = g.name_table_size_for_testing();
+  uint32_t slots_after_first = 0;
+  for (int cycle = 0; cycle < 100000; ++cycle) {
+    NodeHandle a = AddTestNode(g, "cycle/a", {keep});
+    NodeHandle b = AddTestNode(g, "cycle/b", {a}).WithOwner("cycle owner");
+    a.Reset();
+    b.Reset();
+    if (cycle % 100 == 99) g.Collect();
+    if (cycle == 99) {
+      ReaderLock l(g.heap().mu());
+      slots_after_first = g.heap().num_slots();
+    }
+  }
+  g.Collect();
+  EXPECT_EQ(g.num_nodes(), 1);
+  EXPECT_EQ(g.name_table_size_for_testing(), names_before);
+  ReaderLock l(g.heap().mu());
+  EXPECT_EQ(g.heap().num_slots(), slots_after_first);
+}
+
+}  // namespace
+}  // namespace graphgc

@@ -1,0 +1,112 @@
+#include "runtime/tensor.h"
+
+#include <cstdint>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace graphgc {
+namespace {
+
+TEST(DataType, ValuesAreTensorFlows) {
+  EXPECT_EQ(DT_FLOAT, 1);
+  EXPECT_EQ(DT_INT32, 3);
+  EXPECT_EQ(DT_INT64, 9);
+  EXPECT_EQ(DT_BOOL, 10);
+  EXPECT_EQ(DataTypeString(DT_FLOAT), "float");
+}
+
+TEST(TensorShape, BuiltFromListOrVector) {
+  TensorShape a{1000, 10};
+  TensorShape b(std::vector<int64_t>{1000, 10});
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.dims(), 2);
+  EXPECT_EQ(a[0], 1000);
+  EXPECT_EQ(a.num_elements(), 10000);
+}
+
+TEST(TensorShape, UnknownDimensionsMakeAPartialShape) {
+  TensorShape s{-1, 3};
+  EXPECT_FALSE(s.IsFullyDefined());
+  EXPECT_EQ(s.num_elements(), -1);
+  EXPECT_TRUE(s.IsCompatibleWith(TensorShape{7, 3}));
+  EXPECT_FALSE(s.IsCompatibleWith(TensorShape{7, 4}));
+  EXPECT_EQ(s.DebugString(), "[?,3]");
+}
+
+TEST(Tensor, FromDataCopiesTheValues) {
+  std::vector<float> v{1, 2, 3, 4, 5, 6};
+  Tensor t = Tensor::FromData<float>({2, 3}, v).value();
+  v[0] = 100;
+  EXPECT_EQ(t.dtype(), DT_FLOAT);
+  EXPECT_EQ(t.shape(), (TensorShape{2, 3}));
+  EXPECT_EQ(t.data<float>()[0], 1);
+  EXPECT_EQ(t.matrix<float>()(1, 2), 6);
+}
+
+TEST(Tensor, FromDataRejectsAWrongSize) {
+  absl::StatusOr<Tensor> t = Tensor::FromData<float>({2, 3}, std::vector<float>{1, 2});
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(t.status().message().find("6 elements"), std::string::npos);
+}
+
+TEST(Tensor, FromDataRejectsNegativeAndUnknownDims) {
+  EXPECT_FALSE(Tensor::FromData<float>({-1, 3}, std::vector<float>{}).ok());
+  EXPECT_FALSE(Tensor::FromData<float>({-2}, std::vector<float>{}).ok());
+}
+
+TEST(Tensor, FromDataRejectsAbsurdSizes) {
+  EXPECT_FALSE(
+      Tensor::FromData<float>({int64_t{1} << 40, 1 << 20}, std::vector<float>{})
+          .ok());
+}
+
+TEST(Tensor, CopiesShareTheBuffer) {
+  Tensor a = Tensor::FromData<int32_t>({2}, std::vector<int32_t>{1, 2}).value();
+  Tensor b = a;
+  EXPECT_TRUE(a.SharesBufferWith(b));
+  Tensor c = Tensor::FromData<int32_t>({2}, std::vector<int32_t>{1, 2}).value();
+  EXPECT_FALSE(a.SharesBufferWith(c));
+}
+
+TEST(Tensor, BuffersAreAlignedForEigen) {
+  for (int n : {1, 3, 17, 100}) {
+    Tensor t = Tensor::Zeros(DT_FLOAT, {n}).value();
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data<float>().data()) % 64, 0u);
+  }
+}
+
+TEST(Tensor, ZerosAreZero) {
+  Tensor t = Tensor::Zeros(DT_INT64, {4}).value();
+  for (int64_t v : t.data<int64_t>()) EXPECT_EQ(v, 0);
+}
+
+TEST(Tensor, ScalarHasRankZero) {
+  Tensor t = Tensor::Scalar<float>(2.5f);
+  EXPECT_EQ(t.shape().dims(), 0);
+  EXPECT_EQ(t.num_elements(), 1);
+  EXPECT_EQ(t.data<float>()[0], 2.5f);
+}
+
+TEST(Tensor, BoolTensorsHoldOneBytePerElement) {
+  bool v[3] = {true, false, true};
+  Tensor t = Tensor::FromData<bool>({3}, absl::MakeConstSpan(v, 3)).value();
+  EXPECT_EQ(t.TotalBytes(), 3);
+  EXPECT_TRUE(t.data<bool>()[2]);
+}
+
+TEST(Tensor, ReshapedSharesTheBufferAndChecksTheCount) {
+  Tensor t = Tensor::Zeros(DT_FLOAT, {2, 3}).value();
+  Tensor r = t.Reshaped({3, 2}).value();
+  EXPECT_TRUE(r.SharesBufferWith(t));
+  EXPECT_FALSE(t.Reshaped({4}).ok());
+}
+
+TEST(Tensor, EmptyTensorIsNotInitialized) {
+  Tensor t;
+  EXPECT_FALSE(t.IsInitialized());
+  EXPECT_EQ(t.DebugString(), "<empty tensor>");
+}
+
+}  // namespace
+}  // namespace graphgc
