@@ -287,8 +287,13 @@ absl::StatusOr<NodeInfo> Graph::Describe(const NodeHandle& node) const {
 
 bool Graph::IsScopeInUse(absl::string_view scope) const {
   ReaderLock lock(heap_->mu());
+  return IsScopeInUseLocked(scope);
+}
+
+bool Graph::IsScopeInUseLocked(absl::string_view scope) const {
+  if (reserved_.contains(scope)) return true;
   if (scope.find('/') == absl::string_view::npos) {
-    return scopes_.contains(std::string(scope));
+    return scopes_.contains(scope);
   }
   const std::string prefix = absl::StrCat(scope, "/");
   for (const auto& [name, index] : names_) {
@@ -298,11 +303,42 @@ bool Graph::IsScopeInUse(absl::string_view scope) const {
 }
 
 std::string Graph::UniqueScope(absl::string_view base) const {
-  if (!IsScopeInUse(base)) return std::string(base);
+  ReaderLock lock(heap_->mu());
+  if (!IsScopeInUseLocked(base)) return std::string(base);
   for (int64_t k = 1;; ++k) {
     std::string candidate = absl::StrCat(base, "_", k);
-    if (!IsScopeInUse(candidate)) return candidate;
+    if (!IsScopeInUseLocked(candidate)) return candidate;
   }
+}
+
+ScopeReservation Graph::ReserveScope(absl::string_view base) {
+  WriterLock lock(heap_->mu());
+  std::string name(base);
+  for (int64_t k = 1; IsScopeInUseLocked(name); ++k) {
+    name = absl::StrCat(base, "_", k);
+  }
+  ++reserved_[name];
+  return ScopeReservation(this, name);
+}
+
+void Graph::ReleaseScope(const std::string& name) {
+  WriterLock lock(heap_->mu());
+  auto it = reserved_.find(name);
+  if (it != reserved_.end() && --it->second <= 0) reserved_.erase(it);
+}
+
+ScopeReservation& ScopeReservation::operator=(
+    ScopeReservation&& other) noexcept {
+  if (this != &other) {
+    if (graph_ != nullptr) graph_->ReleaseScope(name_);
+    graph_ = std::exchange(other.graph_, nullptr);
+    name_ = std::move(other.name_);
+  }
+  return *this;
+}
+
+ScopeReservation::~ScopeReservation() {
+  if (graph_ != nullptr) graph_->ReleaseScope(name_);
 }
 
 absl::StatusOr<std::vector<NodeHandle>> Graph::ReachableFrom(
@@ -461,7 +497,7 @@ absl::StatusOr<gc::PinScope> Graph::Pin(absl::Span<const NodeId> ids) const {
 
 size_t Graph::name_table_size_for_testing() const {
   ReaderLock lock(heap_->mu());
-  return names_.size() + bases_.size() + scopes_.size() +
+  return names_.size() + bases_.size() + scopes_.size() + reserved_.size() +
          heap_->label_table_size();
 }
 

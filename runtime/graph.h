@@ -121,6 +121,29 @@ struct OwnerUsage {
   int64_t bytes = 0;  // their approximate bytes (attributes, tensors, state)
 };
 
+// ScopeReservation: a top-level name scope held for its owner (a layer or a
+// model) while the owner lives, so no other owner gets the same name even
+// before any node exists in the scope. Move-only; releases on destruction.
+// Must not outlive its graph.
+class ScopeReservation {
+ public:
+  ScopeReservation() = default;
+  ScopeReservation(ScopeReservation&& other) noexcept
+      : graph_(std::exchange(other.graph_, nullptr)),
+        name_(std::move(other.name_)) {}
+  ScopeReservation& operator=(ScopeReservation&& other) noexcept;
+  ~ScopeReservation();
+
+  const std::string& name() const { return name_; }
+
+ private:
+  friend class Graph;
+  ScopeReservation(Graph* graph, std::string name)
+      : graph_(graph), name_(std::move(name)) {}
+  Graph* graph_ = nullptr;
+  std::string name_;
+};
+
 class Graph : private gc::SweepObserver {
  public:
   Graph();
@@ -150,6 +173,11 @@ class Graph : private gc::SweepObserver {
   // `base` if no live node uses it as a scope, else base_1, base_2, ...
   // (the first free one). Keras-style layer and model names come from here.
   std::string UniqueScope(absl::string_view base) const;
+  // Like UniqueScope, and holds the name (also against other reservations)
+  // until the reservation is destroyed. The rule for reuse: a name is free
+  // again once its owner dropped the reservation and every node in its
+  // scope has been swept.
+  ScopeReservation ReserveScope(absl::string_view base);
   // Every node `roots` reach through data and control inputs, inputs before
   // the nodes that read them, in an order fixed by the graph's structure
   // (not by slot numbers), so identical graphs give identical orders.
@@ -217,6 +245,11 @@ class Graph : private gc::SweepObserver {
   };
   absl::flat_hash_map<std::string, uint32_t> names_ ABSL_GUARDED_BY(heap_mu());
   absl::flat_hash_map<std::string, BaseInfo> bases_ ABSL_GUARDED_BY(heap_mu());
+  friend class ScopeReservation;
+  void ReleaseScope(const std::string& name);
+  bool IsScopeInUseLocked(absl::string_view scope) const
+      ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
+  absl::flat_hash_map<std::string, int64_t> reserved_ ABSL_GUARDED_BY(heap_mu());
   // Live nodes per top-level scope (the name up to its first '/').
   absl::flat_hash_map<std::string, int64_t> scopes_ ABSL_GUARDED_BY(heap_mu());
 };

@@ -185,3 +185,35 @@ TEST(GraphBookkeeping, StaysBoundedOverManyBuildAndDropCycles) {
 
 }  // namespace
 }  // namespace graphgc
+
+namespace graphgc {
+namespace {
+
+TEST(GraphScopes, ReservedScopesAreNotHandedOutTwice) {
+  Graph g;
+  ScopeReservation a = g.ReserveScope("dense");
+  ScopeReservation b = g.ReserveScope("dense");
+  EXPECT_EQ(a.name(), "dense");
+  EXPECT_EQ(b.name(), "dense_1");
+  EXPECT_TRUE(g.IsScopeInUse("dense"));
+}
+
+TEST(GraphScopes, ReleasedScopesAreFreeAgain) {
+  Graph g;
+  { ScopeReservation a = g.ReserveScope("dense"); }
+  EXPECT_FALSE(g.IsScopeInUse("dense"));
+  EXPECT_EQ(g.ReserveScope("dense").name(), "dense");
+}
+
+TEST(GraphScopes, AScopeStaysInUseWhileItsNodesLive) {
+  Graph g;
+  NodeHandle kernel;
+  {
+    ScopeReservation a = g.ReserveScope("dense");
+    kernel = testing::AddTestNode(g, a.name() + "/kernel");
+  }
+  EXPECT_EQ(g.ReserveScope("dense").name(), "dense_1");
+}
+
+}  // namespace
+}  // namespace graphgc
