@@ -1,0 +1,211 @@
+#include "serialize/event_file.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+
+namespace graphgc {
+namespace {
+
+// Distinguishes files made by one process in the same second. Deliberately
+// process-wide: the file name must be unique across all writers.
+std::atomic<uint64_t> g_next_file_number{0};
+
+double NowSeconds() {
+  return absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+}
+
+std::string HostName() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof(buf) - 1) != 0 || buf[0] == '\0') {
+    return "localhost";
+  }
+  return buf;
+}
+
+// Map entries (node attrs) sorted by key, so the same graph always gives the
+// same bytes.
+bool SerializeDeterministic(const google::protobuf::MessageLite& message,
+                            std::string* out) {
+  out->clear();
+  google::protobuf::io::StringOutputStream stream(out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  return message.SerializeToCodedStream(&coded) && !coded.HadError();
+}
+
+}  // namespace
+
+bool IsEventFileName(std::string_view filename) {
+  return absl::StartsWith(absl::string_view(filename.data(), filename.size()),
+                          kEventFilePrefix);
+}
+
+// ---- EventFileWriter ----
+
+EventFileWriter::EventFileWriter(std::string path,
+                                 std::unique_ptr<TFRecordWriter> writer)
+    : path_(std::move(path)), writer_(std::move(writer)) {}
+
+EventFileWriter::~EventFileWriter() { Close().IgnoreError(); }
+
+absl::StatusOr<std::unique_ptr<EventFileWriter>> EventFileWriter::Start(
+    std::string path, std::unique_ptr<RecordSink> sink) {
+  std::unique_ptr<EventFileWriter> writer(new EventFileWriter(
+      std::move(path), std::make_unique<TFRecordWriter>(std::move(sink))));
+  tensorflow::Event first;
+  first.set_wall_time(NowSeconds());
+  first.set_file_version(kEventFileVersion);
+  absl::Status s = writer->WriteEvent(first);
+  if (!s.ok()) return s;
+  return writer;
+}
+
+absl::StatusOr<std::unique_ptr<EventFileWriter>> EventFileWriter::Create(
+    const std::string& log_dir) {
+  if (log_dir.empty()) {
+    return absl::InvalidArgumentError("EventFileWriter: empty log directory");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(log_dir, ec);
+  if (ec) {
+    return absl::Status(
+        absl::ErrnoToStatusCode(ec.value()),
+        absl::StrCat("EventFileWriter: cannot create log directory '", log_dir,
+                     "': ", ec.message()));
+  }
+  const std::string prefix = absl::StrCat(
+      log_dir, log_dir.back() == '/' ? "" : "/", kEventFilePrefix,
+      absl::ToUnixSeconds(absl::Now()), ".", HostName(), ".", ::getpid(), ".");
+  // The counter makes names unique within this process; O_EXCL makes sure
+  // we never truncate a file of another process that picked the same name.
+  absl::Status last;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string path = absl::StrCat(prefix, g_next_file_number++, ".v2");
+    absl::StatusOr<std::unique_ptr<RecordSink>> sink =
+        OpenFileSink(path, FileSinkMode::kExclusive);
+    if (sink.ok()) return Start(std::move(path), std::move(sink).value());
+    last = sink.status();
+    if (!absl::IsAlreadyExists(last)) break;
+  }
+  return absl::Status(last.code(),
+                      absl::StrCat("EventFileWriter: ", last.message()));
+}
+
+absl::StatusOr<std::unique_ptr<EventFileWriter>>
+EventFileWriter::CreateAtPathForTesting(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<RecordSink>> sink = OpenFileSink(path);
+  if (!sink.ok()) return sink.status();
+  return Start(path, std::move(sink).value());
+}
+
+absl::Status EventFileWriter::WriteEvent(const tensorflow::Event& event) {
+  std::string bytes;
+  bool serialized;
+  if (event.wall_time() == 0) {
+    tensorflow::Event stamped = event;
+    stamped.set_wall_time(NowSeconds());
+    serialized = stamped.SerializeToString(&bytes);
+  } else {
+    serialized = event.SerializeToString(&bytes);
+  }
+  if (!serialized) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path_, ": cannot serialize event at step ", event.step()));
+  }
+  WriterLock lock(mu_);
+  return writer_->Write(bytes);
+}
+
+absl::Status EventFileWriter::WriteScalar(std::string_view tag, int64_t step,
+                                          float value) {
+  tensorflow::Event event;
+  event.set_wall_time(NowSeconds());
+  event.set_step(step);
+  tensorflow::Summary::Value* v = event.mutable_summary()->add_value();
+  v->set_tag(std::string(tag));
+  v->set_simple_value(value);
+  return WriteEvent(event);
+}
+
+absl::Status EventFileWriter::WriteGraph(const tensorflow::GraphDef& graph,
+                                         int64_t step) {
+  tensorflow::Event event;
+  event.set_wall_time(NowSeconds());
+  event.set_step(step);
+  if (!SerializeDeterministic(graph, event.mutable_graph_def())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path_, ": cannot serialize GraphDef of ", graph.node_size(), " nodes"));
+  }
+  return WriteEvent(event);
+}
+
+absl::Status EventFileWriter::Flush() {
+  WriterLock lock(mu_);
+  return writer_->Flush();
+}
+
+absl::Status EventFileWriter::Close() {
+  WriterLock lock(mu_);
+  return writer_->Close();
+}
+
+absl::Status EventFileWriter::status() const {
+  ReaderLock lock(mu_);
+  return writer_->status();
+}
+
+// ---- EventFileReader ----
+
+absl::StatusOr<std::unique_ptr<EventFileReader>> EventFileReader::Open(
+    const std::string& path) {
+  absl::StatusOr<std::unique_ptr<TFRecordReader>> records =
+      TFRecordReader::Open(path);
+  if (!records.ok()) return records.status();
+  return std::unique_ptr<EventFileReader>(
+      new EventFileReader(std::move(records).value()));
+}
+
+absl::StatusOr<std::optional<tensorflow::Event>> EventFileReader::Next() {
+  if (!status_.ok()) return status_;
+  const uint64_t record_offset = records_->offset();
+  absl::StatusOr<std::optional<std::string>> record = records_->Read();
+  if (!record.ok()) return record.status();
+  if (!record->has_value()) return std::nullopt;
+  tensorflow::Event event;
+  if (!event.ParseFromString(**record)) {
+    status_ = absl::DataLossError(absl::StrCat(
+        path(), ": record at byte offset ", record_offset,
+        ": not a valid Event protobuf (", (*record)->size(), " bytes)"));
+    return status_;
+  }
+  return event;
+}
+
+absl::StatusOr<std::vector<tensorflow::Event>> EventFileReader::ReadAll(
+    const std::string& path, bool* truncated_tail) {
+  absl::StatusOr<std::unique_ptr<EventFileReader>> reader = Open(path);
+  if (!reader.ok()) return reader.status();
+  std::vector<tensorflow::Event> events;
+  while (true) {
+    absl::StatusOr<std::optional<tensorflow::Event>> event = (*reader)->Next();
+    if (!event.ok()) return event.status();
+    if (!event->has_value()) break;
+    events.push_back(std::move(**event));
+  }
+  if (truncated_tail != nullptr) *truncated_tail = (*reader)->truncated_tail();
+  return events;
+}
+
+}  // namespace graphgc

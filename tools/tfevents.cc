@@ -1,0 +1,58 @@
+// tfevents: summarise TensorBoard events files.
+//
+//   bazel run //tools:tfevents -- PATH...
+//
+// PATH is an events file or a directory searched recursively for
+// events.out.tfevents.* files. Prints, per file: size, event count, graph
+// bytes, node count and op histogram of the last graph, scalar tags with
+// counts and last values, and any corrupt record or torn tail.
+// Exit code: 0 all files clean (a torn tail is not an error), 1 some file
+// is corrupt, 2 a path cannot be read or no path was given.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tools/tfevents_lib.h"
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s PATH...\n", argv[0]);
+    return 2;
+  }
+  // Under `bazel run`, resolve relative paths against the caller's directory.
+  if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY")) {
+    if (::chdir(wd) != 0) std::perror("tfevents: chdir");
+  }
+  bool corrupt = false;
+  bool unreadable = false;
+  for (int i = 1; i < argc; ++i) {
+    auto files = graphgc::tfevents::FindEventFiles(argv[i]);
+    if (!files.ok()) {
+      std::fprintf(stderr, "tfevents: %s\n",
+                   std::string(files.status().message()).c_str());
+      unreadable = true;
+      continue;
+    }
+    if (files->empty()) {
+      std::fprintf(stderr, "tfevents: no events files under %s\n", argv[i]);
+      unreadable = true;
+      continue;
+    }
+    for (const std::string& f : *files) {
+      auto summary = graphgc::tfevents::SummarizeEventFile(f);
+      if (!summary.ok()) {
+        std::fprintf(stderr, "tfevents: %s\n",
+                     std::string(summary.status().message()).c_str());
+        unreadable = true;
+        continue;
+      }
+      std::fputs(graphgc::tfevents::FormatSummary(*summary).c_str(), stdout);
+      if (!summary->corruption.ok()) corrupt = true;
+    }
+  }
+  if (corrupt) return 1;
+  return unreadable ? 2 : 0;
+}

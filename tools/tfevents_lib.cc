@@ -1,0 +1,161 @@
+#include "tools/tfevents_lib.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "serialize/event_file.h"
+#include "serialize/graph.pb.h"
+
+namespace graphgc::tfevents {
+namespace {
+
+namespace fs = std::filesystem;
+
+absl::Status FsError(const std::error_code& ec, const std::string& what) {
+  return absl::Status(absl::ErrnoToStatusCode(ec.value()),
+                      absl::StrCat(what, ": ", ec.message()));
+}
+
+// The scalar a summary value holds, if it holds one: simple_value, or a
+// one-element float/double tensor (TF2-style scalar summaries).
+std::optional<double> ScalarOf(const tensorflow::Summary::Value& v) {
+  if (v.value_case() == tensorflow::Summary::Value::kSimpleValue) {
+    return v.simple_value();
+  }
+  if (v.value_case() == tensorflow::Summary::Value::kTensor) {
+    const tensorflow::TensorProto& t = v.tensor();
+    if (t.float_val_size() == 1) return t.float_val(0);
+    if (t.double_val_size() == 1) return t.double_val(0);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> FindEventFiles(
+    const std::string& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec) return FsError(ec, absl::StrCat("stat ", path));
+  if (!fs::is_directory(st)) return std::vector<std::string>{path};
+  std::vector<std::string> files;
+  fs::recursive_directory_iterator it(
+      path, fs::directory_options::skip_permission_denied, ec);
+  if (ec) return FsError(ec, absl::StrCat("list ", path));
+  for (const fs::recursive_directory_iterator end; it != end;
+       it.increment(ec)) {
+    if (ec) return FsError(ec, absl::StrCat("list ", path));
+    if (it->is_regular_file(ec) &&
+        IsEventFileName(it->path().filename().string())) {
+      files.push_back(it->path().string());
+    }
+  }
+  if (ec) return FsError(ec, absl::StrCat("list ", path));
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+absl::StatusOr<EventFileSummary> SummarizeEventFile(const std::string& path) {
+  EventFileSummary s;
+  s.path = path;
+  std::error_code ec;
+  s.size_bytes = fs::file_size(path, ec);
+  if (ec) return FsError(ec, absl::StrCat("stat ", path));
+  absl::StatusOr<std::unique_ptr<EventFileReader>> reader =
+      EventFileReader::Open(path);
+  if (!reader.ok()) return reader.status();
+  while (true) {
+    const uint64_t offset = (*reader)->offset();
+    absl::StatusOr<std::optional<tensorflow::Event>> next = (*reader)->Next();
+    if (!next.ok()) {
+      s.corruption = next.status();
+      break;
+    }
+    if (!next->has_value()) break;
+    const tensorflow::Event& e = **next;
+    ++s.num_events;
+    switch (e.what_case()) {
+      case tensorflow::Event::kFileVersion:
+        if (s.file_version.empty()) s.file_version = e.file_version();
+        break;
+      case tensorflow::Event::kGraphDef: {
+        ++s.num_graphs;
+        s.graph_bytes += static_cast<int64_t>(e.graph_def().size());
+        tensorflow::GraphDef g;
+        if (!g.ParseFromString(e.graph_def())) {
+          if (s.corruption.ok()) {
+            s.corruption = absl::DataLossError(
+                absl::StrCat(path, ": record at byte offset ", offset,
+                             ": graph_def is not a valid GraphDef"));
+          }
+          break;
+        }
+        s.node_count = g.node_size();
+        s.op_histogram.clear();
+        for (const tensorflow::NodeDef& n : g.node()) ++s.op_histogram[n.op()];
+        break;
+      }
+      case tensorflow::Event::kSummary:
+        for (const tensorflow::Summary::Value& v : e.summary().value()) {
+          std::optional<double> x = ScalarOf(v);
+          if (!x) continue;
+          ScalarSeries& series = s.scalars[v.tag()];
+          ++series.count;
+          series.last_step = e.step();
+          series.last_value = *x;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  s.truncated_tail = (*reader)->truncated_tail();
+  return s;
+}
+
+std::string FormatSummary(const EventFileSummary& s) {
+  std::string out = absl::StrCat(s.path, "\n");
+  absl::StrAppend(&out, "  size:          ", s.size_bytes, " bytes\n");
+  absl::StrAppend(&out, "  events:        ", s.num_events, "\n");
+  if (!s.file_version.empty()) {
+    absl::StrAppend(&out, "  file_version:  ", s.file_version, "\n");
+  }
+  absl::StrAppend(&out, "  graphs:        ", s.num_graphs, " (", s.graph_bytes,
+                  " graph bytes)\n");
+  if (s.num_graphs > 0) {
+    absl::StrAppend(&out, "  nodes:         ", s.node_count, " (last graph)\n");
+    std::vector<std::pair<std::string, int64_t>> ops(s.op_histogram.begin(),
+                                                     s.op_histogram.end());
+    // Most frequent first, then by name.
+    std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
+      return a.second > b.second;
+    });
+    for (const auto& [op, count] : ops) {
+      absl::StrAppend(&out, absl::StrFormat("    %-24s %d\n", op, count));
+    }
+  }
+  absl::StrAppend(&out, "  scalar tags:   ", s.scalars.size(), "\n");
+  for (const auto& [tag, series] : s.scalars) {
+    absl::StrAppend(&out, absl::StrFormat("    %-24s %d values, last %g at "
+                                          "step %d\n",
+                                          tag, series.count, series.last_value,
+                                          series.last_step));
+  }
+  if (!s.corruption.ok()) {
+    absl::StrAppend(&out, "  CORRUPT:       ", s.corruption.message(), "\n");
+  }
+  if (s.truncated_tail) {
+    absl::StrAppend(&out,
+                    "  torn tail:     file ends inside a record (still being "
+                    "written, or the writer was killed)\n");
+  }
+  return out;
+}
+
+}  // namespace graphgc::tfevents
