@@ -101,9 +101,9 @@ absl::StatusOr<std::vector<Output>> AddGradientsWith(
           c.reaches_x = x->second;
           break;
         }
+        // Data inputs are older than their consumers, so the data cone has
+        // no cycle and post-order placed every input already.
         auto p = position.find(in.node.index);
-        // Inputs come first in post-order, except along a cycle (control
-        // edges only, which carry no gradient), where they may be missing.
         if (p != position.end() && cone[p->second].reaches_x != kNoX) {
           c.reaches_x = cone[p->second].reaches_x;
           break;
@@ -113,25 +113,14 @@ absl::StatusOr<std::vector<Output>> AddGradientsWith(
       cone.push_back(c);
       stack.pop_back();
     }
-
-    // 2. Refuse a non-differentiable op on a path, before building
-    //    anything.
-    for (const ConeNode& c : cone) {
-      if (c.reaches_x == kNoX) continue;
-      const Node& n = g.NodeForRuntime(c.id);
-      if (n.op_def == nullptr || !n.op_def->gradient) {
-        const Node& yn = g.NodeForRuntime(y.handle().id());
-        const Node& xn = g.NodeForRuntime(xs[c.reaches_x].handle().id());
-        return absl::InvalidArgumentError(absl::StrCat(
-            "AddGradients: no gradient for ", n.op, " '", n.name,
-            "' on the path from '", yn.name, "' to '", xn.name, "'"));
-      }
-    }
   }
 
-  // 3. Reverse topological order: each node's output gradients are
+  // 2. Reverse topological order: each node's output gradients are
   //    complete before its GradFn runs. Everything built is held only by
-  //    `pending` and the result until we return.
+  //    `pending` and the result until we return, so on error it all becomes
+  //    garbage. A node without a GradFn is refused only when a gradient
+  //    actually reaches it (as TensorFlow does): an op whose consumers'
+  //    GradFns give its output no gradient (a shape, an integer) is fine.
   absl::flat_hash_map<uint64_t, std::vector<Output>> pending;  // edge -> sum
   auto total = [&](NodeId id, int index) -> absl::StatusOr<
                                               std::optional<Output>> {
@@ -164,6 +153,12 @@ absl::StatusOr<std::vector<Output>> AddGradientsWith(
       ctx.grad_outputs.push_back(std::move(grad));
     }
     if (!any) continue;  // nothing flows back through this node
+    if (info.op_def == nullptr || !info.op_def->gradient) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "AddGradients: no gradient for ", info.op, " '", info.name,
+          "' on the path from '", y.node_name(), "' to '",
+          xs[c->reaches_x].node_name(), "'"));
+    }
     ctx.node = std::move(info);
     absl::StatusOr<std::vector<std::optional<Output>>> grads =
         ctx.node.op_def->gradient(ctx);

@@ -8,11 +8,13 @@
 // that reach no x get no gradient nodes. A node reached from several
 // consumers gets their gradients summed with AddN. An x that does not
 // influence y gets ZerosLike(x). A node without a gradient function on a
-// path from y to an x is refused before anything is built, with a status
+// path from y to an x is refused when a gradient reaches it, with a status
 // naming it: "AddGradients: no gradient for ArgMax 'argmax_1' on the path
-// from 'loss' to 'w'". On any error the graph gains nothing reachable: the
-// nodes built so far are held only by local handles, which are dropped, so
-// the next collection leaves num_nodes() as it was.
+// from 'loss' to 'w'" (one whose consumers' GradFns give it no gradient, a
+// shape or an integer input, is fine, as in TensorFlow). On any error the
+// graph gains nothing reachable: the nodes built so far are held only by
+// local handles, which are dropped, so after the next collection
+// num_nodes() is what it was.
 //
 // Thread safety: as the graph's own building methods; the graph may be used
 // and collected by other threads meanwhile (y and xs keep the path alive).

@@ -97,6 +97,14 @@ TEST_F(GradientsTest, AcceptsNonDifferentiableOpOffThePath) {
   EXPECT_EQ(Eval(g[0]), (std::vector<float>{2, 4}));
 }
 
+TEST_F(GradientsTest, AcceptsNonDifferentiableOpNoGradientReaches) {
+  Output x = ops_.Const(g_, Vec({1, 2}), "x").value();
+  Output am = ops_.Unary("ArgMaxish", x).value();  // on a path, but Pick
+  Output y = ops_.Sum(ops_.Pick(x, am).value()).value();  // gives it none
+  std::vector<Output> g = Grads(y, {x}).value();
+  EXPECT_EQ(Eval(g[0]), (std::vector<float>{1, 1}));
+}
+
 TEST_F(GradientsTest, GivesZerosForAnXThatDoesNotInfluenceY) {
   Output x = ops_.Const(g_, Vec({1, 2}), "x").value();
   Output other = ops_.Const(g_, Vec({3, 4, 5}), "other").value();

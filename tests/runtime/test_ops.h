@@ -9,7 +9,7 @@
 // All values are float. Ops: "TestConst" (attr "value"), "Placeholder"
 // (no kernel: must be fed), "Identity", "Add", "Mul", "Square", "Sum" (of
 // all elements, to a scalar), "OnesLike", "ZerosLike", "AddN", "ArgMaxish"
-// (no gradient), "Fail" (kernel error), "Wrong" (kernel output of the
+// (no gradient), "Pick" (returns input 0; input 1 gets no gradient), "Fail" (kernel error), "Wrong" (kernel output of the
 // wrong dtype), "Block" (identity that waits until Release()), "Var"
 // (DT_RESOURCE output holding a tensor) and "Read" (reads its input's
 // resource), "NoOp".
@@ -97,6 +97,14 @@ class TestOps {
       for (float& v : t->mutable_data<float>()) v = c.input(0).data<float>()[0];
       c.set_output(0, *std::move(t));
       return absl::OkStatus();
+    });
+    // Pick(a, b) = a; b gets no gradient (like a shape input).
+    Def("Pick", [](OpKernelContext& c) {
+      c.set_output(0, c.input(0));
+      return absl::OkStatus();
+    }, [](const GradContext& g) -> GradResult {
+      return std::vector<std::optional<Output>>{g.grad_outputs[0],
+                                                std::nullopt};
     });
     Def("OnesLike", UnaryKernel([](float) { return 1.f; }));
     Def("ZerosLike", UnaryKernel([](float) { return 0.f; }));
@@ -187,6 +195,9 @@ class TestOps {
   absl::StatusOr<Output> Square(const Output& x,
                                 const std::string& name = "") {
     return Unary("Square", x, name);
+  }
+  absl::StatusOr<Output> Pick(const Output& a, const Output& b) {
+    return Binary("Pick", a, b, "");
   }
   absl::StatusOr<Output> Sum(const Output& x, const std::string& name = "") {
     NodeSpec spec = Spec("Sum", name, {DT_FLOAT}, {TensorShape{}});
