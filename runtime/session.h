@@ -39,7 +39,7 @@
 
 namespace Eigen {
 class ThreadPoolInterface;
-class ThreadPoolDevice;
+struct ThreadPoolDevice;  // a struct in Eigen
 }  // namespace Eigen
 
 namespace graphgc {
