@@ -208,6 +208,7 @@ absl::Status Graph::AddControlEdge(const NodeHandle& from,
   Node& node = static_cast<Node&>(*heap_->mutable_object(to.id().index));
   node.control_inputs.push_back(from.id());
   heap_->AddEdge(to.id().index, from.id().index);
+  structure_version_.fetch_add(1, std::memory_order_acq_rel);
   return absl::OkStatus();
 }
 

@@ -25,6 +25,7 @@
 #ifndef GRAPHGC_RUNTIME_GRAPH_H_
 #define GRAPHGC_RUNTIME_GRAPH_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -178,6 +179,12 @@ class Graph : private gc::SweepObserver {
   // again once its owner dropped the reservation and every node in its
   // scope has been swept.
   ScopeReservation ReserveScope(absl::string_view base);
+  // Changes whenever an existing node gains an input (AddControlEdge);
+  // adding nodes leaves it alone, since no existing node can reach a new
+  // one. Sessions compare it to know a cached plan may miss an edge.
+  uint64_t structure_version() const {
+    return structure_version_.load(std::memory_order_acquire);
+  }
   // Every node `roots` reach through data and control inputs, inputs before
   // the nodes that read them, in an order fixed by the graph's structure
   // (not by slot numbers), so identical graphs give identical orders.
@@ -238,6 +245,7 @@ class Graph : private gc::SweepObserver {
 
   std::shared_ptr<gc::Heap> heap_;
   std::unique_ptr<gc::Collector> collector_;
+  std::atomic<uint64_t> structure_version_{0};  // bumped under heap_mu()
 
   struct BaseInfo {
     int64_t live = 0;         // live nodes whose requested name was this

@@ -1,0 +1,478 @@
+#include "runtime/session.h"
+
+#include <algorithm>
+#include <limits>
+#include <thread>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/node.h"
+#include "runtime/op_def.h"
+#include "unsupported/Eigen/CXX11/Tensor"
+#include "unsupported/Eigen/CXX11/ThreadPool"
+#include "util/mutex.h"
+#include "util/status_macros.h"
+
+namespace graphgc {
+namespace session_internal {
+
+inline constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
+
+// One node to run: where its inputs come from and where its outputs go.
+struct Step {
+  NodeId id;
+  uint32_t input_begin = 0;  // first entry in Plan::inputs
+  uint32_t num_inputs = 0;
+  uint32_t output_base = 0;  // its output k goes to slot output_base + k
+  uint32_t num_outputs = 0;
+  bool has_resource_inputs = false;
+};
+
+struct InputRef {
+  uint32_t slot = 0;
+  // The last reader of a slot no fetch needs takes the tensor instead of
+  // sharing it, so intermediate buffers are freed as early as possible.
+  bool take = false;
+  NodeId producer;  // whose NodeResource the kernel sees for this input
+};
+
+struct FeedCheck {
+  uint32_t slot = 0;
+  DataType dtype = DT_INVALID;
+  TensorShape shape;
+  std::string name;  // "x:0"
+};
+
+// An execution plan: NodeIds and slot numbers only (no handles), so a cached
+// plan keeps nothing alive. Immutable once built; shared by concurrent runs.
+struct Plan {
+  std::vector<NodeId> ids;  // every node the plan names (pinned per run)
+  std::vector<Step> steps;  // topological order
+  std::vector<InputRef> inputs;
+  std::vector<FeedCheck> feeds;  // in the order of the Run's feeds
+  std::vector<uint32_t> fetch_slots;
+  uint32_t num_slots = 0;
+  uint32_t max_inputs = 0;
+  uint64_t structure_version = 0;
+};
+
+// The cache key: the ids and output indices of feeds, fetches, targets.
+struct PlanKey {
+  std::vector<uint32_t> words;
+  friend bool operator==(const PlanKey& a, const PlanKey& b) {
+    return a.words == b.words;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const PlanKey& k) {
+    return H::combine(std::move(h), k.words);
+  }
+};
+
+struct PlanCache {
+  static constexpr size_t kMaxPlans = 1024;
+
+  Mutex mu;
+  absl::flat_hash_map<PlanKey, std::shared_ptr<const Plan>> plans
+      ABSL_GUARDED_BY(mu);
+
+  // Drops every plan that names one of `swept`.
+  void DropSwept(const std::vector<NodeId>& swept) ABSL_LOCKS_EXCLUDED(mu) {
+    absl::flat_hash_set<NodeId> dead(swept.begin(), swept.end());
+    std::vector<std::shared_ptr<const Plan>> dropped;  // freed unlocked
+    WriterLock l(mu);
+    for (auto it = plans.begin(); it != plans.end();) {
+      const Plan& plan = *it->second;
+      const bool stale =
+          std::any_of(plan.ids.begin(), plan.ids.end(),
+                      [&](NodeId id) { return dead.contains(id); });
+      if (stale) {
+        dropped.push_back(std::move(it->second));
+        plans.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+  }
+};
+
+}  // namespace session_internal
+
+namespace {
+
+using session_internal::FeedCheck;
+using session_internal::InputRef;
+using session_internal::kNoSlot;
+using session_internal::Plan;
+using session_internal::PlanCache;
+using session_internal::PlanKey;
+using session_internal::Step;
+
+using Feeds = std::vector<std::pair<Output, Tensor>>;
+
+void AppendKey(const Output& o, std::vector<uint32_t>& words) {
+  words.push_back(o.handle().id().index);
+  words.push_back(o.handle().id().generation);
+  words.push_back(static_cast<uint32_t>(o.index()));
+}
+
+PlanKey MakeKey(const Feeds& feeds, const std::vector<Output>& fetches,
+                const std::vector<Output>& targets) {
+  PlanKey key;
+  key.words.reserve(3 + 3 * (feeds.size() + fetches.size() + targets.size()));
+  key.words.push_back(static_cast<uint32_t>(feeds.size()));
+  key.words.push_back(static_cast<uint32_t>(fetches.size()));
+  key.words.push_back(static_cast<uint32_t>(targets.size()));
+  for (const auto& f : feeds) AppendKey(f.first, key.words);
+  for (const Output& o : fetches) AppendKey(o, key.words);
+  for (const Output& o : targets) AppendKey(o, key.words);
+  return key;
+}
+
+uint64_t OutputKey(NodeId id, int index) {
+  // Slot indices are below 2^24 (gc::Heap::kMaxSlots), output indices small.
+  return (static_cast<uint64_t>(id.index) << 32) ^
+         (static_cast<uint64_t>(id.generation) << 8) ^
+         static_cast<uint64_t>(static_cast<uint32_t>(index));
+}
+
+}  // namespace
+
+Session::Session(Graph& g, SessionOptions options)
+    : graph_(g), cache_(std::make_shared<PlanCache>()) {
+  const int threads = std::max(1, options.intra_op_threads);
+  auto pool = std::make_unique<Eigen::ThreadPool>(threads);
+  device_ = std::make_unique<Eigen::ThreadPoolDevice>(pool.get(), threads);
+  pool_ = std::move(pool);
+  // The listener holds the cache, not the session: a notification racing
+  // with ~Session still touches live memory.
+  std::shared_ptr<PlanCache> cache = cache_;
+  listener_id_ = graph_.AddCollectListener([cache](const CollectEvent& e) {
+    if (e.phase == CollectEvent::Phase::kEnd && !e.swept.empty()) {
+      cache->DropSwept(e.swept);
+    }
+  });
+}
+
+Session::~Session() { graph_.RemoveCollectListener(listener_id_); }
+
+size_t Session::cached_plans_ForTesting() const {
+  ReaderLock l(cache_->mu);
+  return cache_->plans.size();
+}
+
+absl::StatusOr<int64_t> Session::PlanSizeForTesting(
+    const Feeds& feeds, const std::vector<Output>& fetches,
+    const std::vector<Output>& targets) const {
+  GG_ASSIGN_OR_RETURN(PlanPtr plan, BuildPlan(feeds, fetches, targets));
+  return static_cast<int64_t>(plan->steps.size());
+}
+
+absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
+    const Feeds& feeds, const std::vector<Output>& fetches,
+    const std::vector<Output>& targets) const {
+  gc::Heap& heap = graph_.heap();
+  // Checks an Output given to Run; `what` is "fetch 2", "feed 0", ...
+  auto check_output = [&](const Output& o, const std::string& what,
+                          bool need_index = true) -> absl::Status {
+    heap.mu().AssertReaderHeld();
+    if (!o.valid()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Session::Run: ", what, " is an empty Output"));
+    }
+    if (o.graph() != &graph_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Session::Run: ", what, " belongs to another graph than the "
+          "session's"));
+    }
+    if (!heap.IsLive(o.handle().id())) {
+      return absl::NotFoundError(absl::StrCat(
+          "Session::Run: ", what, " names a node that was swept (slot ",
+          o.handle().id().index, ")"));
+    }
+    const Node& n = graph_.NodeForRuntime(o.handle().id());
+    if (need_index && (o.index() < 0 ||
+                       o.index() >= static_cast<int>(n.output_types.size()))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Session::Run: ", what, " reads output ", o.index(), " of ", n.op,
+          " '", n.name, "', which has ", n.output_types.size()));
+    }
+    return absl::OkStatus();
+  };
+
+  auto plan = std::make_shared<Plan>();
+  ReaderLock lock(heap.mu());
+  plan->structure_version = graph_.structure_version();
+
+  // Feeds: each gets a slot; fed_nodes marks nodes with any output fed (they
+  // count as done for control dependencies).
+  absl::flat_hash_map<uint64_t, uint32_t> fed;  // OutputKey -> slot
+  absl::flat_hash_set<uint32_t> fed_nodes;      // slot indices
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    const Output& o = feeds[i].first;
+    GG_RETURN_IF_ERROR(check_output(o, absl::StrCat("feed ", i)));
+    const Node& n = graph_.NodeForRuntime(o.handle().id());
+    FeedCheck check;
+    check.slot = plan->num_slots++;
+    check.dtype = n.output_types[o.index()];
+    check.shape = n.output_shapes[o.index()];
+    check.name = absl::StrCat(n.name, ":", o.index());
+    if (check.dtype == DT_RESOURCE) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Session::Run: feed '", check.name, "' is a resource output, which "
+          "cannot be fed"));
+    }
+    if (!fed.emplace(OutputKey(o.handle().id(), o.index()), check.slot)
+             .second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Session::Run: '", check.name, "' is fed twice"));
+    }
+    fed_nodes.insert(o.handle().id().index);
+    plan->ids.push_back(o.handle().id());
+    plan->feeds.push_back(std::move(check));
+  }
+
+  // Depth-first walk from fetches and targets through data and control
+  // inputs, stopping at fed outputs; post-order is a topological order.
+  // Only the needed subgraph is visited.
+  enum class Mark : uint8_t { kOpen, kDone };
+  absl::flat_hash_map<uint32_t, Mark> mark;
+  absl::flat_hash_map<uint32_t, uint32_t> step_of;  // slot index -> step
+  struct Frame {
+    NodeId id;
+    uint32_t next = 0;  // data inputs first, then control inputs
+  };
+  std::vector<Frame> stack;
+  auto visit = [&](NodeId root) -> absl::Status {
+    if (mark.contains(root.index)) return absl::OkStatus();
+    mark[root.index] = Mark::kOpen;
+    stack.push_back(Frame{root});
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      const Node& n = graph_.NodeForRuntime(top.id);
+      const uint32_t num_data = static_cast<uint32_t>(n.inputs.size());
+      const uint32_t num_all =
+          num_data + static_cast<uint32_t>(n.control_inputs.size());
+      if (top.next < num_all) {
+        const uint32_t e = top.next++;
+        NodeId next;
+        if (e < num_data) {
+          const NodeInput& in = n.inputs[e];
+          if (fed.contains(OutputKey(in.node, in.index))) continue;
+          next = in.node;
+        } else {
+          next = n.control_inputs[e - num_data];
+          if (fed_nodes.contains(next.index)) continue;
+        }
+        auto [it, inserted] = mark.try_emplace(next.index, Mark::kOpen);
+        if (inserted) {
+          stack.push_back(Frame{next});
+        } else if (it->second == Mark::kOpen) {
+          const Node& other = graph_.NodeForRuntime(next);
+          return absl::InvalidArgumentError(absl::StrCat(
+              "Session::Run: the graph has a cycle through ", other.op, " '",
+              other.name, "' and ", n.op, " '", n.name, "'"));
+        }
+        continue;
+      }
+      if (n.op == "Placeholder") {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Placeholder '", n.name, "' must be fed"));
+      }
+      mark[top.id.index] = Mark::kDone;
+      step_of[top.id.index] = static_cast<uint32_t>(plan->steps.size());
+      Step step;
+      step.id = top.id;
+      step.num_outputs = static_cast<uint32_t>(n.output_types.size());
+      plan->steps.push_back(step);
+      plan->ids.push_back(top.id);
+      stack.pop_back();
+    }
+    return absl::OkStatus();
+  };
+
+  // Fetches and targets: fetched outputs that are fed need no node.
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    const Output& o = fetches[i];
+    GG_RETURN_IF_ERROR(check_output(o, absl::StrCat("fetch ", i)));
+    if (fed.contains(OutputKey(o.handle().id(), o.index()))) continue;
+    GG_RETURN_IF_ERROR(visit(o.handle().id()));
+  }
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const Output& o = targets[i];
+    GG_RETURN_IF_ERROR(check_output(o, absl::StrCat("target ", i),
+                                    /*need_index=*/false));
+    if (fed_nodes.contains(o.handle().id().index)) continue;
+    GG_RETURN_IF_ERROR(visit(o.handle().id()));
+  }
+
+  // Slots: feeds first, then every step's outputs in order.
+  for (Step& step : plan->steps) {
+    step.output_base = plan->num_slots;
+    plan->num_slots += step.num_outputs;
+  }
+  auto slot_of = [&](NodeId id, int index) -> uint32_t {
+    auto f = fed.find(OutputKey(id, index));
+    if (f != fed.end()) return f->second;
+    return plan->steps[step_of.at(id.index)].output_base +
+           static_cast<uint32_t>(index);
+  };
+  std::vector<uint32_t> last_reader(plan->num_slots, kNoSlot);
+  for (Step& step : plan->steps) {
+    const Node& n = graph_.NodeForRuntime(step.id);
+    step.input_begin = static_cast<uint32_t>(plan->inputs.size());
+    step.num_inputs = static_cast<uint32_t>(n.inputs.size());
+    plan->max_inputs = std::max(plan->max_inputs, step.num_inputs);
+    for (const NodeInput& in : n.inputs) {
+      InputRef ref;
+      ref.slot = slot_of(in.node, in.index);
+      ref.producer = in.node;
+      if (graph_.NodeForRuntime(in.node).resource != nullptr) {
+        step.has_resource_inputs = true;
+      }
+      last_reader[ref.slot] = static_cast<uint32_t>(plan->inputs.size());
+      plan->inputs.push_back(ref);
+    }
+  }
+  for (const Output& o : fetches) {
+    const uint32_t slot = slot_of(o.handle().id(), o.index());
+    plan->fetch_slots.push_back(slot);
+    last_reader[slot] = kNoSlot;  // a fetched tensor is never taken
+  }
+  for (uint32_t r : last_reader) {
+    if (r != kNoSlot) plan->inputs[r].take = true;
+  }
+  return PlanPtr(std::move(plan));
+}
+
+absl::StatusOr<Session::PlanPtr> Session::GetPlan(
+    const Feeds& feeds, const std::vector<Output>& fetches,
+    const std::vector<Output>& targets, bool force_rebuild) {
+  PlanKey key = MakeKey(feeds, fetches, targets);
+  if (!force_rebuild) {
+    ReaderLock l(cache_->mu);
+    auto it = cache_->plans.find(key);
+    if (it != cache_->plans.end() &&
+        it->second->structure_version == graph_.structure_version()) {
+      return it->second;
+    }
+  }
+  GG_ASSIGN_OR_RETURN(PlanPtr plan, BuildPlan(feeds, fetches, targets));
+  plan_builds_.fetch_add(1, std::memory_order_relaxed);
+  std::shared_ptr<const Plan> replaced;  // freed unlocked
+  {
+    WriterLock l(cache_->mu);
+    if (cache_->plans.size() >= PlanCache::kMaxPlans) cache_->plans.clear();
+    auto [it, inserted] = cache_->plans.try_emplace(std::move(key), plan);
+    if (!inserted) {
+      replaced = std::move(it->second);
+      it->second = plan;
+    }
+  }
+  return plan;
+}
+
+absl::StatusOr<std::vector<Tensor>> Session::Run(
+    const Feeds& feeds, const std::vector<Output>& fetches,
+    const std::vector<Output>& targets) {
+  GG_ASSIGN_OR_RETURN(PlanPtr plan, GetPlan(feeds, fetches, targets, false));
+  absl::StatusOr<gc::PinScope> pin = graph_.Pin(plan->ids);
+  if (!pin.ok()) {
+    // A node of the cached plan was swept between the sweep and the
+    // listener that drops the plan: build it again. If a fetch itself is
+    // gone, building says so.
+    GG_ASSIGN_OR_RETURN(plan, GetPlan(feeds, fetches, targets, true));
+    pin = graph_.Pin(plan->ids);
+    if (!pin.ok()) {
+      return absl::AbortedError(absl::StrCat(
+          "Session::Run: a node of the run was swept while it started: ",
+          pin.status().message()));
+    }
+  }
+  return Execute(*plan, feeds);
+}
+
+absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
+                                                     const Feeds& feeds) {
+  std::vector<Tensor> slots(plan.num_slots);
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    const FeedCheck& check = plan.feeds[i];
+    const Tensor& t = feeds[i].second;
+    if (t.dtype() != check.dtype) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Session::Run: feed '", check.name, "' expects a ",
+          DataTypeString(check.dtype), " tensor, got ",
+          DataTypeString(t.dtype())));
+    }
+    if (!check.shape.IsCompatibleWith(t.shape())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Session::Run: feed '", check.name, "' has shape ",
+          t.shape().DebugString(), ", incompatible with its static shape ",
+          check.shape.DebugString()));
+    }
+    slots[check.slot] = t;
+  }
+
+  static const Tensor kNoTensor;
+  const int64_t step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
+  std::vector<Tensor> in(plan.max_inputs);
+  std::vector<NodeResource*> resources(plan.max_inputs, nullptr);
+  for (const Step& step : plan.steps) {
+    const Node& node = graph_.NodeForRuntime(step.id);
+    const InputRef* refs = plan.inputs.data() + step.input_begin;
+    for (uint32_t k = 0; k < step.num_inputs; ++k) {
+      Tensor& src = slots[refs[k].slot];
+      if (refs[k].take) {
+        in[k] = std::move(src);
+      } else {
+        in[k] = src;
+      }
+    }
+    if (step.has_resource_inputs) {
+      for (uint32_t k = 0; k < step.num_inputs; ++k) {
+        resources[k] = graph_.NodeForRuntime(refs[k].producer).resource.get();
+      }
+    }
+    OpKernelContext ctx(
+        node, absl::Span<const Tensor>(in.data(), step.num_inputs),
+        absl::Span<NodeResource* const>(resources.data(), step.num_inputs),
+        device_.get(), step_id);
+    if (node.op_def != nullptr && node.op_def->kernel) {
+      absl::Status s = node.op_def->kernel(ctx);
+      if (!s.ok()) return s;
+    } else if (node.op != "NoOp") {
+      return absl::UnimplementedError(absl::StrCat(
+          "Session::Run: ", node.op, " '", node.name, "' has no kernel"));
+    }
+    if (step.has_resource_inputs) {
+      std::fill_n(resources.begin(), step.num_inputs, nullptr);
+    }
+    // Let go of the inputs now, so a taken buffer is freed after its last
+    // reader rather than at the end of the run.
+    for (uint32_t k = 0; k < step.num_inputs; ++k) in[k] = kNoTensor;
+    std::vector<Tensor>& outs = ctx.outputs();
+    for (uint32_t k = 0; k < step.num_outputs; ++k) {
+      const DataType want = node.output_types[k];
+      if (want == DT_RESOURCE) continue;  // the consumer reads the resource
+      Tensor& t = outs[k];
+      if (t.dtype() != want || !node.output_shapes[k].IsCompatibleWith(
+                                   t.shape())) {
+        return absl::InternalError(absl::StrCat(
+            node.op, " '", node.name, "': kernel produced output ", k, " as ",
+            t.IsInitialized() ? absl::StrCat(DataTypeString(t.dtype()), " ",
+                                             t.shape().DebugString())
+                              : std::string("nothing"),
+            ", expected ", DataTypeString(want), " ",
+            node.output_shapes[k].DebugString()));
+      }
+      slots[step.output_base + k] = std::move(t);
+    }
+  }
+
+  std::vector<Tensor> result;
+  result.reserve(plan.fetch_slots.size());
+  for (uint32_t slot : plan.fetch_slots) result.push_back(slots[slot]);
+  return result;
+}
+
+}  // namespace graphgc

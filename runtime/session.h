@@ -1,0 +1,122 @@
+// runtime/session.h
+//
+// Session: runs parts of a Graph. Run(feeds, fetches, targets) computes the
+// fetched outputs, running only the nodes they (and the targets) need
+// through data and control inputs; a fed output replaces its node for that
+// run, so the inputs of a fed node are not run.
+//
+// Execution plans: the first Run of a (feeds, fetches, targets) combination
+// walks the subgraph it needs (never the whole graph), orders it
+// topologically and caches the result. A plan holds only NodeIds and
+// precomputed tensor-slot numbers, never handles, so a cached plan keeps no
+// node alive; the session listens to the graph's collections and drops every
+// plan that names a swept node.
+//
+// Thread safety: Run may be called concurrently from any number of threads
+// on one Session; concurrent runs share cached plans but each has its own
+// tensors. While a Run executes, the nodes of its plan are pinned
+// (Graph::Pin): a Collect() meanwhile cannot sweep them. A collection waits
+// only for plan building and pinning (both hold the graph's lock shared for
+// a time proportional to the plan), never for kernels, which run without
+// any graph lock. Kernels must not call back into the graph (see
+// runtime/op_def.h). The Session must be destroyed before its Graph.
+//
+// Example:
+//   Session session(g);
+//   std::vector<Tensor> out = session.Run({{x, xt}}, {y}).value();
+#ifndef GRAPHGC_RUNTIME_SESSION_H_
+#define GRAPHGC_RUNTIME_SESSION_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/graph.h"
+#include "runtime/tensor.h"
+
+namespace Eigen {
+class ThreadPoolInterface;
+struct ThreadPoolDevice;  // a struct in Eigen
+}  // namespace Eigen
+
+namespace graphgc {
+
+struct SessionOptions {
+  // Threads of the intra-op pool kernels get through
+  // OpKernelContext::device(); values below 1 mean 1.
+  int intra_op_threads = 1;
+};
+
+namespace session_internal {
+struct Plan;
+struct PlanCache;
+}  // namespace session_internal
+
+class Session {
+ public:
+  explicit Session(Graph& g, SessionOptions options = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Runs what `fetches` and `targets` need and returns the fetched tensors,
+  // in the order of `fetches` (a fetched DT_RESOURCE output is an empty
+  // Tensor). Every feed must match its output's dtype and static shape (-1
+  // matches any size); feeds the run does not need are not an error. Errors
+  // name the node: an unfed Placeholder on the way, a bad feed, an empty
+  // Output or one of another graph, a cycle, a kernel's failure (its status
+  // is returned as the kernel gave it). A failed run changes nothing.
+  absl::StatusOr<std::vector<Tensor>> Run(
+      const std::vector<std::pair<Output, Tensor>>& feeds,
+      const std::vector<Output>& fetches,
+      const std::vector<Output>& targets = {});
+
+  Graph& graph() const { return graph_; }
+
+  // --- test hooks ---
+
+  // Plans built since construction (a cache hit builds none).
+  int64_t plan_builds_ForTesting() const {
+    return plan_builds_.load(std::memory_order_relaxed);
+  }
+  // Plans in the cache now.
+  size_t cached_plans_ForTesting() const;
+  // Builds (without caching or running) the plan of a combination and
+  // returns how many nodes it would run.
+  absl::StatusOr<int64_t> PlanSizeForTesting(
+      const std::vector<std::pair<Output, Tensor>>& feeds,
+      const std::vector<Output>& fetches,
+      const std::vector<Output>& targets = {}) const;
+
+ private:
+  using PlanPtr = std::shared_ptr<const session_internal::Plan>;
+
+  absl::StatusOr<PlanPtr> GetPlan(
+      const std::vector<std::pair<Output, Tensor>>& feeds,
+      const std::vector<Output>& fetches, const std::vector<Output>& targets,
+      bool force_rebuild);
+  absl::StatusOr<PlanPtr> BuildPlan(
+      const std::vector<std::pair<Output, Tensor>>& feeds,
+      const std::vector<Output>& fetches,
+      const std::vector<Output>& targets) const;
+  absl::StatusOr<std::vector<Tensor>> Execute(
+      const session_internal::Plan& plan,
+      const std::vector<std::pair<Output, Tensor>>& feeds);
+
+  Graph& graph_;
+  std::unique_ptr<Eigen::ThreadPoolInterface> pool_;
+  std::unique_ptr<Eigen::ThreadPoolDevice> device_;
+  // Shared with the collect listener, which may outlive a racing ~Session
+  // for the length of one notification.
+  std::shared_ptr<session_internal::PlanCache> cache_;
+  int listener_id_ = 0;
+  std::atomic<int64_t> plan_builds_{0};
+  std::atomic<int64_t> next_step_id_{1};
+};
+
+}  // namespace graphgc
+
+#endif  // GRAPHGC_RUNTIME_SESSION_H_

@@ -1,0 +1,379 @@
+#include "runtime/session.h"
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gc/handle.h"
+#include "gtest/gtest.h"
+#include "runtime/graph.h"
+#include "tests/runtime/test_ops.h"
+#include "unsupported/Eigen/CXX11/Tensor"
+
+namespace graphgc {
+namespace {
+
+// Whether a status message holds `text`, with the message on failure.
+::testing::AssertionResult Says(const absl::Status& s, absl::string_view text) {
+  if (absl::StrContains(s.message(), text)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "status \"" << s.ToString() << "\" does not say \"" << text << "\"";
+}
+
+Tensor Vec(std::vector<float> v) {
+  const int64_t n = static_cast<int64_t>(v.size());
+  return Tensor::FromData<float>({n}, v).value();
+}
+
+std::vector<float> Values(const Tensor& t) {
+  auto d = t.data<float>();
+  return std::vector<float>(d.begin(), d.end());
+}
+
+class SessionTest : public ::testing::Test {
+ protected:
+  testing::TestOps ops_;  // before g_: nodes point at its OpDefs
+  Graph g_;
+};
+
+TEST_F(SessionTest, RunsFetchedOutputs) {
+  Output a = ops_.Const(g_, Vec({1, 2})).value();
+  Output b = ops_.Const(g_, Vec({3, 4})).value();
+  Output c = ops_.Add(a, b).value();
+  Session s(g_);
+  std::vector<Tensor> out = s.Run({}, {c, a}).value();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(Values(out[0]), (std::vector<float>{4, 6}));
+  EXPECT_EQ(Values(out[1]), (std::vector<float>{1, 2}));
+}
+
+TEST_F(SessionTest, FetchRunsOnlyNodesItNeeds) {
+  Output a = ops_.Const(g_, Vec({2})).value();
+  Output sq = ops_.Square(a).value();
+  Output mul = ops_.Mul(a, a).value();
+  Session s(g_);
+  EXPECT_EQ(Values(s.Run({}, {sq}).value()[0]), (std::vector<float>{4}));
+  EXPECT_EQ(ops_.runs("Square"), 1);
+  EXPECT_EQ(ops_.runs("Mul"), 0);
+  EXPECT_EQ(ops_.runs("TestConst"), 1);
+}
+
+TEST_F(SessionTest, FedOutputCutsTheGraph) {
+  Output a = ops_.Const(g_, Vec({2})).value();
+  Output sq = ops_.Square(a).value();
+  Output id = ops_.Identity(sq).value();
+  Session s(g_);
+  std::vector<Tensor> out = s.Run({{sq, Vec({7})}}, {id, sq}).value();
+  EXPECT_EQ(Values(out[0]), (std::vector<float>{7}));
+  EXPECT_EQ(Values(out[1]), (std::vector<float>{7}));
+  EXPECT_EQ(ops_.runs("Square"), 0);
+  EXPECT_EQ(ops_.runs("TestConst"), 0);
+  EXPECT_EQ(ops_.runs("Identity"), 1);
+}
+
+TEST_F(SessionTest, TargetsRunForEffectThroughControlInputs) {
+  Output a = ops_.Const(g_, Vec({2})).value();
+  Output sq = ops_.Square(a).value();
+  Output noop = ops_.NoOp(g_, {sq.handle()}).value();
+  Session s(g_);
+  std::vector<Tensor> out = s.Run({}, {}, {noop}).value();
+  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(ops_.runs("Square"), 1);
+}
+
+TEST_F(SessionTest, ControlInputsRunBeforeTheirConsumer) {
+  Output a = ops_.Const(g_, Vec({2})).value();
+  Output sq = ops_.Square(a).value();
+  Output id = ops_.Unary("Identity", a, "id", {sq.handle()}).value();
+  Session s(g_);
+  ASSERT_TRUE(s.Run({}, {id}).ok());
+  EXPECT_EQ(ops_.runs("Square"), 1);
+}
+
+TEST_F(SessionTest, ResourceOutputReachesItsConsumer) {
+  Output var = ops_.Var(g_, Vec({5, 6})).value();
+  Output read = ops_.Read(var).value();
+  Session s(g_);
+  std::vector<Tensor> out = s.Run({}, {read, var}).value();
+  EXPECT_EQ(Values(out[0]), (std::vector<float>{5, 6}));
+  EXPECT_FALSE(out[1].IsInitialized());  // a resource output is empty
+}
+
+TEST_F(SessionTest, SecondRunReusesThePlan) {
+  Output x = ops_.Placeholder(g_, {-1}).value();
+  Output sq = ops_.Square(x).value();
+  Session s(g_);
+  ASSERT_TRUE(s.Run({{x, Vec({1})}}, {sq}).ok());
+  std::vector<Tensor> out = s.Run({{x, Vec({3, 4})}}, {sq}).value();
+  EXPECT_EQ(Values(out[0]), (std::vector<float>{9, 16}));
+  EXPECT_EQ(s.plan_builds_ForTesting(), 1);
+  EXPECT_EQ(s.cached_plans_ForTesting(), 1u);
+}
+
+TEST_F(SessionTest, DifferentFetchesBuildDifferentPlans) {
+  Output a = ops_.Const(g_, Vec({2})).value();
+  Output sq = ops_.Square(a).value();
+  Session s(g_);
+  ASSERT_TRUE(s.Run({}, {sq}).ok());
+  ASSERT_TRUE(s.Run({}, {a}).ok());
+  ASSERT_TRUE(s.Run({}, {sq, a}).ok());
+  EXPECT_EQ(s.plan_builds_ForTesting(), 3);
+  EXPECT_EQ(s.cached_plans_ForTesting(), 3u);
+}
+
+TEST_F(SessionTest, CachedPlanKeepsNoNodeAlive) {
+  Session s(g_);
+  {
+    Output a = ops_.Const(g_, Vec({2})).value();
+    Output sq = ops_.Square(a).value();
+    ASSERT_TRUE(s.Run({}, {sq}).ok());
+  }
+  EXPECT_EQ(g_.Collect().swept, 2);
+  EXPECT_EQ(g_.num_nodes(), 0);
+}
+
+TEST_F(SessionTest, SweepDropsEveryPlanNamingASweptNode) {
+  Output a = ops_.Const(g_, Vec({2})).value();
+  Output sq = ops_.Square(a).value();
+  Session s(g_);
+  {
+    Output id = ops_.Identity(sq).value();
+    ASSERT_TRUE(s.Run({}, {id}).ok());
+  }
+  ASSERT_TRUE(s.Run({}, {sq}).ok());
+  ASSERT_EQ(s.cached_plans_ForTesting(), 2u);
+  EXPECT_EQ(g_.Collect().swept, 1);  // the Identity
+  EXPECT_EQ(s.cached_plans_ForTesting(), 1u);
+  // The surviving plan still runs, without being rebuilt.
+  EXPECT_EQ(Values(s.Run({}, {sq}).value()[0]), (std::vector<float>{4}));
+  EXPECT_EQ(s.plan_builds_ForTesting(), 2);
+}
+
+TEST_F(SessionTest, ControlEdgeAddedAfterCachingIsHonoured) {
+  Output a = ops_.Const(g_, Vec({2})).value();
+  Output sq = ops_.Square(a).value();
+  Output id = ops_.Identity(a).value();
+  Session s(g_);
+  ASSERT_TRUE(s.Run({}, {id}).ok());
+  EXPECT_EQ(ops_.runs("Square"), 0);
+  ASSERT_TRUE(g_.AddControlEdge(sq.handle(), id.handle()).ok());
+  ASSERT_TRUE(s.Run({}, {id}).ok());
+  EXPECT_EQ(ops_.runs("Square"), 1);
+}
+
+TEST_F(SessionTest, ConcurrentCollectCannotSweepPinnedNodes) {
+  Output a = ops_.Const(g_, Vec({3})).value();
+  Output blocked = ops_.Unary("Block", a, "blocked").value();
+  Output out = ops_.Identity(blocked).value();
+  Session s(g_);
+  const NodeId ids[] = {a.handle().id(), blocked.handle().id(),
+                        out.handle().id()};
+  absl::StatusOr<std::vector<Tensor>> result;
+  std::thread runner([&s, &result, fetch = out] {
+    result = s.Run({}, {fetch});
+  });
+  ops_.WaitBlocked();
+  for (NodeId id : ids) EXPECT_TRUE(g_.heap().IsPinned(id.index));
+  // Drop every handle this thread has and collect while the kernel runs:
+  // the collection must neither wait for the kernel nor sweep the plan.
+  a = Output();
+  blocked = Output();
+  out = Output();
+  EXPECT_EQ(g_.Collect().swept, 0);
+  EXPECT_EQ(g_.num_nodes(), 3);
+  ops_.Release();
+  runner.join();
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(Values((*result)[0]), (std::vector<float>{3}));
+  for (NodeId id : ids) EXPECT_FALSE(g_.heap().IsPinned(id.index));
+  // With the run over and its fetch dropped, nothing holds the nodes.
+  EXPECT_EQ(g_.Collect().swept, 3);
+  EXPECT_EQ(s.cached_plans_ForTesting(), 0u);
+}
+
+TEST_F(SessionTest, UnfedPlaceholderIsAnError) {
+  Output x = ops_.Placeholder(g_, {-1}, "x").value();
+  Output sq = ops_.Square(x).value();
+  Session s(g_);
+  absl::StatusOr<std::vector<Tensor>> r = s.Run({}, {sq});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Says(r.status(), "Placeholder 'x' must be fed"));
+  EXPECT_EQ(ops_.runs("Square"), 0);
+}
+
+TEST_F(SessionTest, FeedOfWrongDtypeIsAnError) {
+  Output x = ops_.Placeholder(g_, {-1}, "x").value();
+  Output sq = ops_.Square(x).value();
+  Session s(g_);
+  Tensor ints = Tensor::FromData<int32_t>({1}, std::vector<int32_t>{1}).value();
+  absl::StatusOr<std::vector<Tensor>> r = s.Run({{x, ints}}, {sq});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Says(r.status(), "feed 'x:0' expects a float"));
+  EXPECT_TRUE(Says(r.status(), "got int32"));
+}
+
+TEST_F(SessionTest, FeedOfIncompatibleShapeIsAnError) {
+  Output x = ops_.Placeholder(g_, {-1, 3}, "x").value();
+  Output id = ops_.Identity(x).value();
+  Session s(g_);
+  Tensor bad = Tensor::FromData<float>({2, 4}, std::vector<float>(8)).value();
+  absl::StatusOr<std::vector<Tensor>> r = s.Run({{x, bad}}, {id});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Says(r.status(), "feed 'x:0' has shape [2,4]"));
+  EXPECT_TRUE(Says(r.status(), "[?,3]"));
+  Tensor good = Tensor::FromData<float>({5, 3}, std::vector<float>(15)).value();
+  EXPECT_TRUE(s.Run({{x, good}}, {id}).ok());
+}
+
+TEST_F(SessionTest, FeedingAnOutputTwiceIsAnError) {
+  Output x = ops_.Placeholder(g_, {-1}, "x").value();
+  Session s(g_);
+  absl::StatusOr<std::vector<Tensor>> r =
+      s.Run({{x, Vec({1})}, {x, Vec({2})}}, {x});
+  EXPECT_TRUE(Says(r.status(), "'x:0' is fed twice"));
+}
+
+TEST_F(SessionTest, FetchOfAnotherGraphIsAnError) {
+  Graph other;
+  Output foreign = ops_.Const(other, Vec({1})).value();
+  Session s(g_);
+  absl::StatusOr<std::vector<Tensor>> r = s.Run({}, {foreign});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Says(r.status(), "fetch 0 belongs to another"));
+}
+
+TEST_F(SessionTest, EmptyFetchIsAnError) {
+  Output a = ops_.Const(g_, Vec({1})).value();
+  Session s(g_);
+  absl::StatusOr<std::vector<Tensor>> r = s.Run({}, {a, Output()});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Says(r.status(), "fetch 1 is an empty Output"));
+}
+
+TEST_F(SessionTest, FetchOfSweptNodeIsAnError) {
+  WeakNodeHandle weak;
+  {
+    Output a = ops_.Const(g_, Vec({1})).value();
+    weak = WeakNodeHandle(a.handle());
+  }
+  g_.Collect();
+  std::optional<NodeHandle> locked = weak.Lock();
+  ASSERT_FALSE(locked.has_value());
+  Session s(g_);
+  absl::StatusOr<std::vector<Tensor>> r =
+      s.Run({}, {Output(locked.value_or(NodeHandle()), 0)});
+  EXPECT_TRUE(Says(r.status(), "fetch 0 is an empty Output"));
+}
+
+TEST_F(SessionTest, FetchOfMissingOutputIndexIsAnError) {
+  Output a = ops_.Const(g_, Vec({1}), "a").value();
+  Session s(g_);
+  absl::StatusOr<std::vector<Tensor>> r = s.Run({}, {Output(a.handle(), 2)});
+  EXPECT_TRUE(Says(r.status(), "fetch 0 reads output 2 of TestConst 'a'"));
+}
+
+TEST_F(SessionTest, KernelErrorIsReturned) {
+  Output a = ops_.Const(g_, Vec({1})).value();
+  Output f = ops_.Unary("Fail", a, "bad").value();
+  Output after = ops_.Identity(f).value();
+  Session s(g_);
+  absl::StatusOr<std::vector<Tensor>> r = s.Run({}, {after});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), "Fail 'bad': fails on purpose");
+  EXPECT_EQ(ops_.runs("Identity"), 0);
+}
+
+TEST_F(SessionTest, KernelOutputOfWrongDtypeIsAnError) {
+  Output a = ops_.Const(g_, Vec({1})).value();
+  Output w = ops_.Unary("Wrong", a, "wrong").value();
+  Session s(g_);
+  absl::StatusOr<std::vector<Tensor>> r = s.Run({}, {w});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInternal);
+  EXPECT_TRUE(Says(r.status(), "Wrong 'wrong': kernel produced "
+                                              "output 0 as int32"));
+}
+
+TEST_F(SessionTest, CycleIsAnError) {
+  Output a = ops_.Const(g_, Vec({1})).value();
+  Output b = ops_.Identity(a, "b").value();
+  Output c = ops_.Identity(b, "c").value();
+  ASSERT_TRUE(g_.AddControlEdge(c.handle(), b.handle()).ok());
+  Session s(g_);
+  absl::StatusOr<std::vector<Tensor>> r = s.Run({}, {c});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Says(r.status(), "cycle"));
+}
+
+TEST_F(SessionTest, FailedRunLeavesNothingPinned) {
+  Output a = ops_.Const(g_, Vec({1})).value();
+  Output f = ops_.Unary("Fail", a).value();
+  Session s(g_);
+  EXPECT_FALSE(s.Run({}, {f}).ok());
+  EXPECT_EQ(g_.heap().pin_count(), 0u);
+}
+
+TEST_F(SessionTest, RunsConcurrentlyFromManyThreads) {
+  Output x = ops_.Placeholder(g_, {-1}).value();
+  Output sq = ops_.Square(x).value();
+  Output y = ops_.Add(sq, x).value();
+  Session s(g_, {.intra_op_threads = 2});
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        const float v = static_cast<float>(t * 1000 + i);
+        auto out = s.Run({{x, Vec({v})}}, i % 2 ? std::vector<Output>{y}
+                                                : std::vector<Output>{y, sq});
+        if (!out.ok() || Values((*out)[0])[0] != v * v + v) ++failures;
+      }
+    });
+  }
+  // A collector thread racing with the runs (nothing to sweep but garbage).
+  threads.emplace_back([&] {
+    for (int i = 0; i < 50; ++i) {
+      { Output junk = ops_.Identity(x).value(); }
+      g_.Collect();
+    }
+  });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(s.cached_plans_ForTesting(), 2u);
+}
+
+TEST_F(SessionTest, PlanSizeDoesNotDependOnUnrelatedNodes) {
+  Output x = ops_.Placeholder(g_, {-1}).value();
+  Output chain = x;
+  for (int i = 0; i < 10; ++i) chain = ops_.Identity(chain).value();
+  Session s(g_);
+  EXPECT_EQ(s.PlanSizeForTesting({{x, Vec({1})}}, {chain}).value(), 10);
+  // Unrelated nodes, many of them consumers of the plan's own nodes (which
+  // a walk from the fetch must not visit).
+  std::vector<Output> keep;
+  for (int i = 0; i < 10000; ++i) {
+    keep.push_back(i % 2 ? ops_.Identity(chain).value()
+                         : ops_.Scalar(g_, 1.f).value());
+  }
+  EXPECT_EQ(s.PlanSizeForTesting({{x, Vec({1})}}, {chain}).value(), 10);
+  EXPECT_EQ(Values(s.Run({{x, Vec({4})}}, {chain}).value()[0]),
+            (std::vector<float>{4}));
+}
+
+TEST_F(SessionTest, KernelsSeeTheIntraOpDevice) {
+  int seen_threads = 0;
+  OpDef def{.type = "Probe", .kernel = [&](OpKernelContext& c) {
+              seen_threads = c.device().numThreads();
+              return absl::OkStatus();
+            }};
+  NodeSpec spec;
+  spec.op = "Probe";
+  spec.op_def = &def;
+  NodeHandle probe = g_.AddNode(std::move(spec)).value();
+  Session s(g_, {.intra_op_threads = 3});
+  ASSERT_TRUE(s.Run({}, {}, {Output(probe, 0)}).ok());
+  EXPECT_EQ(seen_threads, 3);
+}
+
+}  // namespace
+}  // namespace graphgc
