@@ -1,0 +1,100 @@
+// models/callbacks.h
+//
+// Callback: the Keras callback protocol of Sequential::Fit, and the stock
+// callbacks (ProgressBar; TensorBoard comes with the export library).
+//
+// Fit calls, in order: OnTrainBegin, then per epoch OnEpochBegin, per batch
+// OnBatchBegin / OnBatchEnd, OnEpochEnd, and finally OnTrainEnd. A non-OK
+// status from any of them stops the fit, which returns that status (the
+// weights keep the steps already taken). Callbacks run on Fit's thread and
+// must not call Fit on the same model.
+//
+// Logs: batch logs hold "loss" (and "accuracy") of that batch and "size";
+// epoch logs hold the epoch's averages weighted by batch size, plus
+// "val_loss" / "val_accuracy" with validation data.
+#ifndef GRAPHGC_MODELS_CALLBACKS_H_
+#define GRAPHGC_MODELS_CALLBACKS_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+
+namespace graphgc {
+
+class Sequential;
+
+using Logs = std::map<std::string, float>;
+
+// What a fit is about to do.
+struct TrainInfo {
+  int epochs = 0;
+  int64_t samples = 0;
+  int64_t steps_per_epoch = 0;
+  int batch_size = 0;
+  int verbose = 0;
+  bool has_validation = false;
+};
+
+class Callback {
+ public:
+  virtual ~Callback() = default;
+  // `model` is the model being fit; valid during the fit only (a callback
+  // that needs the model's nodes takes handles to them here).
+  virtual absl::Status OnTrainBegin(const Sequential& model,
+                                    const TrainInfo& info);
+  virtual absl::Status OnTrainEnd(const Logs& logs);
+  virtual absl::Status OnEpochBegin(int epoch);
+  virtual absl::Status OnEpochEnd(int epoch, const Logs& logs);
+  virtual absl::Status OnBatchBegin(int64_t batch);
+  virtual absl::Status OnBatchEnd(int64_t batch, const Logs& logs);
+};
+
+namespace callbacks {
+
+struct ProgressBarOptions {
+  FILE* out = stderr;
+  // Redraw one line in place (a terminal); false prints the epoch's line
+  // once at its end. Unset: decided by isatty(out).
+  int redraw = -1;
+};
+
+// Keras' progress bar:
+//   Epoch 1/1
+//   1000/1000 [==============================] - 0s 3us/sample - loss: 2.3172
+// redrawn in place on a terminal, one line per epoch otherwise. Fit adds
+// one by itself for verbose = 1 (and a line per epoch for verbose = 2).
+class ProgressBar : public Callback {
+ public:
+  static std::shared_ptr<ProgressBar> Create(ProgressBarOptions options = {});
+  explicit ProgressBar(ProgressBarOptions options);
+
+  absl::Status OnTrainBegin(const Sequential& model,
+                            const TrainInfo& info) override;
+  absl::Status OnEpochBegin(int epoch) override;
+  absl::Status OnBatchEnd(int64_t batch, const Logs& logs) override;
+  absl::Status OnEpochEnd(int epoch, const Logs& logs) override;
+
+  // The line as it would be drawn now (for tests).
+  std::string Line(bool final) const;
+
+ private:
+  ProgressBarOptions options_;
+  bool redraw_ = false;
+  TrainInfo info_;
+  int64_t seen_ = 0;
+  double loss_sum_ = 0;
+  std::map<std::string, double> metric_sums_;
+  Logs epoch_logs_;
+  absl::Time epoch_start_;
+};
+
+}  // namespace callbacks
+}  // namespace graphgc
+
+#endif  // GRAPHGC_MODELS_CALLBACKS_H_

@@ -1,0 +1,539 @@
+#include "models/sequential.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <numeric>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "models/layer_state.h"
+#include "models/training.h"
+#include "runtime/gradients.h"
+#include "runtime/session.h"
+#include "util/status_macros.h"
+
+namespace graphgc {
+namespace models_internal {
+
+struct ModelState {
+  Graph* graph = nullptr;
+  ScopeReservation scope;
+  std::string label;  // "Sequential '<name>'"
+  std::vector<Layer> layers;
+  std::vector<LayerState*> dense;  // the Dense layers' states, in order
+  std::unique_ptr<Session> session;
+  Output input;
+  Output output;
+  std::optional<Output> softmax_logits;
+  int64_t in_dim = 0;
+  int64_t units = 0;
+
+  bool compiled = false;
+  CompileOptions compile;
+  std::string metric_name;  // "accuracy" / "acc" when asked for
+  Output labels;
+  Output loss;
+  std::optional<Output> accuracy;
+  Output train_op;
+
+  std::mutex mu;  // serialises the model's calls
+
+  Output Own(const Output& o) const {
+    return Output(o.handle().WithOwner(label), o.index());
+  }
+
+  ~ModelState() {
+    // Drop the session (and its collect listener) before the handles.
+    session.reset();
+  }
+};
+
+}  // namespace models_internal
+
+using models_internal::LayerState;
+using models_internal::ModelState;
+
+const std::vector<float>& History::values(const std::string& key) const {
+  static const std::vector<float>* const kEmpty = new std::vector<float>();
+  auto it = history.find(key);
+  return it == history.end() ? *kEmpty : it->second;
+}
+
+namespace {
+
+// How the labels of a loss look.
+enum class LabelKind { kSparse, kDense };
+
+LabelKind LabelsOf(const Loss& loss) {
+  return loss.kind == Loss::Kind::kSparseCategoricalCrossentropy
+             ? LabelKind::kSparse
+             : LabelKind::kDense;
+}
+
+absl::StatusOr<int64_t> CheckX(const ModelState& m, const Tensor& x,
+                               const std::string& where) {
+  if (x.dtype() != DT_FLOAT) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": x must be float, got ", DataTypeString(x.dtype())));
+  }
+  if (x.shape().dims() != 2 || x.shape()[1] != m.in_dim) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": x has shape ", x.shape().DebugString(), " but model '",
+        m.scope.name(), "' takes [samples, ", m.in_dim, "] (", m.in_dim,
+        " features)"));
+  }
+  return x.shape()[0];
+}
+
+absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
+                    const std::string& where) {
+  if (y.shape().dims() == 0 || y.shape()[0] != samples) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": x has ", samples, " samples but y has ",
+        y.shape().dims() == 0 ? std::string("a scalar")
+                              : absl::StrCat(y.shape()[0]),
+        " (shape ", y.shape().DebugString(), ")"));
+  }
+  if (LabelsOf(m.compile.loss) == LabelKind::kSparse) {
+    const bool column = y.shape().dims() == 2 && y.shape()[1] == 1;
+    if ((y.dtype() != DT_INT32 && y.dtype() != DT_INT64) ||
+        (y.shape().dims() != 1 && !column)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": ", m.compile.loss.name(),
+          " takes integer class labels of shape [samples], got ",
+          DataTypeString(y.dtype()), " ", y.shape().DebugString()));
+    }
+    for (int64_t i = 0; i < samples; ++i) {
+      const int64_t label = y.dtype() == DT_INT32 ? y.data<int32_t>()[i]
+                                                  : y.data<int64_t>()[i];
+      if (label < 0 || label >= m.units) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": label ", label, " of sample ", i, " is outside [0, ",
+            m.units, ")"));
+      }
+    }
+    return absl::OkStatus();
+  }
+  const bool flat_ok = y.shape().dims() == 1 && m.units == 1;
+  if (y.dtype() != DT_FLOAT ||
+      !(flat_ok || (y.shape().dims() == 2 && y.shape()[1] == m.units))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": ", m.compile.loss.name(), " takes float targets of shape [",
+        samples, ", ", m.units, "], got ", DataTypeString(y.dtype()), " ",
+        y.shape().DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+// Rows `rows` of x (float [n, cols]) as a new [rows.size(), cols] tensor.
+Tensor GatherRows(const Tensor& x, int64_t cols, absl::Span<const int64_t> rows) {
+  Tensor out = Tensor::Zeros(DT_FLOAT, {static_cast<int64_t>(rows.size()), cols})
+                   .value();
+  const float* src = x.data<float>().data();
+  float* dst = out.mutable_data<float>().data();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::memcpy(dst + i * cols, src + rows[i] * cols, cols * sizeof(float));
+  }
+  return out;
+}
+
+// The labels of `rows` as the loss's placeholder takes them.
+Tensor GatherLabels(const ModelState& m, const Tensor& y,
+                    absl::Span<const int64_t> rows) {
+  const int64_t n = static_cast<int64_t>(rows.size());
+  if (LabelsOf(m.compile.loss) == LabelKind::kSparse) {
+    Tensor out = Tensor::Zeros(DT_INT32, {n}).value();
+    auto dst = out.mutable_data<int32_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      dst[i] = y.dtype() == DT_INT32
+                   ? y.data<int32_t>()[rows[i]]
+                   : static_cast<int32_t>(y.data<int64_t>()[rows[i]]);
+    }
+    return out;
+  }
+  return GatherRows(y, m.units, rows);
+}
+
+struct BatchResult {
+  float loss = 0;
+  std::optional<float> accuracy;
+};
+
+// Loss and metrics over (x, y) without training; weighted by batch size.
+absl::StatusOr<Logs> EvaluateLocked(ModelState& m, const Tensor& x,
+                                    const Tensor& y, int batch_size) {
+  const int64_t n = x.shape()[0];
+  std::vector<int64_t> rows(n);
+  std::iota(rows.begin(), rows.end(), 0);
+  double loss_sum = 0, acc_sum = 0;
+  std::vector<Output> fetches = {m.loss};
+  if (m.accuracy.has_value()) fetches.push_back(*m.accuracy);
+  for (int64_t begin = 0; begin < n; begin += batch_size) {
+    const int64_t end = std::min<int64_t>(n, begin + batch_size);
+    absl::Span<const int64_t> batch(rows.data() + begin, end - begin);
+    GG_ASSIGN_OR_RETURN(
+        std::vector<Tensor> out,
+        m.session->Run({{m.input, GatherRows(x, m.in_dim, batch)},
+                        {m.labels, GatherLabels(m, y, batch)}},
+                       fetches));
+    loss_sum += out[0].data<float>()[0] * (end - begin);
+    if (out.size() > 1) acc_sum += out[1].data<float>()[0] * (end - begin);
+  }
+  Logs logs;
+  logs["loss"] = n > 0 ? static_cast<float>(loss_sum / n) : 0.f;
+  if (m.accuracy.has_value()) {
+    logs[m.metric_name] = n > 0 ? static_cast<float>(acc_sum / n) : 0.f;
+  }
+  return logs;
+}
+
+}  // namespace
+
+absl::StatusOr<Sequential> Sequential::Create(std::vector<Layer> layers,
+                                              SequentialOptions options) {
+  if (layers.empty()) {
+    return absl::InvalidArgumentError("Sequential::Create: no layers");
+  }
+  Graph& graph = options.graph != nullptr ? *options.graph : Graph::Default();
+  std::vector<LayerState*> states;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    LayerState* s = layers[i].state_.get();
+    if (s == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Sequential::Create: layer ", i, " is empty"));
+    }
+    if (!s->error.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Sequential::Create: layer ", i, ": ", s->error.message()));
+    }
+    const bool is_input = s->kind == LayerState::Kind::kInput;
+    if ((i == 0) != is_input) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Sequential::Create: layer ", i, " is ", layers[i].kind(),
+          i == 0 ? "; the first layer must be layers::Input"
+                 : "; only the first layer may be an Input"));
+    }
+    if (std::find(states.begin(), states.end(), s) != states.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Sequential::Create: layer ", i, " ('", layers[i].name(),
+          "') appears twice in the stack"));
+    }
+    states.push_back(s);
+  }
+  // Validate every layer against the graph and its input size first.
+  int64_t dim = states[0]->input_shape[0];
+  for (size_t i = 0; i < states.size(); ++i) {
+    absl::Status s = models_internal::CheckLayer(*states[i], graph, dim);
+    if (!s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Sequential::Create: layer ", i, ": ", s.message()));
+    }
+    if (i > 0) dim = states[i]->units;
+  }
+
+  auto m = std::make_shared<ModelState>();
+  m->graph = &graph;
+  m->scope = graph.ReserveScope(options.name.empty() ? "sequential" : options.name);
+  m->label = absl::StrCat("Sequential '", m->scope.name(), "'");
+  m->layers = layers;
+  m->session = std::make_unique<Session>(
+      graph, SessionOptions{.intra_op_threads = options.intra_op_threads});
+  m->in_dim = states[0]->input_shape[0];
+  GG_RETURN_IF_ERROR(
+      models_internal::BuildLayer(*states[0], graph, 0, *m->session));
+  Output x = states[0]->placeholder;
+  dim = m->in_dim;
+  for (size_t i = 1; i < states.size(); ++i) {
+    GG_RETURN_IF_ERROR(
+        models_internal::BuildLayer(*states[i], graph, dim, *m->session));
+    GG_ASSIGN_OR_RETURN(models_internal::DenseOutputs out,
+                        models_internal::ApplyDense(*states[i], x));
+    x = out.output;
+    dim = states[i]->units;
+    m->dense.push_back(states[i]);
+    if (i + 1 == states.size() && states[i]->dense.activation == "softmax") {
+      m->softmax_logits = m->Own(out.pre_activation);
+    }
+  }
+  m->input = m->Own(states[0]->placeholder);
+  m->output = m->Own(x);
+  m->units = dim;
+  return Sequential(std::move(m));
+}
+
+absl::Status Sequential::Compile(CompileOptions options) {
+  ModelState& m = *state_;
+  std::lock_guard<std::mutex> lock(m.mu);
+  if (options.optimizer.kind == Optimizer::Kind::kNone) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Compile of '", m.scope.name(), "': no optimizer (use optimizers::Adam() or SGD())"));
+  }
+  if (options.loss.kind == Loss::Kind::kNone) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Compile of '", m.scope.name(), "': no loss"));
+  }
+  std::string metric_name;
+  for (const std::string& metric : options.metrics) {
+    if (metric != "accuracy" && metric != "acc") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Compile of '", m.scope.name(), "': unknown metric '", metric,
+          "' (supported: accuracy)"));
+    }
+    metric_name = metric;
+  }
+  if (m.dense.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Compile of '", m.scope.name(), "': the model has no trainable layer"));
+  }
+  const std::string scope = m.scope.name();
+  GG_ASSIGN_OR_RETURN(
+      models_internal::LossNodes loss,
+      models_internal::BuildLoss(options.loss,
+                                 {.output = m.output,
+                                  .softmax_logits = m.softmax_logits,
+                                  .units = m.units},
+                                 scope, !metric_name.empty()));
+  std::vector<Output> reads, vars;
+  std::vector<TensorShape> shapes;
+  for (LayerState* layer : m.dense) {
+    for (const models_internal::Variable& v : layer->variables) {
+      reads.push_back(v.read);
+      vars.push_back(v.handle);
+      shapes.push_back(v.shape);
+    }
+  }
+  GG_ASSIGN_OR_RETURN(std::vector<Output> grads, AddGradients(loss.loss, reads));
+  std::vector<NodeHandle> after = {loss.loss.handle()};
+  if (loss.accuracy.has_value()) after.push_back(loss.accuracy->handle());
+  GG_ASSIGN_OR_RETURN(Output train_op,
+                      models_internal::BuildUpdates(options.optimizer, vars, shapes,
+                                                    grads, after, scope,
+                                                    *m.session));
+  // Commit: from here nothing fails.
+  m.compile = std::move(options);
+  m.metric_name = metric_name;
+  m.labels = m.Own(loss.labels);
+  m.loss = m.Own(loss.loss);
+  m.accuracy.reset();
+  if (loss.accuracy.has_value()) m.accuracy = m.Own(*loss.accuracy);
+  m.train_op = m.Own(train_op);
+  m.compiled = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
+                                        FitOptions options) {
+  ModelState& m = *state_;
+  std::lock_guard<std::mutex> lock(m.mu);
+  const std::string where = absl::StrCat("Fit of '", m.scope.name(), "'");
+  if (!m.compiled) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, ": the model is not compiled; call Compile first"));
+  }
+  if (options.batch_size < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": batch_size must be >= 1, got ", options.batch_size));
+  }
+  if (options.epochs < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": epochs must be >= 0, got ", options.epochs));
+  }
+  if (options.verbose < 0 || options.verbose > 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": verbose must be 0, 1 or 2, got ", options.verbose));
+  }
+  GG_ASSIGN_OR_RETURN(const int64_t n, CheckX(m, x, where));
+  GG_RETURN_IF_ERROR(CheckY(m, y, n, where));
+  if (n == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": no samples"));
+  }
+  if (options.validation_data.has_value()) {
+    const std::string vwhere = where + " (validation_data)";
+    GG_ASSIGN_OR_RETURN(const int64_t vn,
+                        CheckX(m, options.validation_data->first, vwhere));
+    GG_RETURN_IF_ERROR(CheckY(m, options.validation_data->second, vn, vwhere));
+  }
+
+  std::vector<std::shared_ptr<Callback>> callbacks;
+  if (options.verbose > 0) {
+    callbacks.push_back(callbacks::ProgressBar::Create(
+        {.redraw = options.verbose == 1 ? -1 : 0}));
+  }
+  for (auto& cb : options.callbacks) {
+    if (cb != nullptr) callbacks.push_back(cb);
+  }
+  const int64_t steps = (n + options.batch_size - 1) / options.batch_size;
+  TrainInfo info{.epochs = options.epochs,
+                 .samples = n,
+                 .steps_per_epoch = steps,
+                 .batch_size = options.batch_size,
+                 .verbose = options.verbose,
+                 .has_validation = options.validation_data.has_value()};
+  for (auto& cb : callbacks) GG_RETURN_IF_ERROR(cb->OnTrainBegin(*this, info));
+
+  History history;
+  std::vector<int64_t> order(n);
+  std::vector<Output> fetches = {m.loss};
+  if (m.accuracy.has_value()) fetches.push_back(*m.accuracy);
+  Logs epoch_logs;
+  for (int epoch = 0; epoch < options.epochs; ++epoch) {
+    std::iota(order.begin(), order.end(), 0);
+    if (options.shuffle) {
+      std::mt19937_64 rng(options.seed * 0x9E3779B97F4A7C15ull + epoch);
+      std::shuffle(order.begin(), order.end(), rng);
+    }
+    for (auto& cb : callbacks) GG_RETURN_IF_ERROR(cb->OnEpochBegin(epoch));
+    double loss_sum = 0, acc_sum = 0;
+    for (int64_t step = 0; step < steps; ++step) {
+      for (auto& cb : callbacks) GG_RETURN_IF_ERROR(cb->OnBatchBegin(step));
+      const int64_t begin = step * options.batch_size;
+      const int64_t end = std::min<int64_t>(n, begin + options.batch_size);
+      absl::Span<const int64_t> rows(order.data() + begin, end - begin);
+      Tensor xb = GatherRows(x, m.in_dim, rows);
+      Tensor yb = GatherLabels(m, y, rows);
+      // A safe point: nothing of this model is in flight.
+      m.graph->MaybeCollect();
+      GG_ASSIGN_OR_RETURN(
+          std::vector<Tensor> out,
+          m.session->Run({{m.input, xb}, {m.labels, yb}}, fetches, {m.train_op}));
+      Logs batch_logs;
+      batch_logs["loss"] = out[0].data<float>()[0];
+      if (out.size() > 1) batch_logs[m.metric_name] = out[1].data<float>()[0];
+      batch_logs["size"] = static_cast<float>(end - begin);
+      loss_sum += batch_logs["loss"] * (end - begin);
+      if (out.size() > 1) acc_sum += batch_logs[m.metric_name] * (end - begin);
+      for (auto& cb : callbacks) {
+        GG_RETURN_IF_ERROR(cb->OnBatchEnd(step, batch_logs));
+      }
+    }
+    epoch_logs.clear();
+    epoch_logs["loss"] = static_cast<float>(loss_sum / n);
+    if (m.accuracy.has_value()) {
+      epoch_logs[m.metric_name] = static_cast<float>(acc_sum / n);
+    }
+    if (options.validation_data.has_value()) {
+      GG_ASSIGN_OR_RETURN(Logs val, EvaluateLocked(m, options.validation_data->first,
+                                                   options.validation_data->second,
+                                                   options.batch_size));
+      for (const auto& [key, value] : val) epoch_logs["val_" + key] = value;
+    }
+    history.epoch.push_back(epoch);
+    for (const auto& [key, value] : epoch_logs) {
+      history.history[key].push_back(value);
+    }
+    for (auto& cb : callbacks) {
+      GG_RETURN_IF_ERROR(cb->OnEpochEnd(epoch, epoch_logs));
+    }
+  }
+  for (auto& cb : callbacks) GG_RETURN_IF_ERROR(cb->OnTrainEnd(epoch_logs));
+  return history;
+}
+
+absl::StatusOr<std::map<std::string, float>> Sequential::Evaluate(
+    const Tensor& x, const Tensor& y, int batch_size) {
+  ModelState& m = *state_;
+  std::lock_guard<std::mutex> lock(m.mu);
+  const std::string where = absl::StrCat("Evaluate of '", m.scope.name(), "'");
+  if (!m.compiled) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, ": the model is not compiled; call Compile first"));
+  }
+  if (batch_size < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": batch_size must be >= 1, got ", batch_size));
+  }
+  GG_ASSIGN_OR_RETURN(const int64_t n, CheckX(m, x, where));
+  GG_RETURN_IF_ERROR(CheckY(m, y, n, where));
+  GG_ASSIGN_OR_RETURN(Logs logs, EvaluateLocked(m, x, y, batch_size));
+  return std::map<std::string, float>(logs.begin(), logs.end());
+}
+
+absl::StatusOr<Tensor> Sequential::Predict(const Tensor& x, int batch_size) {
+  ModelState& m = *state_;
+  std::lock_guard<std::mutex> lock(m.mu);
+  const std::string where = absl::StrCat("Predict of '", m.scope.name(), "'");
+  if (batch_size < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": batch_size must be >= 1, got ", batch_size));
+  }
+  GG_ASSIGN_OR_RETURN(const int64_t n, CheckX(m, x, where));
+  Tensor result = Tensor::Zeros(DT_FLOAT, {n, m.units}).value();
+  float* dst = result.mutable_data<float>().data();
+  std::vector<int64_t> rows(n);
+  std::iota(rows.begin(), rows.end(), 0);
+  for (int64_t begin = 0; begin < n; begin += batch_size) {
+    const int64_t end = std::min<int64_t>(n, begin + batch_size);
+    absl::Span<const int64_t> batch(rows.data() + begin, end - begin);
+    GG_ASSIGN_OR_RETURN(
+        std::vector<Tensor> out,
+        m.session->Run({{m.input, GatherRows(x, m.in_dim, batch)}}, {m.output}));
+    std::memcpy(dst + begin * m.units, out[0].data<float>().data(),
+                (end - begin) * m.units * sizeof(float));
+  }
+  return result;
+}
+
+std::vector<Tensor> Sequential::GetWeights() const {
+  ModelState& m = *state_;
+  std::lock_guard<std::mutex> lock(m.mu);
+  std::vector<Output> reads;
+  for (LayerState* layer : m.dense) {
+    for (const auto& v : layer->variables) reads.push_back(v.read);
+  }
+  absl::StatusOr<std::vector<Tensor>> out = m.session->Run({}, reads);
+  return out.ok() ? *std::move(out) : std::vector<Tensor>();
+}
+
+absl::Status Sequential::SetWeights(const std::vector<Tensor>& weights) {
+  ModelState& m = *state_;
+  std::lock_guard<std::mutex> lock(m.mu);
+  std::vector<const models_internal::Variable*> vars;
+  for (LayerState* layer : m.dense) {
+    for (const auto& v : layer->variables) vars.push_back(&v);
+  }
+  const std::string where = absl::StrCat("SetWeights of '", m.scope.name(), "'");
+  if (weights.size() != vars.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": the model has ", vars.size(), " weights, got ", weights.size()));
+  }
+  std::vector<std::pair<Output, Tensor>> feeds;
+  std::vector<Output> targets;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (weights[i].dtype() != DT_FLOAT || weights[i].shape() != vars[i]->shape) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": weight ", i, " ('", vars[i]->name, "') must be float ",
+          vars[i]->shape.DebugString(), ", got ",
+          DataTypeString(weights[i].dtype()), " ",
+          weights[i].shape().DebugString()));
+    }
+    feeds.emplace_back(vars[i]->assign_value, weights[i]);
+    targets.push_back(vars[i]->assign);
+  }
+  // One run assigns them all, after every check passed.
+  return m.session->Run(feeds, {}, targets).status();
+}
+
+const std::string& Sequential::name() const { return state_->scope.name(); }
+Graph& Sequential::graph() const { return *state_->graph; }
+const std::vector<Layer>& Sequential::layers() const { return state_->layers; }
+bool Sequential::compiled() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->compiled;
+}
+
+std::vector<NodeHandle> Sequential::GraphRoots() const {
+  ModelState& m = *state_;
+  std::lock_guard<std::mutex> lock(m.mu);
+  std::vector<NodeHandle> roots;
+  if (m.compiled) {
+    roots.push_back(m.train_op.handle());
+    roots.push_back(m.loss.handle());
+    if (m.accuracy.has_value()) roots.push_back(m.accuracy->handle());
+  }
+  roots.push_back(m.output.handle());
+  return roots;
+}
+
+}  // namespace graphgc
