@@ -73,8 +73,7 @@ absl::Status ProgressBar::OnBatchEnd(int64_t, const Logs& logs) {
 
 absl::Status ProgressBar::OnEpochEnd(int, const Logs& logs) {
   epoch_logs_ = logs;
-  std::fprintf(options_.out, "%s%s\n", redraw_ ? "\r" : "",
-               Line(true).c_str());
+  std::fprintf(options_.out, "%s%s\n", redraw_ ? "\r" : "", Line(true).c_str());
   std::fflush(options_.out);
   return absl::OkStatus();
 }

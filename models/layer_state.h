@@ -20,7 +20,7 @@ namespace models_internal {
 
 // One trainable variable of a layer and the nodes that read and set it.
 struct Variable {
-  std::string name;     // "dense_1/kernel"
+  std::string name;  // "dense_1/kernel"
   TensorShape shape;
   Output handle;        // VarHandleOp
   Output read;          // ReadVariableOp
@@ -35,14 +35,14 @@ struct LayerState {
   TensorShape input_shape;  // Input
   int64_t units = 0;        // Dense
   DenseOptions dense;
-  absl::Status error;       // bad options, reported at Create
+  absl::Status error;  // bad options, reported at Create
 
   std::mutex mu;
   bool built = false;
   Graph* graph = nullptr;
   ScopeReservation scope;
-  int64_t input_dim = 0;      // Dense: the feature count it was built for
-  Output placeholder;         // Input
+  int64_t input_dim = 0;            // Dense: the feature count it was built for
+  Output placeholder;               // Input
   std::vector<Variable> variables;  // Dense: kernel, then bias
 
   std::string owner_label() const { return "Layer '" + scope.name() + "'"; }

@@ -64,17 +64,18 @@ Layer Dense(int64_t units, DenseOptions options) {
   state->units = units;
   state->dense = std::move(options);
   const std::string& act = state->dense.activation;
-  const std::string label = state->requested_name.empty()
-                                ? std::string("Dense")
-                                : absl::StrCat("Dense '", state->requested_name, "'");
+  const std::string label =
+      state->requested_name.empty()
+          ? std::string("Dense")
+          : absl::StrCat("Dense '", state->requested_name, "'");
   if (units < 1) {
     state->error = absl::InvalidArgumentError(
         absl::StrCat(label, ": units must be >= 1, got ", units));
   } else if (act != "linear" && act != "relu" && act != "sigmoid" &&
              act != "tanh" && act != "softmax" && !act.empty()) {
-    state->error = absl::InvalidArgumentError(absl::StrCat(
-        label, ": unknown activation '", act,
-        "' (use linear, relu, sigmoid, tanh or softmax)"));
+    state->error = absl::InvalidArgumentError(
+        absl::StrCat(label, ": unknown activation '", act,
+                     "' (use linear, relu, sigmoid, tanh or softmax)"));
   }
   return MakeLayer(std::move(state));
 }
@@ -99,8 +100,9 @@ absl::StatusOr<Variable> MakeVariable(Graph& g, const std::string& name,
   GG_ASSIGN_OR_RETURN(
       Output value,
       ops::Placeholder(g, DT_FLOAT, shape, {.name = name + "/assign_value"}));
-  GG_ASSIGN_OR_RETURN(Output assign, ops::AssignVariableOp(
-                                         handle, value, {.name = name + "/Assign"}));
+  GG_ASSIGN_OR_RETURN(
+      Output assign,
+      ops::AssignVariableOp(handle, value, {.name = name + "/Assign"}));
   auto own = [&](const Output& o) {
     return Output(o.handle().WithOwner(label), o.index());
   };
@@ -111,11 +113,11 @@ absl::StatusOr<Variable> MakeVariable(Graph& g, const std::string& name,
   return v;
 }
 
-// Keras' glorot_uniform: U(-limit, limit), limit = sqrt(6 / (fan_in + fan_out)).
+// Keras' glorot_uniform: U(-limit, limit), limit = sqrt(6 / (fan_in +
+// fan_out)).
 Tensor GlorotUniform(int64_t fan_in, int64_t fan_out, uint64_t seed) {
   std::mt19937_64 rng(seed != 0 ? seed : std::random_device{}());
-  const float limit =
-      std::sqrt(6.0f / static_cast<float>(fan_in + fan_out));
+  const float limit = std::sqrt(6.0f / static_cast<float>(fan_in + fan_out));
   std::uniform_real_distribution<float> u(-limit, limit);
   Tensor t = Tensor::Zeros(DT_FLOAT, {fan_in, fan_out}).value();
   for (float& x : t.mutable_data<float>()) x = u(rng);
@@ -130,13 +132,13 @@ absl::Status CheckLayer(LayerState& layer, Graph& graph, int64_t input_dim) {
   if (!layer.built) return absl::OkStatus();
   const std::string name = layer.scope.name();
   if (layer.graph != &graph) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "layer '", name, "' belongs to another graph"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("layer '", name, "' belongs to another graph"));
   }
   if (layer.kind == LayerState::Kind::kDense && layer.input_dim != input_dim) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "layer '", name, "' was built for ", layer.input_dim,
-        " input features but gets ", input_dim));
+    return absl::InvalidArgumentError(
+        absl::StrCat("layer '", name, "' was built for ", layer.input_dim,
+                     " input features but gets ", input_dim));
   }
   return absl::OkStatus();
 }
@@ -158,15 +160,14 @@ absl::Status BuildLayer(LayerState& layer, Graph& graph, int64_t input_dim,
     layer.placeholder = Output(x.handle().WithOwner(label), x.index());
   } else {
     std::vector<Variable> vars;
-    GG_ASSIGN_OR_RETURN(
-        Variable kernel,
-        MakeVariable(graph, scope.name() + "/kernel", {input_dim, layer.units},
-                     label));
+    GG_ASSIGN_OR_RETURN(Variable kernel,
+                        MakeVariable(graph, scope.name() + "/kernel",
+                                     {input_dim, layer.units}, label));
     vars.push_back(std::move(kernel));
     if (layer.dense.use_bias) {
-      GG_ASSIGN_OR_RETURN(Variable bias,
-                          MakeVariable(graph, scope.name() + "/bias",
-                                       {layer.units}, label));
+      GG_ASSIGN_OR_RETURN(
+          Variable bias,
+          MakeVariable(graph, scope.name() + "/bias", {layer.units}, label));
       vars.push_back(std::move(bias));
     }
     // Initialise: kernel glorot_uniform, bias zeros, in one run.

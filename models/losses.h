@@ -22,8 +22,12 @@ struct CrossentropyOptions {
 };
 
 struct Loss {
-  enum class Kind { kNone, kSparseCategoricalCrossentropy,
-                    kCategoricalCrossentropy, kMeanSquaredError };
+  enum class Kind {
+    kNone,
+    kSparseCategoricalCrossentropy,
+    kCategoricalCrossentropy,
+    kMeanSquaredError
+  };
   Kind kind = Kind::kNone;
   bool from_logits = false;
 

@@ -79,10 +79,10 @@ absl::StatusOr<int64_t> CheckX(const ModelState& m, const Tensor& x,
         where, ": x must be float, got ", DataTypeString(x.dtype())));
   }
   if (x.shape().dims() != 2 || x.shape()[1] != m.in_dim) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": x has shape ", x.shape().DebugString(), " but model '",
-        m.scope.name(), "' takes [samples, ", m.in_dim, "] (", m.in_dim,
-        " features)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": x has shape ", x.shape().DebugString(),
+                     " but model '", m.scope.name(), "' takes [samples, ",
+                     m.in_dim, "] (", m.in_dim, " features)"));
   }
   return x.shape()[0];
 }
@@ -90,11 +90,11 @@ absl::StatusOr<int64_t> CheckX(const ModelState& m, const Tensor& x,
 absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
                     const std::string& where) {
   if (y.shape().dims() == 0 || y.shape()[0] != samples) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": x has ", samples, " samples but y has ",
-        y.shape().dims() == 0 ? std::string("a scalar")
-                              : absl::StrCat(y.shape()[0]),
-        " (shape ", y.shape().DebugString(), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": x has ", samples, " samples but y has ",
+                     y.shape().dims() == 0 ? std::string("a scalar")
+                                           : absl::StrCat(y.shape()[0]),
+                     " (shape ", y.shape().DebugString(), ")"));
   }
   if (LabelsOf(m.compile.loss) == LabelKind::kSparse) {
     const bool column = y.shape().dims() == 2 && y.shape()[1] == 1;
@@ -106,12 +106,12 @@ absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
           DataTypeString(y.dtype()), " ", y.shape().DebugString()));
     }
     for (int64_t i = 0; i < samples; ++i) {
-      const int64_t label = y.dtype() == DT_INT32 ? y.data<int32_t>()[i]
-                                                  : y.data<int64_t>()[i];
+      const int64_t label =
+          y.dtype() == DT_INT32 ? y.data<int32_t>()[i] : y.data<int64_t>()[i];
       if (label < 0 || label >= m.units) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where, ": label ", label, " of sample ", i, " is outside [0, ",
-            m.units, ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": label ", label, " of sample ", i,
+                         " is outside [0, ", m.units, ")"));
       }
     }
     return absl::OkStatus();
@@ -128,9 +128,11 @@ absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
 }
 
 // Rows `rows` of x (float [n, cols]) as a new [rows.size(), cols] tensor.
-Tensor GatherRows(const Tensor& x, int64_t cols, absl::Span<const int64_t> rows) {
-  Tensor out = Tensor::Zeros(DT_FLOAT, {static_cast<int64_t>(rows.size()), cols})
-                   .value();
+Tensor GatherRows(const Tensor& x, int64_t cols,
+                  absl::Span<const int64_t> rows) {
+  Tensor out =
+      Tensor::Zeros(DT_FLOAT, {static_cast<int64_t>(rows.size()), cols})
+          .value();
   const float* src = x.data<float>().data();
   float* dst = out.mutable_data<float>().data();
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -216,9 +218,9 @@ absl::StatusOr<Sequential> Sequential::Create(std::vector<Layer> layers,
                  : "; only the first layer may be an Input"));
     }
     if (std::find(states.begin(), states.end(), s) != states.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Sequential::Create: layer ", i, " ('", layers[i].name(),
-          "') appears twice in the stack"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Sequential::Create: layer ", i, " ('", layers[i].name(),
+                       "') appears twice in the stack"));
     }
     states.push_back(s);
   }
@@ -235,7 +237,8 @@ absl::StatusOr<Sequential> Sequential::Create(std::vector<Layer> layers,
 
   auto m = std::make_shared<ModelState>();
   m->graph = &graph;
-  m->scope = graph.ReserveScope(options.name.empty() ? "sequential" : options.name);
+  m->scope =
+      graph.ReserveScope(options.name.empty() ? "sequential" : options.name);
   m->label = absl::StrCat("Sequential '", m->scope.name(), "'");
   m->layers = layers;
   m->session = std::make_unique<Session>(
@@ -267,8 +270,9 @@ absl::Status Sequential::Compile(CompileOptions options) {
   ModelState& m = *state_;
   std::lock_guard<std::mutex> lock(m.mu);
   if (options.optimizer.kind == Optimizer::Kind::kNone) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Compile of '", m.scope.name(), "': no optimizer (use optimizers::Adam() or SGD())"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Compile of '", m.scope.name(),
+                     "': no optimizer (use optimizers::Adam() or SGD())"));
   }
   if (options.loss.kind == Loss::Kind::kNone) {
     return absl::InvalidArgumentError(
@@ -277,9 +281,9 @@ absl::Status Sequential::Compile(CompileOptions options) {
   std::string metric_name;
   for (const std::string& metric : options.metrics) {
     if (metric != "accuracy" && metric != "acc") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Compile of '", m.scope.name(), "': unknown metric '", metric,
-          "' (supported: accuracy)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Compile of '", m.scope.name(), "': unknown metric '",
+                       metric, "' (supported: accuracy)"));
     }
     metric_name = metric;
   }
@@ -304,13 +308,13 @@ absl::Status Sequential::Compile(CompileOptions options) {
       shapes.push_back(v.shape);
     }
   }
-  GG_ASSIGN_OR_RETURN(std::vector<Output> grads, AddGradients(loss.loss, reads));
+  GG_ASSIGN_OR_RETURN(std::vector<Output> grads,
+                      AddGradients(loss.loss, reads));
   std::vector<NodeHandle> after = {loss.loss.handle()};
   if (loss.accuracy.has_value()) after.push_back(loss.accuracy->handle());
-  GG_ASSIGN_OR_RETURN(Output train_op,
-                      models_internal::BuildUpdates(options.optimizer, vars, shapes,
-                                                    grads, after, scope,
-                                                    *m.session));
+  GG_ASSIGN_OR_RETURN(Output train_op, models_internal::BuildUpdates(
+                                           options.optimizer, vars, shapes,
+                                           grads, after, scope, *m.session));
   // Commit: from here nothing fails.
   m.compile = std::move(options);
   m.metric_name = metric_name;
@@ -395,9 +399,9 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
       Tensor yb = GatherLabels(m, y, rows);
       // A safe point: nothing of this model is in flight.
       m.graph->MaybeCollect();
-      GG_ASSIGN_OR_RETURN(
-          std::vector<Tensor> out,
-          m.session->Run({{m.input, xb}, {m.labels, yb}}, fetches, {m.train_op}));
+      GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                          m.session->Run({{m.input, xb}, {m.labels, yb}},
+                                         fetches, {m.train_op}));
       Logs batch_logs;
       batch_logs["loss"] = out[0].data<float>()[0];
       if (out.size() > 1) batch_logs[m.metric_name] = out[1].data<float>()[0];
@@ -414,9 +418,10 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
       epoch_logs[m.metric_name] = static_cast<float>(acc_sum / n);
     }
     if (options.validation_data.has_value()) {
-      GG_ASSIGN_OR_RETURN(Logs val, EvaluateLocked(m, options.validation_data->first,
-                                                   options.validation_data->second,
-                                                   options.batch_size));
+      GG_ASSIGN_OR_RETURN(
+          Logs val,
+          EvaluateLocked(m, options.validation_data->first,
+                         options.validation_data->second, options.batch_size));
       for (const auto& [key, value] : val) epoch_logs["val_" + key] = value;
     }
     history.epoch.push_back(epoch);
@@ -468,7 +473,8 @@ absl::StatusOr<Tensor> Sequential::Predict(const Tensor& x, int batch_size) {
     absl::Span<const int64_t> batch(rows.data() + begin, end - begin);
     GG_ASSIGN_OR_RETURN(
         std::vector<Tensor> out,
-        m.session->Run({{m.input, GatherRows(x, m.in_dim, batch)}}, {m.output}));
+        m.session->Run({{m.input, GatherRows(x, m.in_dim, batch)}},
+                       {m.output}));
     std::memcpy(dst + begin * m.units, out[0].data<float>().data(),
                 (end - begin) * m.units * sizeof(float));
   }
@@ -493,20 +499,23 @@ absl::Status Sequential::SetWeights(const std::vector<Tensor>& weights) {
   for (LayerState* layer : m.dense) {
     for (const auto& v : layer->variables) vars.push_back(&v);
   }
-  const std::string where = absl::StrCat("SetWeights of '", m.scope.name(), "'");
+  const std::string where =
+      absl::StrCat("SetWeights of '", m.scope.name(), "'");
   if (weights.size() != vars.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": the model has ", vars.size(), " weights, got ", weights.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": the model has ", vars.size(), " weights, got ",
+                     weights.size()));
   }
   std::vector<std::pair<Output, Tensor>> feeds;
   std::vector<Output> targets;
   for (size_t i = 0; i < vars.size(); ++i) {
-    if (weights[i].dtype() != DT_FLOAT || weights[i].shape() != vars[i]->shape) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": weight ", i, " ('", vars[i]->name, "') must be float ",
-          vars[i]->shape.DebugString(), ", got ",
-          DataTypeString(weights[i].dtype()), " ",
-          weights[i].shape().DebugString()));
+    if (weights[i].dtype() != DT_FLOAT ||
+        weights[i].shape() != vars[i]->shape) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": weight ", i, " ('", vars[i]->name,
+                       "') must be float ", vars[i]->shape.DebugString(),
+                       ", got ", DataTypeString(weights[i].dtype()), " ",
+                       weights[i].shape().DebugString()));
     }
     feeds.emplace_back(vars[i]->assign_value, weights[i]);
     targets.push_back(vars[i]->assign);

@@ -63,11 +63,13 @@ constexpr double kEpsilon = 1e-7;
 
 // log(clip(p, eps, 1 - eps)).
 absl::StatusOr<Output> ClippedLog(const Output& p, const std::string& scope) {
-  GG_ASSIGN_OR_RETURN(Output hi, ops::ScalarLike(p, 1.0 - kEpsilon,
-                                                 {.name = scope + "/clip_max"}));
-  GG_ASSIGN_OR_RETURN(Output lo,
-                      ops::ScalarLike(p, kEpsilon, {.name = scope + "/clip_min"}));
-  GG_ASSIGN_OR_RETURN(Output c, ops::Minimum(p, hi, {.name = scope + "/Minimum"}));
+  GG_ASSIGN_OR_RETURN(
+      Output hi,
+      ops::ScalarLike(p, 1.0 - kEpsilon, {.name = scope + "/clip_max"}));
+  GG_ASSIGN_OR_RETURN(
+      Output lo, ops::ScalarLike(p, kEpsilon, {.name = scope + "/clip_min"}));
+  GG_ASSIGN_OR_RETURN(Output c,
+                      ops::Minimum(p, hi, {.name = scope + "/Minimum"}));
   GG_ASSIGN_OR_RETURN(c, ops::Maximum(c, lo, {.name = scope + "/Maximum"}));
   return ops::Log(c, {.name = scope + "/Log"});
 }
@@ -97,8 +99,9 @@ absl::StatusOr<LossNodes> BuildLoss(const Loss& loss, const LossInputs& in,
   LossNodes out;
   switch (loss.kind) {
     case Loss::Kind::kSparseCategoricalCrossentropy: {
-      GG_ASSIGN_OR_RETURN(out.labels, ops::Placeholder(g, DT_INT32, {-1},
-                                                       {.name = scope + "/labels"}));
+      GG_ASSIGN_OR_RETURN(
+          out.labels,
+          ops::Placeholder(g, DT_INT32, {-1}, {.name = scope + "/labels"}));
       Output logits;
       if (loss.from_logits) {
         logits = in.output;
@@ -107,79 +110,87 @@ absl::StatusOr<LossNodes> BuildLoss(const Loss& loss, const LossInputs& in,
       } else {
         GG_ASSIGN_OR_RETURN(logits, ClippedLog(in.output, ls));
       }
-      GG_ASSIGN_OR_RETURN(ops::SoftmaxCrossEntropyOutputs xent,
-                          ops::SparseSoftmaxCrossEntropyWithLogits(
-                              logits, out.labels,
-                              {.name = ls + "/SparseSoftmaxCrossEntropyWithLogits"}));
+      GG_ASSIGN_OR_RETURN(
+          ops::SoftmaxCrossEntropyOutputs xent,
+          ops::SparseSoftmaxCrossEntropyWithLogits(
+              logits, out.labels,
+              {.name = ls + "/SparseSoftmaxCrossEntropyWithLogits"}));
       GG_ASSIGN_OR_RETURN(out.loss, BatchMean(xent.loss, ls + "/value"));
       if (with_accuracy) {
-        GG_ASSIGN_OR_RETURN(Output pred,
-                            ops::ArgMax(in.output, 1,
-                                        {.name = ms + "/ArgMax",
-                                         .output_type = DT_INT32}));
+        GG_ASSIGN_OR_RETURN(
+            Output pred,
+            ops::ArgMax(in.output, 1,
+                        {.name = ms + "/ArgMax", .output_type = DT_INT32}));
         GG_ASSIGN_OR_RETURN(out.accuracy, FractionEqual(pred, out.labels, ms));
       }
       return out;
     }
     case Loss::Kind::kCategoricalCrossentropy: {
-      GG_ASSIGN_OR_RETURN(
-          out.labels, ops::Placeholder(g, DT_FLOAT, {-1, in.units},
-                                       {.name = scope + "/labels"}));
+      GG_ASSIGN_OR_RETURN(out.labels,
+                          ops::Placeholder(g, DT_FLOAT, {-1, in.units},
+                                           {.name = scope + "/labels"}));
       Output log_p;
       if (loss.from_logits || in.softmax_logits.has_value()) {
         GG_ASSIGN_OR_RETURN(
-            log_p, ops::LogSoftmax(loss.from_logits ? in.output
-                                                    : *in.softmax_logits,
-                                   {.name = ls + "/LogSoftmax"}));
+            log_p,
+            ops::LogSoftmax(loss.from_logits ? in.output : *in.softmax_logits,
+                            {.name = ls + "/LogSoftmax"}));
       } else {
         // Keras normalises probabilities that do not sum to one.
-        GG_ASSIGN_OR_RETURN(Output total,
-                            ops::Sum(in.output, {.name = ls + "/Sum",
-                                                 .axes = {-1},
-                                                 .keep_dims = true}));
+        GG_ASSIGN_OR_RETURN(
+            Output total,
+            ops::Sum(in.output,
+                     {.name = ls + "/Sum", .axes = {-1}, .keep_dims = true}));
         GG_ASSIGN_OR_RETURN(Output p, ops::RealDiv(in.output, total,
                                                    {.name = ls + "/truediv"}));
         GG_ASSIGN_OR_RETURN(log_p, ClippedLog(p, ls));
       }
       GG_ASSIGN_OR_RETURN(Output prod,
                           ops::Mul(out.labels, log_p, {.name = ls + "/mul"}));
-      GG_ASSIGN_OR_RETURN(Output per_example,
-                          ops::Sum(prod, {.name = ls + "/Sum_1", .axes = {-1}}));
+      GG_ASSIGN_OR_RETURN(
+          Output per_example,
+          ops::Sum(prod, {.name = ls + "/Sum_1", .axes = {-1}}));
       GG_ASSIGN_OR_RETURN(per_example,
                           ops::Neg(per_example, {.name = ls + "/Neg"}));
       GG_ASSIGN_OR_RETURN(out.loss, BatchMean(per_example, ls + "/value"));
       if (with_accuracy) {
-        GG_ASSIGN_OR_RETURN(Output pred,
-                            ops::ArgMax(in.output, 1, {.name = ms + "/ArgMax"}));
-        GG_ASSIGN_OR_RETURN(Output truth, ops::ArgMax(out.labels, 1,
-                                                      {.name = ms + "/ArgMax_1"}));
+        GG_ASSIGN_OR_RETURN(
+            Output pred, ops::ArgMax(in.output, 1, {.name = ms + "/ArgMax"}));
+        GG_ASSIGN_OR_RETURN(
+            Output truth,
+            ops::ArgMax(out.labels, 1, {.name = ms + "/ArgMax_1"}));
         GG_ASSIGN_OR_RETURN(out.accuracy, FractionEqual(pred, truth, ms));
       }
       return out;
     }
     case Loss::Kind::kMeanSquaredError: {
+      GG_ASSIGN_OR_RETURN(out.labels,
+                          ops::Placeholder(g, DT_FLOAT, {-1, in.units},
+                                           {.name = scope + "/labels"}));
       GG_ASSIGN_OR_RETURN(
-          out.labels, ops::Placeholder(g, DT_FLOAT, {-1, in.units},
-                                       {.name = scope + "/labels"}));
-      GG_ASSIGN_OR_RETURN(Output diff,
-                          ops::Sub(in.output, out.labels, {.name = ls + "/sub"}));
-      GG_ASSIGN_OR_RETURN(Output sq, ops::Square(diff, {.name = ls + "/Square"}));
+          Output diff, ops::Sub(in.output, out.labels, {.name = ls + "/sub"}));
+      GG_ASSIGN_OR_RETURN(Output sq,
+                          ops::Square(diff, {.name = ls + "/Square"}));
       GG_ASSIGN_OR_RETURN(out.loss, BatchMean(sq, ls + "/value"));
       if (with_accuracy) {
         if (in.units == 1) {
           // Keras' binary accuracy: prediction > 0.5 against the target.
-          GG_ASSIGN_OR_RETURN(Output half, ops::ScalarLike(in.output, 0.5,
-                                                           {.name = ms + "/threshold"}));
-          GG_ASSIGN_OR_RETURN(Output gt, ops::Greater(in.output, half,
-                                                      {.name = ms + "/Greater"}));
-          GG_ASSIGN_OR_RETURN(Output pred,
-                              ops::Cast(gt, DT_FLOAT, {.name = ms + "/Cast_1"}));
-          GG_ASSIGN_OR_RETURN(out.accuracy, FractionEqual(pred, out.labels, ms));
+          GG_ASSIGN_OR_RETURN(
+              Output half,
+              ops::ScalarLike(in.output, 0.5, {.name = ms + "/threshold"}));
+          GG_ASSIGN_OR_RETURN(
+              Output gt,
+              ops::Greater(in.output, half, {.name = ms + "/Greater"}));
+          GG_ASSIGN_OR_RETURN(
+              Output pred, ops::Cast(gt, DT_FLOAT, {.name = ms + "/Cast_1"}));
+          GG_ASSIGN_OR_RETURN(out.accuracy,
+                              FractionEqual(pred, out.labels, ms));
         } else {
-          GG_ASSIGN_OR_RETURN(Output pred,
-                              ops::ArgMax(in.output, 1, {.name = ms + "/ArgMax"}));
-          GG_ASSIGN_OR_RETURN(Output truth, ops::ArgMax(out.labels, 1,
-                                                        {.name = ms + "/ArgMax_1"}));
+          GG_ASSIGN_OR_RETURN(
+              Output pred, ops::ArgMax(in.output, 1, {.name = ms + "/ArgMax"}));
+          GG_ASSIGN_OR_RETURN(
+              Output truth,
+              ops::ArgMax(out.labels, 1, {.name = ms + "/ArgMax_1"}));
           GG_ASSIGN_OR_RETURN(out.accuracy, FractionEqual(pred, truth, ms));
         }
       }
@@ -196,11 +207,14 @@ namespace {
 // A variable of the optimizer, set to `init` once with `session`.
 absl::StatusOr<Output> SlotVariable(Graph& g, const std::string& name,
                                     const Tensor& init, Session& session) {
-  GG_ASSIGN_OR_RETURN(Output var,
-                      ops::VarHandleOp(g, init.dtype(), init.shape(), {.name = name}));
-  GG_ASSIGN_OR_RETURN(Output value, ops::Const(g, init, {.name = name + "/Initializer"}));
-  GG_ASSIGN_OR_RETURN(Output assign,
-                      ops::AssignVariableOp(var, value, {.name = name + "/Assign"}));
+  GG_ASSIGN_OR_RETURN(
+      Output var,
+      ops::VarHandleOp(g, init.dtype(), init.shape(), {.name = name}));
+  GG_ASSIGN_OR_RETURN(Output value,
+                      ops::Const(g, init, {.name = name + "/Initializer"}));
+  GG_ASSIGN_OR_RETURN(
+      Output assign,
+      ops::AssignVariableOp(var, value, {.name = name + "/Assign"}));
   GG_RETURN_IF_ERROR(session.Run({}, {}, {assign}).status());
   return var;  // the initialiser nodes are garbage from here on
 }
@@ -226,46 +240,69 @@ absl::StatusOr<Output> BuildUpdates(const Optimizer& optimizer,
     case Optimizer::Kind::kAdam: {
       const AdamOptions& o = optimizer.adam;
       const std::string s = scope + "/Adam";
-      GG_ASSIGN_OR_RETURN(Output lr, ops::Const(g, o.learning_rate, {.name = s + "/learning_rate"}));
-      GG_ASSIGN_OR_RETURN(Output b1, ops::Const(g, o.beta_1, {.name = s + "/beta_1"}));
-      GG_ASSIGN_OR_RETURN(Output b2, ops::Const(g, o.beta_2, {.name = s + "/beta_2"}));
-      GG_ASSIGN_OR_RETURN(Output eps, ops::Const(g, o.epsilon, {.name = s + "/epsilon"}));
+      GG_ASSIGN_OR_RETURN(
+          Output lr,
+          ops::Const(g, o.learning_rate, {.name = s + "/learning_rate"}));
+      GG_ASSIGN_OR_RETURN(Output b1,
+                          ops::Const(g, o.beta_1, {.name = s + "/beta_1"}));
+      GG_ASSIGN_OR_RETURN(Output b2,
+                          ops::Const(g, o.beta_2, {.name = s + "/beta_2"}));
+      GG_ASSIGN_OR_RETURN(Output eps,
+                          ops::Const(g, o.epsilon, {.name = s + "/epsilon"}));
       // beta^t for the step being taken: starts at beta (t = 1).
-      GG_ASSIGN_OR_RETURN(Output b1_power,
-                          SlotVariable(g, s + "/beta_1_power",
-                                       Tensor::Scalar<float>(o.beta_1), session));
-      GG_ASSIGN_OR_RETURN(Output b2_power,
-                          SlotVariable(g, s + "/beta_2_power",
-                                       Tensor::Scalar<float>(o.beta_2), session));
-      GG_ASSIGN_OR_RETURN(Output b1p, ops::ReadVariableOp(b1_power, {.name = s + "/beta_1_power/Read"}));
-      GG_ASSIGN_OR_RETURN(Output b2p, ops::ReadVariableOp(b2_power, {.name = s + "/beta_2_power/Read"}));
+      GG_ASSIGN_OR_RETURN(
+          Output b1_power,
+          SlotVariable(g, s + "/beta_1_power", Tensor::Scalar<float>(o.beta_1),
+                       session));
+      GG_ASSIGN_OR_RETURN(
+          Output b2_power,
+          SlotVariable(g, s + "/beta_2_power", Tensor::Scalar<float>(o.beta_2),
+                       session));
+      GG_ASSIGN_OR_RETURN(
+          Output b1p,
+          ops::ReadVariableOp(b1_power, {.name = s + "/beta_1_power/Read"}));
+      GG_ASSIGN_OR_RETURN(
+          Output b2p,
+          ops::ReadVariableOp(b2_power, {.name = s + "/beta_2_power/Read"}));
       for (size_t i = 0; i < variables.size(); ++i) {
         const std::string base = s + "/" + SlotBase(variables[i]);
         Tensor zeros = Tensor::Zeros(DT_FLOAT, shapes[i]).value();
-        GG_ASSIGN_OR_RETURN(Output m, SlotVariable(g, base + "/m", zeros, session));
-        GG_ASSIGN_OR_RETURN(Output v, SlotVariable(g, base + "/v", zeros, session));
+        GG_ASSIGN_OR_RETURN(Output m,
+                            SlotVariable(g, base + "/m", zeros, session));
+        GG_ASSIGN_OR_RETURN(Output v,
+                            SlotVariable(g, base + "/v", zeros, session));
         GG_ASSIGN_OR_RETURN(
             Output apply,
-            ops::ResourceApplyAdam(variables[i], m, v, b1p, b2p, lr, b1, b2, eps,
-                                   grads[i],
+            ops::ResourceApplyAdam(variables[i], m, v, b1p, b2p, lr, b1, b2,
+                                   eps, grads[i],
                                    {.name = base + "/ResourceApplyAdam",
                                     .control_inputs = after}));
         updates.push_back(apply.handle());
       }
       // Advance beta^t once every variable has used this step's value.
       std::vector<NodeHandle> applies = updates;
-      GG_ASSIGN_OR_RETURN(Output b1_now, ops::ReadVariableOp(
-                                             b1_power, {.name = s + "/beta_1_power/ReadForUpdate",
-                                                        .control_inputs = applies}));
-      GG_ASSIGN_OR_RETURN(Output b2_now, ops::ReadVariableOp(
-                                             b2_power, {.name = s + "/beta_2_power/ReadForUpdate",
-                                                        .control_inputs = applies}));
-      GG_ASSIGN_OR_RETURN(Output b1_next, ops::Mul(b1_now, b1, {.name = s + "/beta_1_power/mul"}));
-      GG_ASSIGN_OR_RETURN(Output b2_next, ops::Mul(b2_now, b2, {.name = s + "/beta_2_power/mul"}));
-      GG_ASSIGN_OR_RETURN(Output u1, ops::AssignVariableOp(b1_power, b1_next,
-                                                           {.name = s + "/beta_1_power/Update"}));
-      GG_ASSIGN_OR_RETURN(Output u2, ops::AssignVariableOp(b2_power, b2_next,
-                                                           {.name = s + "/beta_2_power/Update"}));
+      GG_ASSIGN_OR_RETURN(
+          Output b1_now,
+          ops::ReadVariableOp(b1_power,
+                              {.name = s + "/beta_1_power/ReadForUpdate",
+                               .control_inputs = applies}));
+      GG_ASSIGN_OR_RETURN(
+          Output b2_now,
+          ops::ReadVariableOp(b2_power,
+                              {.name = s + "/beta_2_power/ReadForUpdate",
+                               .control_inputs = applies}));
+      GG_ASSIGN_OR_RETURN(
+          Output b1_next,
+          ops::Mul(b1_now, b1, {.name = s + "/beta_1_power/mul"}));
+      GG_ASSIGN_OR_RETURN(
+          Output b2_next,
+          ops::Mul(b2_now, b2, {.name = s + "/beta_2_power/mul"}));
+      GG_ASSIGN_OR_RETURN(Output u1, ops::AssignVariableOp(
+                                         b1_power, b1_next,
+                                         {.name = s + "/beta_1_power/Update"}));
+      GG_ASSIGN_OR_RETURN(Output u2, ops::AssignVariableOp(
+                                         b2_power, b2_next,
+                                         {.name = s + "/beta_2_power/Update"}));
       updates.push_back(u1.handle());
       updates.push_back(u2.handle());
       break;
@@ -273,42 +310,54 @@ absl::StatusOr<Output> BuildUpdates(const Optimizer& optimizer,
     case Optimizer::Kind::kSGD: {
       const SGDOptions& o = optimizer.sgd;
       const std::string s = scope + "/SGD";
-      GG_ASSIGN_OR_RETURN(Output lr, ops::Const(g, o.learning_rate, {.name = s + "/learning_rate"}));
+      GG_ASSIGN_OR_RETURN(
+          Output lr,
+          ops::Const(g, o.learning_rate, {.name = s + "/learning_rate"}));
       if (o.momentum == 0.f && !o.nesterov) {
         for (size_t i = 0; i < variables.size(); ++i) {
-          GG_ASSIGN_OR_RETURN(
-              Output apply,
-              ops::ResourceApplyGradientDescent(
-                  variables[i], lr, grads[i],
-                  {.name = s + "/" + SlotBase(variables[i]) + "/ResourceApplyGradientDescent",
-                   .control_inputs = after}));
+          GG_ASSIGN_OR_RETURN(Output apply,
+                              ops::ResourceApplyGradientDescent(
+                                  variables[i], lr, grads[i],
+                                  {.name = s + "/" + SlotBase(variables[i]) +
+                                           "/ResourceApplyGradientDescent",
+                                   .control_inputs = after}));
           updates.push_back(apply.handle());
         }
         break;
       }
-      GG_ASSIGN_OR_RETURN(Output mom, ops::Const(g, o.momentum, {.name = s + "/momentum"}));
+      GG_ASSIGN_OR_RETURN(Output mom,
+                          ops::Const(g, o.momentum, {.name = s + "/momentum"}));
       for (size_t i = 0; i < variables.size(); ++i) {
         const std::string base = s + "/" + SlotBase(variables[i]);
         GG_ASSIGN_OR_RETURN(
             Output velocity,
             SlotVariable(g, base + "/momentum",
                          Tensor::Zeros(DT_FLOAT, shapes[i]).value(), session));
-        GG_ASSIGN_OR_RETURN(Output vel, ops::ReadVariableOp(velocity, {.name = base + "/momentum/Read",
-                                                                      .control_inputs = after}));
-        GG_ASSIGN_OR_RETURN(Output mv, ops::Mul(mom, vel, {.name = base + "/mul"}));
-        GG_ASSIGN_OR_RETURN(Output lg, ops::Mul(lr, grads[i], {.name = base + "/mul_1"}));
-        GG_ASSIGN_OR_RETURN(Output v_new, ops::Sub(mv, lg, {.name = base + "/sub"}));
-        GG_ASSIGN_OR_RETURN(Output set_v, ops::AssignVariableOp(velocity, v_new,
-                                                                {.name = base + "/momentum/Update"}));
+        GG_ASSIGN_OR_RETURN(
+            Output vel,
+            ops::ReadVariableOp(velocity, {.name = base + "/momentum/Read",
+                                           .control_inputs = after}));
+        GG_ASSIGN_OR_RETURN(Output mv,
+                            ops::Mul(mom, vel, {.name = base + "/mul"}));
+        GG_ASSIGN_OR_RETURN(Output lg,
+                            ops::Mul(lr, grads[i], {.name = base + "/mul_1"}));
+        GG_ASSIGN_OR_RETURN(Output v_new,
+                            ops::Sub(mv, lg, {.name = base + "/sub"}));
+        GG_ASSIGN_OR_RETURN(
+            Output set_v,
+            ops::AssignVariableOp(velocity, v_new,
+                                  {.name = base + "/momentum/Update"}));
         Output step = v_new;
         if (o.nesterov) {
-          GG_ASSIGN_OR_RETURN(Output mv_new, ops::Mul(mom, v_new, {.name = base + "/mul_2"}));
-          GG_ASSIGN_OR_RETURN(step, ops::Sub(mv_new, lg, {.name = base + "/sub_1"}));
+          GG_ASSIGN_OR_RETURN(Output mv_new,
+                              ops::Mul(mom, v_new, {.name = base + "/mul_2"}));
+          GG_ASSIGN_OR_RETURN(step,
+                              ops::Sub(mv_new, lg, {.name = base + "/sub_1"}));
         }
-        GG_ASSIGN_OR_RETURN(Output apply,
-                            ops::AssignAddVariableOp(variables[i], step,
-                                                     {.name = base + "/Update",
-                                                      .control_inputs = after}));
+        GG_ASSIGN_OR_RETURN(
+            Output apply, ops::AssignAddVariableOp(variables[i], step,
+                                                   {.name = base + "/Update",
+                                                    .control_inputs = after}));
         updates.push_back(set_v.handle());
         updates.push_back(apply.handle());
       }
@@ -317,7 +366,8 @@ absl::StatusOr<Output> BuildUpdates(const Optimizer& optimizer,
     case Optimizer::Kind::kNone:
       return absl::InvalidArgumentError("Compile: no optimizer given");
   }
-  return ops::NoOp(g, {.name = scope + "/train_step", .control_inputs = updates});
+  return ops::NoOp(g,
+                   {.name = scope + "/train_step", .control_inputs = updates});
 }
 
 }  // namespace models_internal

@@ -47,8 +47,7 @@ absl::StatusOr<Output> BuildUpdates(const Optimizer& optimizer,
                                     const std::vector<TensorShape>& shapes,
                                     const std::vector<Output>& grads,
                                     const std::vector<NodeHandle>& after,
-                                    const std::string& scope,
-                                    Session& session);
+                                    const std::string& scope, Session& session);
 
 }  // namespace models_internal
 }  // namespace graphgc

@@ -1,0 +1,72 @@
+#include "models/callbacks.h"
+
+#include <cstdio>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "models/layers.h"
+#include "models/losses.h"
+#include "models/optimizers.h"
+#include "models/sequential.h"
+
+namespace graphgc {
+namespace {
+
+std::string ReadAll(FILE* f) {
+  std::rewind(f);
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) out.append(buf, n);
+  return out;
+}
+
+TEST(ProgressBar, PrintsAKerasStyleLinePerEpochOffATerminal) {
+  Graph g;
+  Sequential m =
+      Sequential::Create(
+          {layers::Input({2}), layers::Dense(2, {.activation = "softmax"})},
+          {.graph = &g})
+          .value();
+  ASSERT_TRUE(m.Compile({.optimizer = optimizers::Adam(),
+                         .loss = losses::SparseCategoricalCrossentropy()})
+                  .ok());
+  std::vector<float> xs(2 * 100, 0.5f);
+  std::vector<int32_t> ys(100, 1);
+  Tensor x = Tensor::FromData<float>({100, 2}, xs).value();
+  Tensor y = Tensor::FromData<int32_t>({100}, ys).value();
+  FILE* out = std::tmpfile();
+  auto bar = callbacks::ProgressBar::Create({.out = out, .redraw = 0});
+  ASSERT_TRUE(
+      m.Fit(x, y, {.epochs = 2, .verbose = 0, .callbacks = {bar}}).ok());
+  const std::string text = ReadAll(out);
+  std::fclose(out);
+  EXPECT_NE(text.find("Epoch 1/2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("Epoch 2/2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("100/100 [==============================] - "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("/sample - loss: "), std::string::npos) << text;
+  EXPECT_EQ(text.find('\r'), std::string::npos) << text;
+}
+
+// Keras: int(30 * 320 / 1000) = 9 cells, the last one the '>' head.
+TEST(ProgressBar, PartialLineShowsProgressAndEta) {
+  Graph g;
+  Sequential m =
+      Sequential::Create({layers::Input({1}), layers::Dense(1)}, {.graph = &g})
+          .value();
+  std::FILE* devnull = std::fopen("/dev/null", "w");
+  callbacks::ProgressBar quiet({.out = devnull, .redraw = 0});
+  ASSERT_TRUE(quiet.OnTrainBegin(m, {.epochs = 1, .samples = 1000}).ok());
+  ASSERT_TRUE(quiet.OnEpochBegin(0).ok());
+  ASSERT_TRUE(quiet.OnBatchEnd(0, {{"loss", 2.5f}, {"size", 320.f}}).ok());
+  const std::string line = quiet.Line(false);
+  std::fclose(devnull);
+  EXPECT_EQ(line.substr(0, 42), " 320/1000 [========>.....................]");
+  EXPECT_NE(line.find("ETA:"), std::string::npos);
+  EXPECT_NE(line.find("loss: 2.5000"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace graphgc

@@ -1,0 +1,466 @@
+#include "models/sequential.h"
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "models/layers.h"
+#include "models/losses.h"
+#include "models/optimizers.h"
+#include "runtime/graph.h"
+
+namespace graphgc {
+namespace {
+
+Tensor Floats(TensorShape shape, std::vector<float> v) {
+  return Tensor::FromData<float>(shape, v).value();
+}
+
+Tensor Ints(std::vector<int32_t> v) {
+  return Tensor::FromData<int32_t>({static_cast<int64_t>(v.size())}, v).value();
+}
+
+// Random features in [0, 1) and labels in [0, classes).
+std::pair<Tensor, Tensor> RandomData(int64_t n, int64_t features, int classes,
+                                     uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0, 1);
+  std::uniform_int_distribution<int32_t> label(0, classes - 1);
+  std::vector<float> xs(n * features);
+  std::vector<int32_t> ys(n);
+  for (float& v : xs) v = u(rng);
+  for (int32_t& v : ys) v = label(rng);
+  return {Floats({n, features}, xs), Ints(ys)};
+}
+
+bool SameWeights(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].shape() != b[i].shape()) return false;
+    auto x = a[i].data<float>(), y = b[i].data<float>();
+    if (!std::equal(x.begin(), x.end(), y.begin())) return false;
+  }
+  return true;
+}
+
+class SequentialTest : public ::testing::Test {
+ protected:
+  Sequential Mlp(const std::string& name = "") {
+    Sequential m = Sequential::Create(
+                       {layers::Input({10}),
+                        layers::Dense(16, {.activation = "relu", .seed = 1}),
+                        layers::Dense(3, {.activation = "softmax", .seed = 2})},
+                       {.name = name, .graph = &g_})
+                       .value();
+    EXPECT_TRUE(m.Compile({.optimizer = optimizers::Adam(),
+                           .loss = losses::SparseCategoricalCrossentropy(),
+                           .metrics = {"accuracy"}})
+                    .ok());
+    return m;
+  }
+  Graph g_;
+};
+
+TEST_F(SequentialTest, LayersGetKerasStyleNames) {
+  Sequential a = Mlp();
+  Sequential b = Mlp();
+  EXPECT_EQ(a.name(), "sequential");
+  EXPECT_EQ(b.name(), "sequential_1");
+  EXPECT_EQ(a.layers()[1].name(), "dense");
+  EXPECT_EQ(a.layers()[2].name(), "dense_1");
+  EXPECT_EQ(b.layers()[1].name(), "dense_2");
+}
+
+TEST_F(SequentialTest, NamesOfDroppedModelsAreReusedAfterACollection) {
+  { Sequential a = Mlp(); }
+  g_.Collect();
+  Sequential b = Mlp();
+  EXPECT_EQ(b.name(), "sequential");
+  EXPECT_EQ(b.layers()[1].name(), "dense");
+}
+
+TEST_F(SequentialTest, GetWeightsGivesKernelAndBiasPerDenseLayer) {
+  Sequential m = Mlp();
+  std::vector<Tensor> w = m.GetWeights();
+  ASSERT_EQ(w.size(), 4u);
+  EXPECT_EQ(w[0].shape(), (TensorShape{10, 16}));
+  EXPECT_EQ(w[1].shape(), (TensorShape{16}));
+  EXPECT_EQ(w[2].shape(), (TensorShape{16, 3}));
+  EXPECT_EQ(w[3].shape(), (TensorShape{3}));
+  for (float b : w[1].data<float>()) EXPECT_EQ(b, 0.f);  // bias zeros
+  const float limit = std::sqrt(6.f / (10 + 16));        // glorot_uniform
+  for (float k : w[0].data<float>()) EXPECT_LE(std::fabs(k), limit);
+}
+
+TEST_F(SequentialTest, SetWeightsThenGetWeightsRoundTrips) {
+  Sequential m = Mlp();
+  std::vector<Tensor> w = m.GetWeights();
+  std::vector<Tensor> mine;
+  for (const Tensor& t : w) {
+    Tensor c = Tensor::Zeros(DT_FLOAT, t.shape()).value();
+    float k = 0.5f;
+    for (float& v : c.mutable_data<float>()) v = (k += 0.25f);
+    mine.push_back(c);
+  }
+  ASSERT_TRUE(m.SetWeights(mine).ok());
+  EXPECT_TRUE(SameWeights(m.GetWeights(), mine));
+}
+
+TEST_F(SequentialTest, SeparableProblemReachesHighAccuracy) {
+  // Class = which of three feature blocks has the largest sum.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(0, 1);
+  const int n = 600;
+  std::vector<float> xs(n * 10);
+  std::vector<int32_t> ys(n);
+  for (int i = 0; i < n; ++i) {
+    ys[i] = i % 3;
+    for (int j = 0; j < 10; ++j) {
+      xs[i * 10 + j] = u(rng) + (j / 3 == ys[i] ? 1.5f : 0.f);
+    }
+  }
+  Tensor x = Floats({n, 10}, xs), y = Ints(ys);
+  Sequential m = Mlp();
+  History h = m.Fit(x, y, {.epochs = 20, .verbose = 0, .seed = 3}).value();
+  EXPECT_GE(h.values("accuracy").back(), 0.95f);
+  EXPECT_GE(m.Evaluate(x, y).value().at("accuracy"), 0.95f);
+  EXPECT_LT(h.values("loss").back(), h.values("loss").front());
+}
+
+TEST_F(SequentialTest, OneAdamStepMatchesTheUpdateWorkedOutByHand) {
+  // One Dense(1) layer, MSE, one sample: dL/dw = 2 (w.x + b - t) x.
+  Sequential m =
+      Sequential::Create({layers::Input({2}), layers::Dense(1)}, {.graph = &g_})
+          .value();
+  ASSERT_TRUE(m.Compile({.optimizer = optimizers::Adam(),
+                         .loss = losses::MeanSquaredError()})
+                  .ok());
+  ASSERT_TRUE(
+      m.SetWeights({Floats({2, 1}, {0.5f, -0.25f}), Floats({1}, {0.1f})}).ok());
+  Tensor x = Floats({1, 2}, {1.0f, 2.0f});
+  Tensor t = Floats({1, 1}, {3.0f});
+  ASSERT_TRUE(
+      m.Fit(x, t, {.batch_size = 1, .shuffle = false, .verbose = 0}).ok());
+  const double pred = 0.5 * 1.0 + -0.25 * 2.0 + 0.1;  // 0.1
+  const double err = 2 * (pred - 3.0);
+  const double g[3] = {err * 1.0, err * 2.0, err};  // kernel0, kernel1, bias
+  const double lr = 0.001, b1 = 0.9, b2 = 0.999, eps = 1e-7;
+  const double lr_t = lr * std::sqrt(1 - b2) / (1 - b1);
+  auto step = [&](double w, double grad) {
+    const double mm = (1 - b1) * grad, vv = (1 - b2) * grad * grad;
+    return w - lr_t * mm / (std::sqrt(vv) + eps);
+  };
+  std::vector<Tensor> w = m.GetWeights();
+  EXPECT_NEAR(w[0].data<float>()[0], step(0.5, g[0]), 1e-6);
+  EXPECT_NEAR(w[0].data<float>()[1], step(-0.25, g[1]), 1e-6);
+  EXPECT_NEAR(w[1].data<float>()[0], step(0.1, g[2]), 1e-6);
+}
+
+TEST_F(SequentialTest, SgdWithMomentumMatchesKeras) {
+  Sequential m = Sequential::Create({layers::Input({1}),
+                                     layers::Dense(1, {.use_bias = false})},
+                                    {.graph = &g_})
+                     .value();
+  ASSERT_TRUE(m.Compile({.optimizer = optimizers::SGD(
+                             {.learning_rate = 0.1f, .momentum = 0.9f}),
+                         .loss = losses::MeanSquaredError()})
+                  .ok());
+  ASSERT_TRUE(m.SetWeights({Floats({1, 1}, {1.0f})}).ok());
+  Tensor x = Floats({1, 1}, {1.0f}), t = Floats({1, 1}, {0.0f});
+  ASSERT_TRUE(m.Fit(x, t, {.epochs = 2, .batch_size = 1, .verbose = 0}).ok());
+  // g = 2w; v1 = -0.1*2 = -0.2, w1 = 0.8; v2 = 0.9*-0.2 - 0.1*1.6 = -0.34, w2 =
+  // 0.46.
+  EXPECT_NEAR(m.GetWeights()[0].data<float>()[0], 0.46f, 1e-6);
+}
+
+TEST_F(SequentialTest, PredictReturnsOneRowPerSample) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(70, 10, 3, 1);
+  Tensor p = m.Predict(x).value();
+  EXPECT_EQ(p.shape(), (TensorShape{70, 3}));
+  for (int i = 0; i < 70; ++i) {
+    float sum = 0;
+    for (int j = 0; j < 3; ++j) sum += p.data<float>()[i * 3 + j];
+    EXPECT_NEAR(sum, 1.0f, 1e-5);  // softmax rows
+  }
+}
+
+TEST_F(SequentialTest, FitWithValidationDataRecordsValLoss) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(100, 10, 3, 1);
+  auto [vx, vy] = RandomData(30, 10, 3, 2);
+  History h = m.Fit(x, y,
+                    {.epochs = 2,
+                     .verbose = 0,
+                     .validation_data = std::make_pair(vx, vy)})
+                  .value();
+  EXPECT_EQ(h.values("val_loss").size(), 2u);
+  EXPECT_EQ(h.values("val_accuracy").size(), 2u);
+}
+
+TEST_F(SequentialTest, ShortLastBatchIsTrainedToo) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(33, 10, 3, 1);
+  struct Sizes : Callback {
+    std::vector<float> sizes;
+    absl::Status OnBatchEnd(int64_t, const Logs& logs) override {
+      sizes.push_back(logs.at("size"));
+      return absl::OkStatus();
+    }
+  };
+  auto sizes = std::make_shared<Sizes>();
+  ASSERT_TRUE(m.Fit(x, y, {.verbose = 0, .callbacks = {sizes}}).ok());
+  EXPECT_EQ(sizes->sizes, (std::vector<float>{32, 1}));
+}
+
+TEST_F(SequentialTest, CallbacksSeeTheKerasOrder) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(40, 10, 3, 1);
+  struct Order : Callback {
+    std::vector<std::string> calls;
+    absl::Status OnTrainBegin(const Sequential&, const TrainInfo&) override {
+      calls.push_back("train_begin");
+      return absl::OkStatus();
+    }
+    absl::Status OnEpochBegin(int) override {
+      calls.push_back("epoch_begin");
+      return absl::OkStatus();
+    }
+    absl::Status OnBatchBegin(int64_t) override {
+      calls.push_back("batch_begin");
+      return absl::OkStatus();
+    }
+    absl::Status OnBatchEnd(int64_t, const Logs&) override {
+      calls.push_back("batch_end");
+      return absl::OkStatus();
+    }
+    absl::Status OnEpochEnd(int, const Logs&) override {
+      calls.push_back("epoch_end");
+      return absl::OkStatus();
+    }
+    absl::Status OnTrainEnd(const Logs&) override {
+      calls.push_back("train_end");
+      return absl::OkStatus();
+    }
+  };
+  auto order = std::make_shared<Order>();
+  ASSERT_TRUE(m.Fit(x, y, {.verbose = 0, .callbacks = {order}}).ok());
+  EXPECT_EQ(order->calls,
+            (std::vector<std::string>{"train_begin", "epoch_begin",
+                                      "batch_begin", "batch_end", "batch_begin",
+                                      "batch_end", "epoch_end", "train_end"}));
+}
+
+TEST_F(SequentialTest, ACallbackErrorStopsTheFit) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(100, 10, 3, 1);
+  struct Stop : Callback {
+    absl::Status OnBatchEnd(int64_t batch, const Logs&) override {
+      return batch == 1 ? absl::CancelledError("stop here") : absl::OkStatus();
+    }
+  };
+  absl::StatusOr<History> h =
+      m.Fit(x, y, {.verbose = 0, .callbacks = {std::make_shared<Stop>()}});
+  EXPECT_EQ(h.status().code(), absl::StatusCode::kCancelled);
+}
+
+TEST_F(SequentialTest, TheModelHoldsItsNodesUnderItsOwnerLabel) {
+  Sequential m = Mlp();
+  std::vector<std::string> chain =
+      g_.ExplainRetention("sequential/loss/value").value();
+  EXPECT_NE(chain.front().find("Sequential 'sequential'"), std::string::npos);
+  EXPECT_EQ(chain.back(), "sequential/loss/value");
+}
+
+TEST_F(SequentialTest, DroppingAModelFreesEverythingOnlyItReached) {
+  g_.Collect();
+  const int64_t before = g_.num_nodes();
+  { Sequential m = Mlp(); }
+  g_.Collect();
+  EXPECT_EQ(g_.num_nodes(), before);
+}
+
+TEST_F(SequentialTest, TwoHundredConsecutiveModelsLeaveTheGraphAsItWas) {
+  auto [x, y] = RandomData(64, 10, 3, 1);
+  g_.Collect();
+  const int64_t before = g_.num_nodes();
+  for (int i = 0; i < 200; ++i) {
+    Sequential m = Mlp();
+    ASSERT_TRUE(m.Fit(x, y, {.verbose = 0}).ok());
+  }
+  g_.Collect();
+  EXPECT_EQ(g_.num_nodes(), before);
+}
+
+TEST_F(SequentialTest, SharedLayerSurvivesTheOtherModelsDrop) {
+  Layer shared = layers::Dense(8, {.activation = "relu", .seed = 5});
+  auto build = [&]() {
+    Sequential m =
+        Sequential::Create({layers::Input({10}), shared,
+                            layers::Dense(3, {.activation = "softmax"})},
+                           {.graph = &g_})
+            .value();
+    EXPECT_TRUE(m.Compile({.optimizer = optimizers::SGD(),
+                           .loss = losses::SparseCategoricalCrossentropy()})
+                    .ok());
+    return m;
+  };
+  auto [x, y] = RandomData(64, 10, 3, 1);
+  Sequential keep = build();
+  std::vector<Tensor> before_drop;
+  {
+    Sequential other = build();
+    ASSERT_TRUE(other.Fit(x, y, {.verbose = 0}).ok());
+    before_drop = keep.GetWeights();  // the shared kernel trained by `other`
+  }
+  g_.Collect();
+  EXPECT_TRUE(SameWeights(keep.GetWeights(), before_drop));
+  ASSERT_TRUE(keep.Fit(x, y, {.verbose = 0}).ok());
+  EXPECT_FALSE(SameWeights(keep.GetWeights(), before_drop));
+}
+
+TEST_F(SequentialTest, ALayerKeptByTheUserKeepsItsTrainedWeights) {
+  Layer kept = layers::Dense(4, {.seed = 9});
+  auto [x, y] = RandomData(64, 10, 4, 1);
+  std::vector<Tensor> trained;
+  {
+    Sequential m =
+        Sequential::Create({layers::Input({10}), kept}, {.graph = &g_}).value();
+    ASSERT_TRUE(m.Compile({.optimizer = optimizers::Adam(),
+                           .loss = losses::SparseCategoricalCrossentropy(
+                               {.from_logits = true})})
+                    .ok());
+    ASSERT_TRUE(m.Fit(x, y, {.epochs = 2, .verbose = 0}).ok());
+    trained = m.GetWeights();
+  }
+  g_.Collect();
+  Sequential again =
+      Sequential::Create({layers::Input({10}), kept}, {.graph = &g_}).value();
+  EXPECT_TRUE(SameWeights(again.GetWeights(), trained));
+}
+
+// --- bad input: a status, and the model exactly as it was ---
+
+class BadInputTest : public SequentialTest {
+ protected:
+  void SetUp() override {
+    model_ = Mlp();
+    weights_ = model_.GetWeights();
+    std::tie(x_, y_) = RandomData(50, 10, 3, 1);
+  }
+  void ExpectUnchanged() {
+    EXPECT_TRUE(SameWeights(model_.GetWeights(), weights_));
+  }
+  Sequential model_ =
+      Sequential::Create({layers::Input({1}), layers::Dense(1)}).value();
+  std::vector<Tensor> weights_;
+  Tensor x_, y_;
+};
+
+TEST_F(BadInputTest, FitBeforeCompileIsRefused) {
+  Sequential m = Sequential::Create({layers::Input({10}), layers::Dense(3)},
+                                    {.graph = &g_})
+                     .value();
+  absl::StatusOr<History> h = m.Fit(x_, y_, {.verbose = 0});
+  EXPECT_EQ(h.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(h.status().message().find("Compile"), std::string::npos);
+}
+
+TEST_F(BadInputTest, WrongFeatureCountIsRefused) {
+  auto [x, y] = RandomData(50, 7, 3, 1);
+  absl::StatusOr<History> h = model_.Fit(x, y, {.verbose = 0});
+  EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(h.status().message().find("10 features"), std::string::npos);
+  ExpectUnchanged();
+}
+
+TEST_F(BadInputTest, DifferentLengthsAreRefused) {
+  auto [x, y] = RandomData(49, 10, 3, 1);
+  absl::StatusOr<History> h = model_.Fit(x_, y, {.verbose = 0});
+  EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(h.status().message().find("50 samples"), std::string::npos);
+  ExpectUnchanged();
+}
+
+TEST_F(BadInputTest, LabelOutOfRangeIsRefused) {
+  std::vector<int32_t> ys(50, 1);
+  ys[17] = 3;
+  absl::StatusOr<History> h = model_.Fit(x_, Ints(ys), {.verbose = 0});
+  EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(h.status().message().find("sample 17"), std::string::npos);
+  ExpectUnchanged();
+  ys[17] = -1;
+  EXPECT_FALSE(model_.Fit(x_, Ints(ys), {.verbose = 0}).ok());
+  ExpectUnchanged();
+}
+
+TEST_F(BadInputTest, BatchSizeAndEpochsOutOfRangeAreRefused) {
+  EXPECT_EQ(model_.Fit(x_, y_, {.batch_size = 0, .verbose = 0}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(model_.Fit(x_, y_, {.epochs = -1, .verbose = 0}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  ExpectUnchanged();
+}
+
+TEST_F(BadInputTest, SetWeightsWithTheWrongCountIsRefused) {
+  std::vector<Tensor> three(weights_.begin(), weights_.begin() + 3);
+  EXPECT_EQ(model_.SetWeights(three).code(),
+            absl::StatusCode::kInvalidArgument);
+  ExpectUnchanged();
+}
+
+TEST_F(BadInputTest, SetWeightsWithAWrongShapeIsRefusedWhole) {
+  std::vector<Tensor> bad = weights_;
+  for (float& v : bad[0] = Tensor::Zeros(DT_FLOAT, {10, 16}).value(),
+                  bad[0].mutable_data<float>()) {
+    v = 1;
+  }
+  bad[3] = Tensor::Zeros(DT_FLOAT, {4}).value();  // should be [3]
+  absl::Status s = model_.SetWeights(bad);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("weight 3"), std::string::npos);
+  ExpectUnchanged();  // weight 0 was not assigned either
+}
+
+TEST_F(BadInputTest, ALayerOfAnotherGraphIsRefused) {
+  Graph other;
+  Layer foreign = layers::Dense(3);
+  Sequential there =
+      Sequential::Create({layers::Input({10}), foreign}, {.graph = &other})
+          .value();
+  const int64_t nodes = g_.num_nodes();
+  absl::StatusOr<Sequential> here =
+      Sequential::Create({layers::Input({10}), foreign}, {.graph = &g_});
+  EXPECT_EQ(here.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(here.status().message().find("another graph"), std::string::npos);
+  EXPECT_EQ(g_.num_nodes(), nodes);
+}
+
+TEST_F(BadInputTest, BadLayerOptionsAreReportedAtCreate) {
+  EXPECT_FALSE(Sequential::Create({layers::Input({10}), layers::Dense(0)},
+                                  {.graph = &g_})
+                   .ok());
+  EXPECT_FALSE(Sequential::Create({layers::Input({10}),
+                                   layers::Dense(3, {.activation = "swish"})},
+                                  {.graph = &g_})
+                   .ok());
+  EXPECT_FALSE(Sequential::Create({layers::Dense(3)}, {.graph = &g_}).ok());
+  EXPECT_FALSE(Sequential::Create({}, {.graph = &g_}).ok());
+}
+
+TEST_F(BadInputTest, CompileWithoutOptimizerOrLossIsRefused) {
+  Sequential m = Sequential::Create({layers::Input({10}), layers::Dense(3)},
+                                    {.graph = &g_})
+                     .value();
+  EXPECT_FALSE(m.Compile({.loss = losses::MeanSquaredError()}).ok());
+  EXPECT_FALSE(m.Compile({.optimizer = optimizers::Adam()}).ok());
+  EXPECT_FALSE(m.Compile({.optimizer = optimizers::Adam(),
+                          .loss = losses::MeanSquaredError(),
+                          .metrics = {"f1"}})
+                   .ok());
+  EXPECT_FALSE(m.compiled());
+}
+
+}  // namespace
+}  // namespace graphgc
