@@ -38,9 +38,9 @@ class KernelRunner {
 
   // Runs every node that `fetches` and `targets` reach; returns the fetched
   // tensors. The first kernel error is returned as is.
-  absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Output>& fetches,
-                                          const Feeds& feeds = {},
-                                          const std::vector<Output>& targets = {}) {
+  absl::StatusOr<std::vector<Tensor>> Run(
+      const std::vector<Output>& fetches, const Feeds& feeds = {},
+      const std::vector<Output>& targets = {}) {
     std::vector<NodeHandle> roots;
     for (const Output& o : fetches) roots.push_back(o.handle());
     for (const Output& o : targets) roots.push_back(o.handle());

@@ -9,15 +9,15 @@
 namespace graphgc {
 namespace {
 
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
 using testing::ExpectGradientMatches;
 using testing::F;
+using ::testing::HasSubstr;
 using testing::I32;
 using testing::KernelRunner;
 using testing::RandomTensor;
 using testing::Values;
-using ::testing::ElementsAre;
-using ::testing::ElementsAreArray;
-using ::testing::HasSubstr;
 
 class MathOpsTest : public ::testing::Test {
  protected:
@@ -69,8 +69,8 @@ TEST_F(MathOpsTest, MatMulMatchesReferenceForAllTransposes) {
 }
 
 TEST_F(MathOpsTest, MatMulByHand) {
-  Output y = ops::MatMul(C(F({2, 2}, {1, 2, 3, 4})), C(F({2, 1}, {5, 6})))
-                 .value();
+  Output y =
+      ops::MatMul(C(F({2, 2}, {1, 2, 3, 4})), C(F({2, 1}, {5, 6}))).value();
   EXPECT_THAT(Values(run_.Run1(y).value()), ElementsAre(17, 39));
 }
 
@@ -96,8 +96,8 @@ TEST_F(MathOpsTest, AddV2BroadcastsRowVector) {
 }
 
 TEST_F(MathOpsTest, AddV2BroadcastsScalarOnEitherSide) {
-  Output y = ops::AddV2(C(F({2, 2}, {1, 2, 3, 4})), C(Tensor::Scalar(1.5f)))
-                 .value();
+  Output y =
+      ops::AddV2(C(F({2, 2}, {1, 2, 3, 4})), C(Tensor::Scalar(1.5f))).value();
   EXPECT_THAT(Values(run_.Run1(y).value()), ElementsAre(2.5, 3.5, 4.5, 5.5));
   Output z = ops::Sub(C(Tensor::Scalar(10.f)), C(F({2}, {1, 2}))).value();
   EXPECT_THAT(Values(run_.Run1(z).value()), ElementsAre(9, 8));
@@ -122,9 +122,9 @@ TEST_F(MathOpsTest, AddV2IncompatibleShapesFailAtRunTime) {
 TEST_F(MathOpsTest, IntegerArithmetic) {
   Output y = ops::Mul(C(I32({3}, {1, 2, 3})), C(I32({3}, {4, 5, 6}))).value();
   Tensor t = run_.Run1(y).value();
-  EXPECT_THAT(std::vector<int32_t>(t.data<int32_t>().begin(),
-                                   t.data<int32_t>().end()),
-              ElementsAre(4, 10, 18));
+  EXPECT_THAT(
+      std::vector<int32_t>(t.data<int32_t>().begin(), t.data<int32_t>().end()),
+      ElementsAre(4, 10, 18));
 }
 
 TEST_F(MathOpsTest, ElementwiseBinaryValues) {
@@ -159,15 +159,17 @@ TEST_F(MathOpsTest, ComparisonsGiveBool) {
 }
 
 TEST_F(MathOpsTest, AddNSumsInputs) {
-  Output y = ops::AddN({C(F({2}, {1, 2})), C(F({2}, {3, 4})),
-                        C(F({2}, {5, 6}))})
-                 .value();
+  Output y =
+      ops::AddN({C(F({2}, {1, 2})), C(F({2}, {3, 4})), C(F({2}, {5, 6}))})
+          .value();
   EXPECT_THAT(Values(run_.Run1(y).value()), ElementsAre(9, 12));
 }
 
 TEST_F(MathOpsTest, UnaryValues) {
   Output x = C(F({3}, {0.5f, 1.f, 4.f}));
-  auto at = [&](absl::StatusOr<Output> o) { return Values(run_.Run1(*o).value()); };
+  auto at = [&](absl::StatusOr<Output> o) {
+    return Values(run_.Run1(*o).value());
+  };
   EXPECT_THAT(at(ops::Neg(x)), ElementsAre(-0.5, -1, -4));
   EXPECT_THAT(at(ops::Square(x)), ElementsAre(0.25, 1, 16));
   EXPECT_THAT(at(ops::Sqrt(x)), ElementsAre(std::sqrt(0.5f), 1, 2));
@@ -193,13 +195,12 @@ TEST_F(MathOpsTest, SumOverAxesWithAndWithoutKeepDims) {
   EXPECT_EQ(s2.shape(), (TensorShape{1, 3, 1}));
   Tensor t2 = run_.Run1(s2).value();
   EXPECT_EQ(t2.shape(), (TensorShape{1, 3, 1}));
-  EXPECT_THAT(Values(t2), ElementsAre(1 + 6 + 7, 2 + 3 + 8 + 9, 4 + 5 + 10 + 11));
+  EXPECT_THAT(Values(t2),
+              ElementsAre(1 + 6 + 7, 2 + 3 + 8 + 9, 4 + 5 + 10 + 11));
   Output s3 = ops::Sum(x, {.axes = {-1}}).value();
-  EXPECT_THAT(Values(run_.Run1(s3).value()),
-              ElementsAre(1, 5, 9, 13, 17, 21));
+  EXPECT_THAT(Values(run_.Run1(s3).value()), ElementsAre(1, 5, 9, 13, 17, 21));
   Output s4 = ops::Sum(x, {.axes = {0}}).value();
-  EXPECT_THAT(Values(run_.Run1(s4).value()),
-              ElementsAre(6, 8, 10, 12, 14, 16));
+  EXPECT_THAT(Values(run_.Run1(s4).value()), ElementsAre(6, 8, 10, 12, 14, 16));
 }
 
 TEST_F(MathOpsTest, MeanWithoutAxesReducesEverything) {
@@ -230,11 +231,11 @@ TEST_F(MathOpsTest, ArgMaxAlongAxis) {
   EXPECT_EQ(a.dtype(), DT_INT64);
   EXPECT_EQ(a.shape(), TensorShape{2});
   Tensor t = run_.Run1(a).value();
-  EXPECT_THAT(std::vector<int64_t>(t.data<int64_t>().begin(),
-                                   t.data<int64_t>().end()),
-              ElementsAre(1, 0));
-  Tensor t0 = run_.Run1(ops::ArgMax(x, 0, {.output_type = DT_INT32}).value())
-                  .value();
+  EXPECT_THAT(
+      std::vector<int64_t>(t.data<int64_t>().begin(), t.data<int64_t>().end()),
+      ElementsAre(1, 0));
+  Tensor t0 =
+      run_.Run1(ops::ArgMax(x, 0, {.output_type = DT_INT32}).value()).value();
   EXPECT_THAT(std::vector<int32_t>(t0.data<int32_t>().begin(),
                                    t0.data<int32_t>().end()),
               ElementsAre(1, 0, 1));
@@ -248,8 +249,10 @@ TEST_F(MathOpsTest, MatMulGradientsAllTransposes) {
       TensorShape sa = ta ? TensorShape{4, 3} : TensorShape{3, 4};
       TensorShape sb = tb ? TensorShape{2, 4} : TensorShape{4, 2};
       Output a = P(sa), b = P(sb);
-      Output y = ops::MatMul(a, b, {.transpose_a = ta, .transpose_b = tb}).value();
-      testing::Feeds feeds = {{a, RandomTensor(sa, 3)}, {b, RandomTensor(sb, 4)}};
+      Output y =
+          ops::MatMul(a, b, {.transpose_a = ta, .transpose_b = tb}).value();
+      testing::Feeds feeds = {{a, RandomTensor(sa, 3)},
+                              {b, RandomTensor(sb, 4)}};
       ExpectGradientMatches(y, feeds, 0);
       ExpectGradientMatches(y, feeds, 1);
     }
@@ -258,12 +261,12 @@ TEST_F(MathOpsTest, MatMulGradientsAllTransposes) {
 
 TEST_F(MathOpsTest, BinaryGradientsWithBroadcasting) {
   // x [2,3] against y [3] (row broadcast) and y scalar.
-  for (const char* op : {"AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum"}) {
+  for (const char* op :
+       {"AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum"}) {
     for (TensorShape ys : {TensorShape{3}, TensorShape{}, TensorShape{2, 3},
                            TensorShape{2, 1}}) {
       Output x = P({2, 3}), y = P(ys);
-      NodeHandle h =
-          BuildNode(g_, op, "", {x, y}, {}, {}).value();
+      NodeHandle h = BuildNode(g_, op, "", {x, y}, {}, {}).value();
       Output out(h, 0);
       testing::Feeds feeds = {{x, RandomTensor({2, 3}, 5, 0.5f, 2.f)},
                               {y, RandomTensor(ys, 6, 0.5f, 2.f)}};
@@ -287,13 +290,15 @@ TEST_F(MathOpsTest, BroadcastGradientWithUnknownDimensionsUsesRuntimeShapes) {
 TEST_F(MathOpsTest, BatchAddGradientIsStaticForRowBias) {
   Output x = P({-1, 3}), b = P({3});
   Output y = ops::AddV2(x, b).value();
-  testing::Feeds feeds = {{x, RandomTensor({4, 3}, 8)}, {b, RandomTensor({3}, 9)}};
+  testing::Feeds feeds = {{x, RandomTensor({4, 3}, 8)},
+                          {b, RandomTensor({3}, 9)}};
   ExpectGradientMatches(y, feeds, 0);
   ExpectGradientMatches(y, feeds, 1);
 }
 
 TEST_F(MathOpsTest, UnaryGradients) {
-  for (const char* op : {"Neg", "Square", "Sqrt", "Exp", "Log", "Sigmoid", "Tanh"}) {
+  for (const char* op :
+       {"Neg", "Square", "Sqrt", "Exp", "Log", "Sigmoid", "Tanh"}) {
     Output x = P({2, 3});
     Output y(BuildNode(g_, op, "", {x}, {}, {}).value(), 0);
     SCOPED_TRACE(op);
@@ -313,8 +318,8 @@ TEST_F(MathOpsTest, ReductionGradients) {
   Output x = P({2, 3, 2});
   testing::Feeds feeds = {{x, RandomTensor({2, 3, 2}, 11)}};
   ExpectGradientMatches(ops::Sum(x, {.axes = {1}}).value(), feeds, 0);
-  ExpectGradientMatches(ops::Sum(x, {.axes = {0, 2}, .keep_dims = true}).value(),
-                        feeds, 0);
+  ExpectGradientMatches(
+      ops::Sum(x, {.axes = {0, 2}, .keep_dims = true}).value(), feeds, 0);
   ExpectGradientMatches(ops::Mean(x).value(), feeds, 0);
   ExpectGradientMatches(ops::Mean(x, {.axes = {2}}).value(), feeds, 0);
 }
@@ -328,8 +333,8 @@ TEST_F(MathOpsTest, MeanGradientWithUnknownBatch) {
 }
 
 TEST_F(MathOpsTest, ComparisonsAndArgMaxHaveNoGradient) {
-  for (const char* op : {"Equal", "Greater", "GreaterEqual", "Less",
-                         "LessEqual", "ArgMax"}) {
+  for (const char* op :
+       {"Equal", "Greater", "GreaterEqual", "Less", "LessEqual", "ArgMax"}) {
     EXPECT_FALSE(GlobalOpRegistry().Lookup(op).value()->def.gradient) << op;
   }
 }

@@ -9,13 +9,13 @@
 namespace graphgc {
 namespace {
 
+using ::testing::ElementsAre;
 using testing::ExpectGradientMatches;
 using testing::F;
+using ::testing::HasSubstr;
 using testing::KernelRunner;
 using testing::RandomTensor;
 using testing::Values;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 class NnOpsTest : public ::testing::Test {
  protected:
@@ -28,7 +28,8 @@ class NnOpsTest : public ::testing::Test {
 };
 
 TEST_F(NnOpsTest, BiasAddAddsToEveryRow) {
-  Output y = ops::BiasAdd(C(F({2, 2}, {1, 2, 3, 4})), C(F({2}, {10, 20}))).value();
+  Output y =
+      ops::BiasAdd(C(F({2, 2}, {1, 2, 3, 4})), C(F({2}, {10, 20}))).value();
   EXPECT_THAT(Values(run_.Run1(y).value()), ElementsAre(11, 22, 13, 24));
 }
 
@@ -138,7 +139,8 @@ TEST_F(NnOpsTest, SparseXentGradient) {
   Output labels = C(testing::I32({3}, {0, 3, 1}));
   ops::SoftmaxCrossEntropyOutputs xent =
       ops::SparseSoftmaxCrossEntropyWithLogits(x, labels).value();
-  ExpectGradientMatches(xent.loss, {{x, RandomTensor({3, 4}, 24, -2.f, 2.f)}}, 0);
+  ExpectGradientMatches(xent.loss, {{x, RandomTensor({3, 4}, 24, -2.f, 2.f)}},
+                        0);
 }
 
 }  // namespace
