@@ -1,0 +1,343 @@
+#include "ops/math_ops.h"
+
+#include <cmath>
+
+#include "gtest/gtest.h"
+#include "ops/ops.h"
+#include "tests/ops/kernel_test_util.h"
+
+namespace graphgc {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using testing::ExpectGradientMatches;
+using testing::F;
+using ::testing::HasSubstr;
+using testing::I32;
+using testing::KernelRunner;
+using testing::RandomTensor;
+using testing::Values;
+
+class MathOpsTest : public ::testing::Test {
+ protected:
+  Output P(const TensorShape& shape, DataType dt = DT_FLOAT) {
+    return ops::Placeholder(g_, dt, shape).value();
+  }
+  Output C(Tensor t) { return ops::Const(g_, std::move(t)).value(); }
+  Graph g_;
+  KernelRunner run_;
+};
+
+// Reference: c[i][j] = sum_k A[i][k] B[k][j] with optional transposes.
+std::vector<float> RefMatMul(const Tensor& a, const Tensor& b, bool ta,
+                             bool tb) {
+  const int64_t m = a.shape()[ta ? 1 : 0], k = a.shape()[ta ? 0 : 1];
+  const int64_t n = b.shape()[tb ? 0 : 1];
+  auto A = [&](int64_t i, int64_t j) {
+    return ta ? a.data<float>()[j * m + i] : a.data<float>()[i * k + j];
+  };
+  auto B = [&](int64_t i, int64_t j) {
+    return tb ? b.data<float>()[j * k + i] : b.data<float>()[i * n + j];
+  };
+  std::vector<float> c(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t l = 0; l < k; ++l) s += A(i, l) * B(l, j);
+      c[i * n + j] = static_cast<float>(s);
+    }
+  return c;
+}
+
+TEST_F(MathOpsTest, MatMulMatchesReferenceForAllTransposes) {
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      Tensor a = RandomTensor(ta ? TensorShape{5, 3} : TensorShape{3, 5}, 1);
+      Tensor b = RandomTensor(tb ? TensorShape{4, 5} : TensorShape{5, 4}, 2);
+      Output y = ops::MatMul(C(a), C(b), {.transpose_a = ta, .transpose_b = tb})
+                     .value();
+      EXPECT_EQ(y.shape(), (TensorShape{3, 4}));
+      Tensor out = run_.Run1(y).value();
+      ASSERT_EQ(out.shape(), (TensorShape{3, 4}));
+      std::vector<float> ref = RefMatMul(a, b, ta, tb);
+      for (int i = 0; i < 12; ++i) {
+        EXPECT_NEAR(out.data<float>()[i], ref[i], 1e-5) << ta << tb << i;
+      }
+    }
+  }
+}
+
+TEST_F(MathOpsTest, MatMulByHand) {
+  Output y =
+      ops::MatMul(C(F({2, 2}, {1, 2, 3, 4})), C(F({2, 1}, {5, 6}))).value();
+  EXPECT_THAT(Values(run_.Run1(y).value()), ElementsAre(17, 39));
+}
+
+TEST_F(MathOpsTest, MatMulInnerMismatchAtRunTimeIsInvalidArgument) {
+  Output a = P({-1, -1});
+  Output y = ops::MatMul(a, C(F({3, 1}, {1, 2, 3}))).value();
+  absl::StatusOr<Tensor> r = run_.Run1(y, {{a, F({1, 2}, {1, 2})}});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr("inner dimensions 2 vs 3"));
+}
+
+TEST_F(MathOpsTest, AddV2SameShape) {
+  Output y = ops::AddV2(C(F({2}, {1, 2})), C(F({2}, {10, 20}))).value();
+  EXPECT_THAT(Values(run_.Run1(y).value()), ElementsAre(11, 22));
+}
+
+TEST_F(MathOpsTest, AddV2BroadcastsRowVector) {
+  Output y = ops::Add(C(F({2, 3}, {1, 2, 3, 4, 5, 6})), C(F({3}, {10, 20, 30})))
+                 .value();
+  EXPECT_EQ(y.op(), "AddV2");
+  EXPECT_THAT(Values(run_.Run1(y).value()),
+              ElementsAre(11, 22, 33, 14, 25, 36));
+}
+
+TEST_F(MathOpsTest, AddV2BroadcastsScalarOnEitherSide) {
+  Output y =
+      ops::AddV2(C(F({2, 2}, {1, 2, 3, 4})), C(Tensor::Scalar(1.5f))).value();
+  EXPECT_THAT(Values(run_.Run1(y).value()), ElementsAre(2.5, 3.5, 4.5, 5.5));
+  Output z = ops::Sub(C(Tensor::Scalar(10.f)), C(F({2}, {1, 2}))).value();
+  EXPECT_THAT(Values(run_.Run1(z).value()), ElementsAre(9, 8));
+}
+
+TEST_F(MathOpsTest, AddV2BroadcastsColumnAgainstRow) {
+  // [2,1] + [3] -> [2,3]: the general path.
+  Output y = ops::AddV2(C(F({2, 1}, {1, 2})), C(F({3}, {10, 20, 30}))).value();
+  Tensor out = run_.Run1(y).value();
+  EXPECT_EQ(out.shape(), (TensorShape{2, 3}));
+  EXPECT_THAT(Values(out), ElementsAre(11, 21, 31, 12, 22, 32));
+}
+
+TEST_F(MathOpsTest, AddV2IncompatibleShapesFailAtRunTime) {
+  Output a = P({-1});
+  Output y = ops::AddV2(a, C(F({3}, {1, 2, 3}))).value();
+  absl::StatusOr<Tensor> r = run_.Run1(y, {{a, F({2}, {1, 2})}});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr("incompatible shapes"));
+}
+
+TEST_F(MathOpsTest, IntegerArithmetic) {
+  Output y = ops::Mul(C(I32({3}, {1, 2, 3})), C(I32({3}, {4, 5, 6}))).value();
+  Tensor t = run_.Run1(y).value();
+  EXPECT_THAT(
+      std::vector<int32_t>(t.data<int32_t>().begin(), t.data<int32_t>().end()),
+      ElementsAre(4, 10, 18));
+}
+
+TEST_F(MathOpsTest, ElementwiseBinaryValues) {
+  Output x = C(F({3}, {1, -2, 6}));
+  Output y = C(F({3}, {2, 4, -3}));
+  EXPECT_THAT(Values(run_.Run1(ops::Sub(x, y).value()).value()),
+              ElementsAre(-1, -6, 9));
+  EXPECT_THAT(Values(run_.Run1(ops::Mul(x, y).value()).value()),
+              ElementsAre(2, -8, -18));
+  EXPECT_THAT(Values(run_.Run1(ops::RealDiv(x, y).value()).value()),
+              ElementsAre(0.5, -0.5, -2));
+  EXPECT_THAT(Values(run_.Run1(ops::Maximum(x, y).value()).value()),
+              ElementsAre(2, 4, 6));
+  EXPECT_THAT(Values(run_.Run1(ops::Minimum(x, y).value()).value()),
+              ElementsAre(1, -2, -3));
+}
+
+TEST_F(MathOpsTest, ComparisonsGiveBool) {
+  Output x = C(F({3}, {1, 2, 3}));
+  Output y = C(F({3}, {1, 0, 5}));
+  Output eq = ops::Equal(x, y).value();
+  EXPECT_EQ(eq.dtype(), DT_BOOL);
+  Tensor t = run_.Run1(eq).value();
+  EXPECT_THAT(std::vector<bool>(t.data<bool>().begin(), t.data<bool>().end()),
+              ElementsAre(true, false, false));
+  Tensor ge = run_.Run1(ops::GreaterEqual(x, y).value()).value();
+  EXPECT_THAT(std::vector<bool>(ge.data<bool>().begin(), ge.data<bool>().end()),
+              ElementsAre(true, true, false));
+  Tensor lt = run_.Run1(ops::Less(x, y).value()).value();
+  EXPECT_THAT(std::vector<bool>(lt.data<bool>().begin(), lt.data<bool>().end()),
+              ElementsAre(false, false, true));
+}
+
+TEST_F(MathOpsTest, AddNSumsInputs) {
+  Output y =
+      ops::AddN({C(F({2}, {1, 2})), C(F({2}, {3, 4})), C(F({2}, {5, 6}))})
+          .value();
+  EXPECT_THAT(Values(run_.Run1(y).value()), ElementsAre(9, 12));
+}
+
+TEST_F(MathOpsTest, UnaryValues) {
+  Output x = C(F({3}, {0.5f, 1.f, 4.f}));
+  auto at = [&](absl::StatusOr<Output> o) {
+    return Values(run_.Run1(*o).value());
+  };
+  EXPECT_THAT(at(ops::Neg(x)), ElementsAre(-0.5, -1, -4));
+  EXPECT_THAT(at(ops::Square(x)), ElementsAre(0.25, 1, 16));
+  EXPECT_THAT(at(ops::Sqrt(x)), ElementsAre(std::sqrt(0.5f), 1, 2));
+  std::vector<float> e = at(ops::Exp(x));
+  EXPECT_NEAR(e[2], std::exp(4.0), 1e-3);
+  std::vector<float> l = at(ops::Log(x));
+  EXPECT_NEAR(l[0], std::log(0.5), 1e-6);
+  std::vector<float> s = at(ops::Sigmoid(x));
+  EXPECT_NEAR(s[1], 1 / (1 + std::exp(-1.0)), 1e-6);
+  std::vector<float> t = at(ops::Tanh(x));
+  EXPECT_NEAR(t[1], std::tanh(1.0), 1e-6);
+}
+
+TEST_F(MathOpsTest, SumOverAxesWithAndWithoutKeepDims) {
+  // [2,3,2]
+  std::vector<float> v(12);
+  for (int i = 0; i < 12; ++i) v[i] = static_cast<float>(i);
+  Output x = C(F({2, 3, 2}, v));
+  Output s1 = ops::Sum(x, {.axes = {1}}).value();
+  EXPECT_EQ(s1.shape(), (TensorShape{2, 2}));
+  EXPECT_THAT(Values(run_.Run1(s1).value()), ElementsAre(6, 9, 24, 27));
+  Output s2 = ops::Sum(x, {.axes = {0, 2}, .keep_dims = true}).value();
+  EXPECT_EQ(s2.shape(), (TensorShape{1, 3, 1}));
+  Tensor t2 = run_.Run1(s2).value();
+  EXPECT_EQ(t2.shape(), (TensorShape{1, 3, 1}));
+  EXPECT_THAT(Values(t2),
+              ElementsAre(1 + 6 + 7, 2 + 3 + 8 + 9, 4 + 5 + 10 + 11));
+  Output s3 = ops::Sum(x, {.axes = {-1}}).value();
+  EXPECT_THAT(Values(run_.Run1(s3).value()), ElementsAre(1, 5, 9, 13, 17, 21));
+  Output s4 = ops::Sum(x, {.axes = {0}}).value();
+  EXPECT_THAT(Values(run_.Run1(s4).value()), ElementsAre(6, 8, 10, 12, 14, 16));
+}
+
+TEST_F(MathOpsTest, MeanWithoutAxesReducesEverything) {
+  Output m = ops::Mean(C(F({2, 2}, {1, 2, 3, 6}))).value();
+  EXPECT_EQ(m.shape(), TensorShape{});
+  EXPECT_THAT(Values(run_.Run1(m).value()), ElementsAre(3));
+  Output k = ops::Mean(C(F({2, 2}, {1, 2, 3, 6})), {.keep_dims = true}).value();
+  EXPECT_EQ(k.shape(), (TensorShape{1, 1}));
+}
+
+TEST_F(MathOpsTest, MeanOverRowsKeepsColumns) {
+  Output m = ops::Mean(C(F({2, 2}, {1, 2, 3, 6})), {.axes = {0}}).value();
+  EXPECT_THAT(Values(run_.Run1(m).value()), ElementsAre(2, 4));
+}
+
+TEST_F(MathOpsTest, ReduceAxisOutOfRangeIsBuildError) {
+  Output x = C(F({2}, {1, 2}));
+  const int64_t before = g_.num_nodes();
+  absl::StatusOr<Output> s = ops::Sum(x, {.axes = {3}});
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.status().message(), HasSubstr("axis 3 is out of range"));
+  EXPECT_EQ(g_.num_nodes(), before);  // no axes Const left behind
+}
+
+TEST_F(MathOpsTest, ArgMaxAlongAxis) {
+  Output x = C(F({2, 3}, {1, 5, 2, 9, 0, 3}));
+  Output a = ops::ArgMax(x, 1).value();
+  EXPECT_EQ(a.dtype(), DT_INT64);
+  EXPECT_EQ(a.shape(), TensorShape{2});
+  Tensor t = run_.Run1(a).value();
+  EXPECT_THAT(
+      std::vector<int64_t>(t.data<int64_t>().begin(), t.data<int64_t>().end()),
+      ElementsAre(1, 0));
+  Tensor t0 =
+      run_.Run1(ops::ArgMax(x, 0, {.output_type = DT_INT32}).value()).value();
+  EXPECT_THAT(std::vector<int32_t>(t0.data<int32_t>().begin(),
+                                   t0.data<int32_t>().end()),
+              ElementsAre(1, 0, 1));
+}
+
+// --- gradients ---
+
+TEST_F(MathOpsTest, MatMulGradientsAllTransposes) {
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      TensorShape sa = ta ? TensorShape{4, 3} : TensorShape{3, 4};
+      TensorShape sb = tb ? TensorShape{2, 4} : TensorShape{4, 2};
+      Output a = P(sa), b = P(sb);
+      Output y =
+          ops::MatMul(a, b, {.transpose_a = ta, .transpose_b = tb}).value();
+      testing::Feeds feeds = {{a, RandomTensor(sa, 3)},
+                              {b, RandomTensor(sb, 4)}};
+      ExpectGradientMatches(y, feeds, 0);
+      ExpectGradientMatches(y, feeds, 1);
+    }
+  }
+}
+
+TEST_F(MathOpsTest, BinaryGradientsWithBroadcasting) {
+  // x [2,3] against y [3] (row broadcast) and y scalar.
+  for (const char* op :
+       {"AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum"}) {
+    for (TensorShape ys : {TensorShape{3}, TensorShape{}, TensorShape{2, 3},
+                           TensorShape{2, 1}}) {
+      Output x = P({2, 3}), y = P(ys);
+      NodeHandle h = BuildNode(g_, op, "", {x, y}, {}, {}).value();
+      Output out(h, 0);
+      testing::Feeds feeds = {{x, RandomTensor({2, 3}, 5, 0.5f, 2.f)},
+                              {y, RandomTensor(ys, 6, 0.5f, 2.f)}};
+      SCOPED_TRACE(std::string(op) + " y " + ys.DebugString());
+      ExpectGradientMatches(out, feeds, 0);
+      ExpectGradientMatches(out, feeds, 1);
+    }
+  }
+}
+
+TEST_F(MathOpsTest, BroadcastGradientWithUnknownDimensionsUsesRuntimeShapes) {
+  // Both [?, ?]: which axes broadcast is known only at run time.
+  Output x = P({-1, -1}), y = P({-1, -1});
+  Output out = ops::Mul(x, y).value();
+  testing::Feeds feeds = {{x, RandomTensor({2, 3}, 8)},
+                          {y, RandomTensor({1, 3}, 9)}};
+  ExpectGradientMatches(out, feeds, 0);
+  ExpectGradientMatches(out, feeds, 1);
+}
+
+TEST_F(MathOpsTest, BatchAddGradientIsStaticForRowBias) {
+  Output x = P({-1, 3}), b = P({3});
+  Output y = ops::AddV2(x, b).value();
+  testing::Feeds feeds = {{x, RandomTensor({4, 3}, 8)},
+                          {b, RandomTensor({3}, 9)}};
+  ExpectGradientMatches(y, feeds, 0);
+  ExpectGradientMatches(y, feeds, 1);
+}
+
+TEST_F(MathOpsTest, UnaryGradients) {
+  for (const char* op :
+       {"Neg", "Square", "Sqrt", "Exp", "Log", "Sigmoid", "Tanh"}) {
+    Output x = P({2, 3});
+    Output y(BuildNode(g_, op, "", {x}, {}, {}).value(), 0);
+    SCOPED_TRACE(op);
+    ExpectGradientMatches(y, {{x, RandomTensor({2, 3}, 10, 0.5f, 2.f)}}, 0);
+  }
+}
+
+TEST_F(MathOpsTest, AddNGradient) {
+  Output a = P({2}), b = P({2});
+  Output y = ops::AddN({a, b}).value();
+  testing::Feeds feeds = {{a, RandomTensor({2}, 1)}, {b, RandomTensor({2}, 2)}};
+  ExpectGradientMatches(y, feeds, 0);
+  ExpectGradientMatches(y, feeds, 1);
+}
+
+TEST_F(MathOpsTest, ReductionGradients) {
+  Output x = P({2, 3, 2});
+  testing::Feeds feeds = {{x, RandomTensor({2, 3, 2}, 11)}};
+  ExpectGradientMatches(ops::Sum(x, {.axes = {1}}).value(), feeds, 0);
+  ExpectGradientMatches(
+      ops::Sum(x, {.axes = {0, 2}, .keep_dims = true}).value(), feeds, 0);
+  ExpectGradientMatches(ops::Mean(x).value(), feeds, 0);
+  ExpectGradientMatches(ops::Mean(x, {.axes = {2}}).value(), feeds, 0);
+}
+
+TEST_F(MathOpsTest, MeanGradientWithUnknownBatch) {
+  Output x = P({-1, -1, 2});
+  testing::Feeds feeds = {{x, RandomTensor({3, 2, 2}, 12)}};
+  ExpectGradientMatches(ops::Mean(x).value(), feeds, 0);
+  ExpectGradientMatches(ops::Mean(x, {.axes = {2}}).value(), feeds, 0);
+  ExpectGradientMatches(ops::Sum(x, {.axes = {1}}).value(), feeds, 0);
+}
+
+TEST_F(MathOpsTest, ComparisonsAndArgMaxHaveNoGradient) {
+  for (const char* op :
+       {"Equal", "Greater", "GreaterEqual", "Less", "LessEqual", "ArgMax"}) {
+    EXPECT_FALSE(GlobalOpRegistry().Lookup(op).value()->def.gradient) << op;
+  }
+}
+
+}  // namespace
+}  // namespace graphgc

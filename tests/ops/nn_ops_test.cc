@@ -1,0 +1,147 @@
+#include "ops/nn_ops.h"
+
+#include <cmath>
+
+#include "gtest/gtest.h"
+#include "ops/ops.h"
+#include "tests/ops/kernel_test_util.h"
+
+namespace graphgc {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::ExpectGradientMatches;
+using testing::F;
+using ::testing::HasSubstr;
+using testing::KernelRunner;
+using testing::RandomTensor;
+using testing::Values;
+
+class NnOpsTest : public ::testing::Test {
+ protected:
+  Output P(const TensorShape& shape, DataType dt = DT_FLOAT) {
+    return ops::Placeholder(g_, dt, shape).value();
+  }
+  Output C(Tensor t) { return ops::Const(g_, std::move(t)).value(); }
+  Graph g_;
+  KernelRunner run_;
+};
+
+TEST_F(NnOpsTest, BiasAddAddsToEveryRow) {
+  Output y =
+      ops::BiasAdd(C(F({2, 2}, {1, 2, 3, 4})), C(F({2}, {10, 20}))).value();
+  EXPECT_THAT(Values(run_.Run1(y).value()), ElementsAre(11, 22, 13, 24));
+}
+
+TEST_F(NnOpsTest, BiasAddRejectsWrongBiasLength) {
+  const int64_t before = g_.num_nodes();
+  Output x = P({-1, 3});
+  Output b = C(F({2}, {1, 2}));
+  absl::StatusOr<Output> y = ops::BiasAdd(x, b, {.name = "dense/BiasAdd"});
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(y.status().message(), HasSubstr("BiasAdd 'dense/BiasAdd'"));
+  EXPECT_THAT(y.status().message(), HasSubstr("bias has 2 elements"));
+  EXPECT_EQ(g_.num_nodes(), before + 2);
+}
+
+TEST_F(NnOpsTest, BiasAddGradSumsColumns) {
+  Output y = ops::BiasAddGrad(C(F({3, 2}, {1, 2, 3, 4, 5, 6}))).value();
+  EXPECT_EQ(y.shape(), TensorShape{2});
+  EXPECT_THAT(Values(run_.Run1(y).value()), ElementsAre(9, 12));
+}
+
+TEST_F(NnOpsTest, ReluAndReluGrad) {
+  Output x = C(F({4}, {-1, 0, 2, -3}));
+  EXPECT_THAT(Values(run_.Run1(ops::Relu(x).value()).value()),
+              ElementsAre(0, 0, 2, 0));
+  Output g = ops::ReluGrad(C(F({4}, {5, 6, 7, 8})), x).value();
+  EXPECT_THAT(Values(run_.Run1(g).value()), ElementsAre(0, 0, 7, 0));
+}
+
+TEST_F(NnOpsTest, SoftmaxIsStableForLargeLogits) {
+  Output y = ops::Softmax(C(F({2, 3}, {1000, 1001, 1002, -5, -5, -5}))).value();
+  std::vector<float> v = Values(run_.Run1(y).value());
+  const double z = 1 + std::exp(1.0) + std::exp(2.0);
+  EXPECT_NEAR(v[0], 1 / z, 1e-6);
+  EXPECT_NEAR(v[1], std::exp(1.0) / z, 1e-6);
+  EXPECT_NEAR(v[2], std::exp(2.0) / z, 1e-6);
+  for (int i = 3; i < 6; ++i) EXPECT_NEAR(v[i], 1.0 / 3, 1e-6);
+}
+
+TEST_F(NnOpsTest, LogSoftmaxIsStableForLargeLogits) {
+  Output y = ops::LogSoftmax(C(F({1, 3}, {1000, 1001, 1002}))).value();
+  std::vector<float> v = Values(run_.Run1(y).value());
+  const double lz = std::log(1 + std::exp(1.0) + std::exp(2.0));
+  EXPECT_NEAR(v[0], -lz, 1e-5);
+  EXPECT_NEAR(v[1], 1 - lz, 1e-5);
+  EXPECT_NEAR(v[2], 2 - lz, 1e-5);
+  for (float x : v) EXPECT_TRUE(std::isfinite(x));
+}
+
+TEST_F(NnOpsTest, SparseXentLossAndBackprop) {
+  Output logits = C(F({2, 3}, {1, 2, 3, 1000, 0, 0}));
+  Output labels = C(testing::I32({2}, {2, 1}));
+  ops::SoftmaxCrossEntropyOutputs x =
+      ops::SparseSoftmaxCrossEntropyWithLogits(logits, labels).value();
+  EXPECT_EQ(x.loss.shape(), TensorShape{2});
+  EXPECT_EQ(x.backprop.shape(), (TensorShape{2, 3}));
+  std::vector<Tensor> out = run_.Run({x.loss, x.backprop}).value();
+  const double z = std::exp(1.0) + std::exp(2.0) + std::exp(3.0);
+  std::vector<float> loss = Values(out[0]);
+  EXPECT_NEAR(loss[0], std::log(z) - 3, 1e-5);
+  EXPECT_NEAR(loss[1], 1000, 1e-2);  // -log softmax = 1000 - 0
+  std::vector<float> back = Values(out[1]);
+  EXPECT_NEAR(back[0], std::exp(1.0) / z, 1e-6);
+  EXPECT_NEAR(back[2], std::exp(3.0) / z - 1, 1e-6);
+  EXPECT_NEAR(back[3], 1, 1e-6);
+  EXPECT_NEAR(back[4], -1, 1e-6);
+}
+
+TEST_F(NnOpsTest, SparseXentLabelOutOfRangeNamesLabelAndRow) {
+  Output labels = P({-1}, DT_INT32);
+  ops::SoftmaxCrossEntropyOutputs x =
+      ops::SparseSoftmaxCrossEntropyWithLogits(C(F({2, 3}, {1, 2, 3, 4, 5, 6})),
+                                               labels, {.name = "xent"})
+          .value();
+  absl::StatusOr<Tensor> r =
+      run_.Run1(x.loss, {{labels, testing::I32({2}, {0, 3})}});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr("xent"));
+  EXPECT_THAT(r.status().message(), HasSubstr("label 3 at row 1"));
+}
+
+TEST_F(NnOpsTest, SparseXentBatchMismatchIsBuildError) {
+  absl::StatusOr<ops::SoftmaxCrossEntropyOutputs> x =
+      ops::SparseSoftmaxCrossEntropyWithLogits(P({2, 3}), P({3}, DT_INT32));
+  EXPECT_EQ(x.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(x.status().message(), HasSubstr("2 rows but labels have 3"));
+}
+
+TEST_F(NnOpsTest, Gradients) {
+  Output x = P({3, 4});
+  testing::Feeds feeds = {{x, RandomTensor({3, 4}, 21, -2.f, 2.f)}};
+  ExpectGradientMatches(ops::Relu(x).value(), feeds, 0);
+  ExpectGradientMatches(ops::Softmax(x).value(), feeds, 0);
+  ExpectGradientMatches(ops::LogSoftmax(x).value(), feeds, 0);
+  ExpectGradientMatches(ops::BiasAddGrad(x).value(), feeds, 0);
+  Output b = P({4});
+  testing::Feeds fb = {feeds[0], {b, RandomTensor({4}, 22)}};
+  Output y = ops::BiasAdd(x, b).value();
+  ExpectGradientMatches(y, fb, 0);
+  ExpectGradientMatches(y, fb, 1);
+  Output g = P({3, 4});
+  testing::Feeds fg = {feeds[0], {g, RandomTensor({3, 4}, 23)}};
+  ExpectGradientMatches(ops::ReluGrad(g, x).value(), fg, 0);
+}
+
+TEST_F(NnOpsTest, SparseXentGradient) {
+  Output x = P({3, 4});
+  Output labels = C(testing::I32({3}, {0, 3, 1}));
+  ops::SoftmaxCrossEntropyOutputs xent =
+      ops::SparseSoftmaxCrossEntropyWithLogits(x, labels).value();
+  ExpectGradientMatches(xent.loss, {{x, RandomTensor({3, 4}, 24, -2.f, 2.f)}},
+                        0);
+}
+
+}  // namespace
+}  // namespace graphgc

@@ -1,0 +1,218 @@
+#include "ops/registry.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/ops.h"
+
+namespace graphgc {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsSupersetOf;
+
+TEST(OpRegistry, LookupUnknownOpNamesIt) {
+  absl::StatusOr<const RegisteredOp*> op =
+      GlobalOpRegistry().Lookup("Frobnicate");
+  EXPECT_EQ(op.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(op.status().message(), HasSubstr("'Frobnicate'"));
+}
+
+TEST(OpRegistry, HasTheCoreOps) {
+  EXPECT_THAT(GlobalOpRegistry().ListOps(),
+              IsSupersetOf({"Placeholder",
+                            "Const",
+                            "Identity",
+                            "NoOp",
+                            "VarHandleOp",
+                            "ReadVariableOp",
+                            "AssignVariableOp",
+                            "AssignAddVariableOp",
+                            "AssignSubVariableOp",
+                            "MatMul",
+                            "BiasAdd",
+                            "BiasAddGrad",
+                            "AddV2",
+                            "AddN",
+                            "Sub",
+                            "Mul",
+                            "RealDiv",
+                            "Neg",
+                            "Square",
+                            "Sqrt",
+                            "Maximum",
+                            "Minimum",
+                            "Relu",
+                            "ReluGrad",
+                            "Sigmoid",
+                            "Tanh",
+                            "Softmax",
+                            "LogSoftmax",
+                            "Log",
+                            "Exp",
+                            "SparseSoftmaxCrossEntropyWithLogits",
+                            "Sum",
+                            "Mean",
+                            "Reshape",
+                            "Shape",
+                            "Fill",
+                            "ZerosLike",
+                            "OnesLike",
+                            "Cast",
+                            "ArgMax",
+                            "Equal",
+                            "RandomUniform",
+                            "RandomStandardNormal",
+                            "ResourceApplyGradientDescent",
+                            "ResourceApplyAdam",
+                            "StopGradient",
+                            "Transpose"}));
+}
+
+TEST(OpRegistry, DuplicateRegistrationIsAlreadyExists) {
+  OpRegistry r;
+  RegisteredOp op;
+  op.def.type = "X";
+  op.shape_fn = [](const AttrMap&, absl::Span<const InputInfo>)
+      -> absl::StatusOr<std::vector<OutputInfo>> {
+    return std::vector<OutputInfo>{};
+  };
+  EXPECT_TRUE(r.Register(op).ok());
+  EXPECT_EQ(r.Register(op).code(), absl::StatusCode::kAlreadyExists);
+}
+
+TEST(OpRegistry, RegisterWithoutShapeFunctionIsRejected) {
+  OpRegistry r;
+  RegisteredOp op;
+  op.def.type = "X";
+  EXPECT_EQ(r.Register(op).code(), absl::StatusCode::kInvalidArgument);
+}
+
+class BuildNodeTest : public ::testing::Test {
+ protected:
+  Graph g_;
+};
+
+TEST_F(BuildNodeTest, UnknownOpLeavesGraphUnchanged) {
+  const int64_t before = g_.num_nodes();
+  absl::StatusOr<NodeHandle> n = BuildNode(g_, "Frobnicate", "f", {}, {}, {});
+  EXPECT_EQ(n.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(g_.num_nodes(), before);
+}
+
+TEST_F(BuildNodeTest, BadAttrTypeIsRejected) {
+  Output x = ops::Placeholder(g_, DT_FLOAT, {2, 2}).value();
+  const int64_t before = g_.num_nodes();
+  absl::StatusOr<NodeHandle> n =
+      BuildNode(g_, "MatMul", "mm", {x, x}, {}, {{"transpose_a", int64_t{1}}});
+  EXPECT_EQ(n.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      n.status().message(),
+      HasSubstr(
+          "MatMul 'mm': attribute 'transpose_a' must be a bool, got a int"));
+  EXPECT_EQ(g_.num_nodes(), before);
+}
+
+TEST_F(BuildNodeTest, UnknownAttrIsRejectedButPrivateAttrsPass) {
+  Output x = ops::Placeholder(g_, DT_FLOAT, {2}).value();
+  EXPECT_THAT(
+      BuildNode(g_, "Relu", "", {x}, {}, {{"alpha", 0.1f}}).status().message(),
+      HasSubstr("unknown attribute 'alpha'"));
+  EXPECT_TRUE(
+      BuildNode(g_, "Relu", "", {x}, {}, {{"_class", std::string("a")}}).ok());
+}
+
+TEST_F(BuildNodeTest, MissingRequiredAttrIsRejected) {
+  absl::StatusOr<NodeHandle> n = BuildNode(g_, "Placeholder", "p", {}, {}, {});
+  EXPECT_EQ(n.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(n.status().message(),
+              HasSubstr("attribute 'dtype' (type) is missing"));
+}
+
+TEST_F(BuildNodeTest, WrongArityIsRejected) {
+  Output x = ops::Placeholder(g_, DT_FLOAT, {2}).value();
+  EXPECT_THAT(BuildNode(g_, "AddV2", "", {x}, {}, {}).status().message(),
+              HasSubstr("takes 2 inputs, got 1"));
+}
+
+TEST_F(BuildNodeTest, FillsDefaultsAndInfersT) {
+  Output x = ops::Placeholder(g_, DT_FLOAT, {2, 2}).value();
+  NodeHandle n = BuildNode(g_, "MatMul", "", {x, x}, {}, {}).value();
+  NodeInfo info = g_.Describe(n).value();
+  EXPECT_EQ(GetAttr<DataType>(info.attrs, "T").value(), DT_FLOAT);
+  EXPECT_FALSE(GetAttr<bool>(info.attrs, "transpose_a").value());
+  EXPECT_EQ(info.op_def, &GlobalOpRegistry().Lookup("MatMul").value()->def);
+}
+
+TEST_F(BuildNodeTest, ConstantInputsBecomeNamedConstNodes) {
+  Output x = ops::Placeholder(g_, DT_FLOAT, {2, 3}).value();
+  NodeHandle n =
+      BuildNode(g_, "Sum", "total", {x, Tensor::Scalar<int32_t>(1)}, {}, {})
+          .value();
+  NodeInfo info = g_.Describe(n).value();
+  EXPECT_EQ(info.inputs[1].node_name(), "total/reduction_indices");
+  EXPECT_EQ(info.output_shapes[0], TensorShape{2});
+}
+
+TEST_F(BuildNodeTest, InvalidNameCreatesNothing) {
+  Output x = ops::Placeholder(g_, DT_FLOAT, {2, 3}).value();
+  const int64_t before = g_.num_nodes();
+  absl::StatusOr<NodeHandle> n = BuildNode(
+      g_, "Sum", "bad//name", {x, Tensor::Scalar<int32_t>(1)}, {}, {});
+  EXPECT_EQ(n.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(g_.num_nodes(), before);
+}
+
+TEST_F(BuildNodeTest, ControlInputOfAnotherGraphIsRejected) {
+  Graph other;
+  Output c = ops::Const(other, 1.f).value();
+  EXPECT_THAT(
+      BuildNode(g_, "NoOp", "", {}, {c.handle()}, {}).status().message(),
+      HasSubstr("control input 0 belongs to another graph"));
+}
+
+TEST_F(BuildNodeTest, VariadicNMustMatch) {
+  Output x = ops::Placeholder(g_, DT_FLOAT, {2}).value();
+  EXPECT_TRUE(BuildNode(g_, "AddN", "", {x, x, x}, {}, {}).ok());
+  EXPECT_THAT(BuildNode(g_, "AddN", "", {x, x}, {}, {{"N", int64_t{3}}})
+                  .status()
+                  .message(),
+              HasSubstr("attribute N is 3 but 2 inputs"));
+}
+
+TEST(OpRegistry, DifferentiableOpsHaveGradients) {
+  for (const char* op : {"Identity",
+                         "MatMul",
+                         "BiasAdd",
+                         "BiasAddGrad",
+                         "AddV2",
+                         "AddN",
+                         "Sub",
+                         "Mul",
+                         "RealDiv",
+                         "Neg",
+                         "Square",
+                         "Sqrt",
+                         "Maximum",
+                         "Minimum",
+                         "Relu",
+                         "ReluGrad",
+                         "Sigmoid",
+                         "Tanh",
+                         "Softmax",
+                         "LogSoftmax",
+                         "Log",
+                         "Exp",
+                         "SparseSoftmaxCrossEntropyWithLogits",
+                         "Sum",
+                         "Mean",
+                         "Reshape",
+                         "Cast",
+                         "Transpose",
+                         "Fill",
+                         "ReadVariableOp"}) {
+    EXPECT_TRUE(GlobalOpRegistry().Lookup(op).value()->def.gradient) << op;
+  }
+}
+
+}  // namespace
+}  // namespace graphgc
