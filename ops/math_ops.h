@@ -1,0 +1,19 @@
+// ops/math_ops.h
+//
+// Registration of graphgc's math ops (kernels, shape functions, gradients);
+// RegisterCoreOps calls it once when the global registry is built. Private
+// to //ops: users build these ops through ops/ops.h.
+//
+// Thread safety: call only while the registry is being built.
+#ifndef GRAPHGC_OPS_MATH_OPS_H_
+#define GRAPHGC_OPS_MATH_OPS_H_
+
+#include "ops/registry.h"
+
+namespace graphgc {
+
+void RegisterMathOps(OpRegistry& registry);
+
+}  // namespace graphgc
+
+#endif  // GRAPHGC_OPS_MATH_OPS_H_

@@ -1,0 +1,391 @@
+// Neural-network ops: BiasAdd, BiasAddGrad, Relu, ReluGrad, Softmax,
+// LogSoftmax, SparseSoftmaxCrossEntropyWithLogits. All float, over the last
+// dimension (NHWC).
+#include "ops/nn_ops.h"
+
+#include <cmath>
+
+#include "Eigen/Core"
+#include "ops/op_util.h"
+#include "ops/ops.h"
+#include "util/status_macros.h"
+
+namespace graphgc {
+namespace {
+
+using op_util::GradName;
+using op_util::MakeOp;
+using op_util::MustRegister;
+using op_util::NewOutput;
+
+using Grads = std::vector<std::optional<Output>>;
+using RowArray =
+    Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstRows = Eigen::Map<const RowArray>;
+using Rows = Eigen::Map<RowArray>;
+
+absl::Status CheckFloat(DataType t, absl::string_view what) {
+  return op_util::CheckDtype(t, {DT_FLOAT}, what);
+}
+
+absl::Status CheckDataFormat(const AttrMap& attrs) {
+  const std::string f = GetAttrOr<std::string>(attrs, "data_format", "NHWC");
+  if (f != "NHWC") {
+    return absl::UnimplementedError(
+        absl::StrCat("data_format ", f, " is not supported (only NHWC)"));
+  }
+  return absl::OkStatus();
+}
+
+// --- BiasAdd, BiasAddGrad ---
+
+absl::StatusOr<std::vector<OutputInfo>> BiasAddShape(
+    const AttrMap& attrs, absl::Span<const InputInfo> in) {
+  GG_RETURN_IF_ERROR(op_util::CheckInputsMatchT(attrs, in, {DT_FLOAT}));
+  GG_RETURN_IF_ERROR(CheckDataFormat(attrs));
+  if (in[0].shape.dims() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "value must have rank >= 2, got shape ", in[0].shape.DebugString()));
+  }
+  if (in[1].shape.dims() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bias must be a vector, got shape ", in[1].shape.DebugString()));
+  }
+  TensorShape out = in[0].shape;
+  const int last = out.dims() - 1;
+  const int64_t c = out[last];
+  const int64_t b = in[1].shape[0];
+  if (c >= 0 && b >= 0 && c != b) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bias has ", b, " elements but value's last dimension is ",
+                     c, " (value ", in[0].shape.DebugString(), ")"));
+  }
+  if (c < 0) out.set_dim(last, b);
+  return std::vector<OutputInfo>{{DT_FLOAT, out}};
+}
+
+absl::Status BiasAddKernel(OpKernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  if (x.shape().dims() < 2 || b.shape().dims() != 1 ||
+      x.shape()[x.shape().dims() - 1] != b.shape()[0]) {
+    return ctx.InvalidArgument(absl::StrCat(
+        "bias of shape ", b.shape().DebugString(),
+        " does not match value of shape ", x.shape().DebugString()));
+  }
+  GG_ASSIGN_OR_RETURN(Tensor out, NewOutput(ctx, DT_FLOAT, x.shape()));
+  if (out.num_elements() > 0) {
+    auto xm = x.matrix<float>();
+    Eigen::Map<const Eigen::RowVectorXf> bv(b.data<float>().data(),
+                                            b.num_elements());
+    out.mutable_matrix<float>() = xm.rowwise() + bv;
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status BiasAddGradKernel(OpKernelContext& ctx) {
+  const Tensor& g = ctx.input(0);
+  if (g.shape().dims() < 2) {
+    return ctx.InvalidArgument(absl::StrCat(
+        "out_backprop must have rank >= 2, got ", g.shape().DebugString()));
+  }
+  const int64_t c = g.shape()[g.shape().dims() - 1];
+  GG_ASSIGN_OR_RETURN(Tensor out, NewOutput(ctx, DT_FLOAT, TensorShape{c}));
+  if (c > 0) {
+    Eigen::Map<Eigen::RowVectorXf>(out.mutable_data<float>().data(), c) =
+        g.matrix<float>().colwise().sum();
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// --- Relu, ReluGrad ---
+
+absl::StatusOr<std::vector<OutputInfo>> SameFloatShape(
+    const AttrMap& attrs, absl::Span<const InputInfo> in) {
+  GG_RETURN_IF_ERROR(op_util::CheckInputsMatchT(attrs, in, {DT_FLOAT}));
+  TensorShape s = in[0].shape;
+  for (size_t i = 1; i < in.size(); ++i) {
+    GG_ASSIGN_OR_RETURN(TensorShape b,
+                        op_util::BroadcastShapes(s, in[i].shape));
+    if (in[i].shape.dims() != s.dims() || b.dims() != s.dims()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "inputs must have one shape, got ", in[0].shape.DebugString(),
+          " and ", in[i].shape.DebugString()));
+    }
+    for (int d = 0; d < s.dims(); ++d) {
+      const int64_t a = s[d], c = in[i].shape[d];
+      if (a >= 0 && c >= 0 && a != c) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "inputs must have one shape, got ", in[0].shape.DebugString(),
+            " and ", in[i].shape.DebugString()));
+      }
+      if (a < 0) s.set_dim(d, c);
+    }
+  }
+  return std::vector<OutputInfo>{{DT_FLOAT, s}};
+}
+
+absl::Status ReluKernel(OpKernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  GG_ASSIGN_OR_RETURN(Tensor out, NewOutput(ctx, DT_FLOAT, x.shape()));
+  out.mutable_flat<float>() = x.flat<float>().max(0.0f);
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status ReluGradKernel(OpKernelContext& ctx) {
+  const Tensor& g = ctx.input(0);
+  const Tensor& f = ctx.input(1);
+  if (g.shape() != f.shape()) {
+    return ctx.InvalidArgument(
+        absl::StrCat("gradients ", g.shape().DebugString(), " and features ",
+                     f.shape().DebugString(), " differ in shape"));
+  }
+  GG_ASSIGN_OR_RETURN(Tensor out, NewOutput(ctx, DT_FLOAT, g.shape()));
+  out.mutable_flat<float>() =
+      (f.flat<float>() > 0.0f).select(g.flat<float>(), 0.0f);
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// --- Softmax, LogSoftmax ---
+
+absl::StatusOr<std::vector<OutputInfo>> LogitsShape(
+    const AttrMap& attrs, absl::Span<const InputInfo> in) {
+  GG_RETURN_IF_ERROR(op_util::CheckInputsMatchT(attrs, in, {DT_FLOAT}));
+  if (in[0].shape.dims() < 1) {
+    return absl::InvalidArgumentError("logits must have rank >= 1");
+  }
+  return std::vector<OutputInfo>{{DT_FLOAT, in[0].shape}};
+}
+
+// Row-wise softmax over the last dimension, stable for large logits
+// (subtracts each row's maximum first). log_out: log-softmax instead.
+template <bool kLog>
+absl::Status SoftmaxKernel(OpKernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  if (x.shape().dims() < 1)
+    return ctx.InvalidArgument("logits must have rank >= 1");
+  GG_ASSIGN_OR_RETURN(Tensor out, NewOutput(ctx, DT_FLOAT, x.shape()));
+  const int64_t c = x.shape()[x.shape().dims() - 1];
+  if (out.num_elements() > 0 && c > 0) {
+    const int64_t rows = x.num_elements() / c;
+    ConstRows in(x.data<float>().data(), rows, c);
+    Rows o(out.mutable_data<float>().data(), rows, c);
+    Eigen::ArrayXf max = in.rowwise().maxCoeff();
+    o = in.colwise() - max;
+    if constexpr (kLog) {
+      Eigen::ArrayXf lse = o.exp().rowwise().sum().log();
+      o.colwise() -= lse;
+    } else {
+      o = o.exp();
+      Eigen::ArrayXf sum = o.rowwise().sum();
+      o.colwise() /= sum;
+    }
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Grads> SoftmaxGrad(const GradContext& ctx) {
+  if (!ctx.grad_outputs[0].has_value()) return Grads(1);
+  const Output& g = *ctx.grad_outputs[0];
+  const Output& y = ctx.outputs[0];
+  // dx = (g - sum(g * y, -1, keep)) * y
+  GG_ASSIGN_OR_RETURN(Output gy,
+                      ops::Mul(g, y, {.name = GradName(ctx, "Mul")}));
+  GG_ASSIGN_OR_RETURN(Output s, ops::Sum(gy, {.name = GradName(ctx, "Sum"),
+                                              .axes = {-1},
+                                              .keep_dims = true}));
+  GG_ASSIGN_OR_RETURN(Output d, ops::Sub(g, s, {.name = GradName(ctx, "Sub")}));
+  GG_ASSIGN_OR_RETURN(Output dx,
+                      ops::Mul(d, y, {.name = GradName(ctx, "Mul_1")}));
+  return Grads{dx};
+}
+
+absl::StatusOr<Grads> LogSoftmaxGrad(const GradContext& ctx) {
+  if (!ctx.grad_outputs[0].has_value()) return Grads(1);
+  const Output& g = *ctx.grad_outputs[0];
+  const Output& y = ctx.outputs[0];
+  // dx = g - sum(g, -1, keep) * exp(y)
+  GG_ASSIGN_OR_RETURN(Output s, ops::Sum(g, {.name = GradName(ctx, "Sum"),
+                                             .axes = {-1},
+                                             .keep_dims = true}));
+  GG_ASSIGN_OR_RETURN(Output p, ops::Exp(y, {.name = GradName(ctx, "Exp")}));
+  GG_ASSIGN_OR_RETURN(Output sp,
+                      ops::Mul(s, p, {.name = GradName(ctx, "Mul")}));
+  GG_ASSIGN_OR_RETURN(Output dx,
+                      ops::Sub(g, sp, {.name = GradName(ctx, "Sub")}));
+  return Grads{dx};
+}
+
+// --- SparseSoftmaxCrossEntropyWithLogits ---
+
+absl::StatusOr<std::vector<OutputInfo>> XentShape(
+    const AttrMap& attrs, absl::Span<const InputInfo> in) {
+  GG_ASSIGN_OR_RETURN(DataType t, GetAttr<DataType>(attrs, "T"));
+  GG_ASSIGN_OR_RETURN(DataType tl, GetAttr<DataType>(attrs, "Tlabels"));
+  GG_RETURN_IF_ERROR(CheckFloat(t, "T"));
+  GG_RETURN_IF_ERROR(op_util::CheckDtype(tl, {DT_INT32, DT_INT64}, "Tlabels"));
+  if (in[0].dtype != t) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("features are ", DataTypeString(in[0].dtype), ", T is ",
+                     DataTypeString(t)));
+  }
+  if (in[1].dtype != tl) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("labels are ", DataTypeString(in[1].dtype),
+                     ", Tlabels is ", DataTypeString(tl)));
+  }
+  if (in[0].shape.dims() != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("features must be [batch, classes], got shape ",
+                     in[0].shape.DebugString()));
+  }
+  if (in[1].shape.dims() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "labels must be [batch], got shape ", in[1].shape.DebugString()));
+  }
+  int64_t b = in[0].shape[0];
+  const int64_t lb = in[1].shape[0];
+  if (b >= 0 && lb >= 0 && b != lb) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "features have ", b, " rows but labels have ", lb, " entries"));
+  }
+  if (b < 0) b = lb;
+  return std::vector<OutputInfo>{{DT_FLOAT, TensorShape{b}},
+                                 {DT_FLOAT, TensorShape{b, in[0].shape[1]}}};
+}
+
+absl::Status XentKernel(OpKernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& labels = ctx.input(1);
+  if (x.shape().dims() != 2 || labels.shape().dims() != 1 ||
+      labels.shape()[0] != x.shape()[0]) {
+    return ctx.InvalidArgument(absl::StrCat(
+        "features ", x.shape().DebugString(), " and labels ",
+        labels.shape().DebugString(), " must be [batch, classes] and [batch]"));
+  }
+  const int64_t rows = x.shape()[0];
+  const int64_t c = x.shape()[1];
+  absl::StatusOr<std::vector<int64_t>> lv = op_util::IntValues(labels);
+  if (!lv.ok()) return ctx.InvalidArgument(lv.status().message());
+  for (int64_t i = 0; i < rows; ++i) {
+    if ((*lv)[i] < 0 || (*lv)[i] >= c) {
+      return ctx.InvalidArgument(absl::StrCat("label ", (*lv)[i], " at row ", i,
+                                              " is out of range [0, ", c, ")"));
+    }
+  }
+  GG_ASSIGN_OR_RETURN(Tensor loss, NewOutput(ctx, DT_FLOAT, TensorShape{rows}));
+  GG_ASSIGN_OR_RETURN(Tensor back, NewOutput(ctx, DT_FLOAT, x.shape()));
+  if (rows > 0 && c > 0) {
+    ConstRows in(x.data<float>().data(), rows, c);
+    Rows b(back.mutable_data<float>().data(), rows, c);
+    float* l = loss.mutable_data<float>().data();
+    Eigen::ArrayXf max = in.rowwise().maxCoeff();
+    b = in.colwise() - max;  // shifted logits
+    Eigen::ArrayXf lse = b.exp().rowwise().sum().log();
+    for (int64_t i = 0; i < rows; ++i) l[i] = lse(i) - b(i, (*lv)[i]);
+    b.colwise() -= lse;  // log-probabilities
+    b = b.exp();         // probabilities
+    for (int64_t i = 0; i < rows; ++i) b(i, (*lv)[i]) -= 1.0f;
+  }
+  ctx.set_output(0, std::move(loss));
+  ctx.set_output(1, std::move(back));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Grads> XentGrad(const GradContext& ctx) {
+  // The gradient of the backprop output is not propagated (as TensorFlow
+  // without second-order terms); only the loss gradient flows.
+  if (!ctx.grad_outputs[0].has_value()) return Grads(2);
+  GG_ASSIGN_OR_RETURN(Output g,
+                      ops::Reshape(*ctx.grad_outputs[0], TensorShape{-1, 1},
+                                   {.name = GradName(ctx, "ExpandDims")}));
+  GG_ASSIGN_OR_RETURN(
+      Output dx, ops::Mul(ctx.outputs[1], g, {.name = GradName(ctx, "Mul")}));
+  return Grads{dx, std::nullopt};
+}
+
+}  // namespace
+
+void RegisterNnOps(OpRegistry& r) {
+  MustRegister(
+      r, MakeOp("BiasAdd", {"value", "bias"}, 1,
+                {{"T", "type"},
+                 {"data_format", "string", AttrValue(std::string("NHWC"))}},
+                BiasAddShape, BiasAddKernel,
+                [](const GradContext& ctx) -> absl::StatusOr<Grads> {
+                  if (!ctx.grad_outputs[0].has_value()) return Grads(2);
+                  GG_ASSIGN_OR_RETURN(
+                      Output gb,
+                      ops::BiasAddGrad(*ctx.grad_outputs[0],
+                                       {.name = GradName(ctx, "BiasAddGrad")}));
+                  return Grads{ctx.grad_outputs[0], gb};
+                }));
+  MustRegister(
+      r,
+      MakeOp(
+          "BiasAddGrad", {"out_backprop"}, 1,
+          {{"T", "type"},
+           {"data_format", "string", AttrValue(std::string("NHWC"))}},
+          [](const AttrMap& attrs, absl::Span<const InputInfo> in)
+              -> absl::StatusOr<std::vector<OutputInfo>> {
+            GG_RETURN_IF_ERROR(
+                op_util::CheckInputsMatchT(attrs, in, {DT_FLOAT}));
+            GG_RETURN_IF_ERROR(CheckDataFormat(attrs));
+            if (in[0].shape.dims() < 2) {
+              return absl::InvalidArgumentError(
+                  absl::StrCat("out_backprop must have rank >= 2, got shape ",
+                               in[0].shape.DebugString()));
+            }
+            return std::vector<OutputInfo>{
+                {DT_FLOAT, TensorShape{in[0].shape[in[0].shape.dims() - 1]}}};
+          },
+          BiasAddGradKernel,
+          [](const GradContext& ctx) -> absl::StatusOr<Grads> {
+            if (!ctx.grad_outputs[0].has_value()) return Grads(1);
+            GG_ASSIGN_OR_RETURN(
+                Output ones,
+                ops::OnesLike(ctx.node.inputs[0],
+                              {.name = GradName(ctx, "OnesLike")}));
+            GG_ASSIGN_OR_RETURN(Output g,
+                                ops::Mul(ones, *ctx.grad_outputs[0],
+                                         {.name = GradName(ctx, "Mul")}));
+            return Grads{g};
+          }));
+  MustRegister(
+      r,
+      MakeOp("Relu", {"features"}, 1, {{"T", "type"}}, SameFloatShape,
+             ReluKernel, [](const GradContext& ctx) -> absl::StatusOr<Grads> {
+               if (!ctx.grad_outputs[0].has_value()) return Grads(1);
+               GG_ASSIGN_OR_RETURN(
+                   Output g,
+                   ops::ReluGrad(*ctx.grad_outputs[0], ctx.outputs[0],
+                                 {.name = GradName(ctx, "ReluGrad")}));
+               return Grads{g};
+             }));
+  MustRegister(
+      r, MakeOp("ReluGrad", {"gradients", "features"}, 1, {{"T", "type"}},
+                SameFloatShape, ReluGradKernel,
+                [](const GradContext& ctx) -> absl::StatusOr<Grads> {
+                  if (!ctx.grad_outputs[0].has_value()) return Grads(2);
+                  GG_ASSIGN_OR_RETURN(
+                      Output g,
+                      ops::ReluGrad(*ctx.grad_outputs[0], ctx.node.inputs[1],
+                                    {.name = GradName(ctx, "ReluGrad")}));
+                  return Grads{g, std::nullopt};
+                }));
+  MustRegister(r, MakeOp("Softmax", {"logits"}, 1, {{"T", "type"}}, LogitsShape,
+                         SoftmaxKernel<false>, SoftmaxGrad));
+  MustRegister(r, MakeOp("LogSoftmax", {"logits"}, 1, {{"T", "type"}},
+                         LogitsShape, SoftmaxKernel<true>, LogSoftmaxGrad));
+  MustRegister(
+      r, MakeOp("SparseSoftmaxCrossEntropyWithLogits", {"features", "labels"},
+                2, {{"T", "type"}, {"Tlabels", "type", AttrValue(DT_INT64)}},
+                XentShape, XentKernel, XentGrad));
+}
+
+}  // namespace graphgc

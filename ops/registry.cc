@@ -1,0 +1,287 @@
+#include "ops/registry.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ops/resources.h"
+#include "util/status_macros.h"
+
+namespace graphgc {
+namespace {
+
+// Graph::AddNode's name rule, checked here first so that helper Const nodes
+// are never created for a node whose own name would be rejected.
+bool IsValidNodeName(absl::string_view name) {
+  auto first_ok = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+           (c >= '0' && c <= '9') || c == '.';
+  };
+  auto rest_ok = [&](char c) {
+    return first_ok(c) || c == '_' || c == '-' || c == '/';
+  };
+  if (name.empty() || !first_ok(name[0]) || name.back() == '/') return false;
+  for (size_t i = 1; i < name.size(); ++i) {
+    if (!rest_ok(name[i]) || (name[i] == '/' && name[i - 1] == '/')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// What a shape function may know about an existing output.
+InputInfo DescribeInput(const Output& out) {
+  InputInfo info;
+  info.dtype = out.dtype();
+  info.shape = out.shape();
+  const Node& producer = out.graph()->NodeForRuntime(out.handle());
+  if (producer.op == "Const") {
+    auto it = producer.attrs.find("value");
+    if (it != producer.attrs.end()) {
+      if (const Tensor* t = std::get_if<Tensor>(&it->second)) info.value = *t;
+    }
+  } else if (producer.op == "Shape" && !producer.inputs.empty()) {
+    const NodeInput& in = producer.inputs[0];
+    const Node& x = out.graph()->NodeForRuntime(in.node);
+    if (in.index < static_cast<int>(x.output_shapes.size())) {
+      info.shape_value = x.output_shapes[in.index];
+    }
+  } else if (producer.op == "VarHandleOp") {
+    info.handle_dtype =
+        GetAttrOr<DataType>(producer.attrs, "dtype", DT_INVALID);
+    auto it = producer.attrs.find("shape");
+    if (it != producer.attrs.end()) {
+      if (const TensorShape* s = std::get_if<TensorShape>(&it->second)) {
+        info.handle_shape = *s;
+      }
+    }
+  }
+  return info;
+}
+
+InputInfo DescribeConstant(const Tensor& t) {
+  InputInfo info;
+  info.dtype = t.dtype();
+  info.shape = t.shape();
+  info.value = t;
+  return info;
+}
+
+}  // namespace
+
+absl::Status OpRegistry::Register(RegisteredOp op) {
+  if (op.def.type.empty()) {
+    return absl::InvalidArgumentError("OpRegistry::Register: empty op type");
+  }
+  if (!op.shape_fn) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "OpRegistry::Register: op ", op.def.type, " has no shape function"));
+  }
+  if (op.variadic && op.input_names.size() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("OpRegistry::Register: variadic op ", op.def.type,
+                     " must name exactly one input"));
+  }
+  std::string type = op.def.type;
+  auto [it, inserted] =
+      ops_.emplace(type, std::make_unique<RegisteredOp>(std::move(op)));
+  if (!inserted) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("OpRegistry::Register: op ", type, " already registered"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<const RegisteredOp*> OpRegistry::Lookup(
+    absl::string_view type) const {
+  auto it = ops_.find(std::string(type));
+  if (it == ops_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("op type '", type, "' is not registered"));
+  }
+  return it->second.get();
+}
+
+std::vector<std::string> OpRegistry::ListOps() const {
+  std::vector<std::string> names;
+  names.reserve(ops_.size());
+  for (const auto& [name, op] : ops_) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+const OpRegistry& GlobalOpRegistry() {
+  static const OpRegistry* const registry = [] {
+    auto* r = new OpRegistry();
+    RegisterCoreOps(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+absl::StatusOr<NodeHandle> BuildNode(Graph& graph, absl::string_view op_type,
+                                     absl::string_view name,
+                                     std::vector<BuildInput> inputs,
+                                     std::vector<NodeHandle> control_inputs,
+                                     AttrMap attrs) {
+  return BuildNode(GlobalOpRegistry(), graph, op_type, name, std::move(inputs),
+                   std::move(control_inputs), std::move(attrs));
+}
+
+absl::StatusOr<NodeHandle> BuildNode(const OpRegistry& registry, Graph& graph,
+                                     absl::string_view op_type,
+                                     absl::string_view name,
+                                     std::vector<BuildInput> inputs,
+                                     std::vector<NodeHandle> control_inputs,
+                                     AttrMap attrs) {
+  GG_ASSIGN_OR_RETURN(const RegisteredOp* op, registry.Lookup(op_type));
+  const std::string base =
+      name.empty() ? std::string(op_type) : std::string(name);
+  auto error = [&](absl::string_view what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op_type, " '", base, "': ", what));
+  };
+  if (!IsValidNodeName(base)) {
+    return error(
+        "invalid node name: use letters, digits and . _ - / (not first), no "
+        "empty scope");
+  }
+
+  // Inputs: valid outputs of this graph, or constants.
+  const int n = static_cast<int>(inputs.size());
+  auto input_name = [&](int i) -> std::string {
+    if (op->variadic) return absl::StrCat(op->input_names[0], "_", i);
+    return i < static_cast<int>(op->input_names.size()) ? op->input_names[i]
+                                                        : absl::StrCat(i);
+  };
+  for (int i = 0; i < n; ++i) {
+    if (inputs[i].constant.has_value()) continue;
+    const Output& in = inputs[i].output;
+    if (!in.valid()) {
+      return error(absl::StrCat("input ", i, " (", input_name(i),
+                                ") is an empty Output"));
+    }
+    if (in.graph() != &graph) {
+      return error(absl::StrCat("input ", i, " (", input_name(i),
+                                ") belongs to another graph"));
+    }
+    const Node& producer = graph.NodeForRuntime(in.handle());
+    if (in.index() < 0 ||
+        in.index() >= static_cast<int>(producer.output_types.size())) {
+      return error(absl::StrCat("input ", i, " reads output ", in.index(),
+                                " of '", producer.name, "', which has ",
+                                producer.output_types.size()));
+    }
+  }
+  for (size_t i = 0; i < control_inputs.size(); ++i) {
+    if (!control_inputs[i].valid()) {
+      return error(absl::StrCat("control input ", i, " is an empty handle"));
+    }
+    if (control_inputs[i].graph() != &graph) {
+      return error(
+          absl::StrCat("control input ", i, " belongs to another graph"));
+    }
+  }
+  if (op->variadic) {
+    if (n < op->min_inputs) {
+      return error(
+          absl::StrCat("takes at least ", op->min_inputs, " inputs, got ", n));
+    }
+  } else if (n != static_cast<int>(op->input_names.size())) {
+    return error(
+        absl::StrCat("takes ", op->input_names.size(), " inputs, got ", n));
+  }
+
+  std::vector<InputInfo> infos;
+  infos.reserve(n);
+  for (const BuildInput& in : inputs) {
+    infos.push_back(in.constant.has_value() ? DescribeConstant(*in.constant)
+                                            : DescribeInput(in.output));
+  }
+
+  // Attributes: infer T and N, fill defaults, check types, no strangers.
+  for (const AttrSpec& spec : op->attrs) {
+    if (attrs.contains(spec.name)) continue;
+    if (spec.name == "T" && spec.type == "type" && n > 0) {
+      attrs[spec.name] = infos[0].dtype;
+    } else if (spec.name == "N" && op->variadic) {
+      attrs[spec.name] = static_cast<int64_t>(n);
+    } else if (spec.default_value.has_value()) {
+      attrs[spec.name] = *spec.default_value;
+    } else {
+      return error(absl::StrCat("attribute '", spec.name, "' (", spec.type,
+                                ") is missing"));
+    }
+  }
+  for (const auto& [key, value] : attrs) {
+    if (!key.empty() && key[0] == '_') continue;
+    auto spec = std::find_if(op->attrs.begin(), op->attrs.end(),
+                             [&](const AttrSpec& s) { return s.name == key; });
+    if (spec == op->attrs.end()) {
+      std::vector<std::string> known;
+      for (const AttrSpec& s : op->attrs) known.push_back(s.name);
+      return error(absl::StrCat("unknown attribute '", key,
+                                "' (takes: ", absl::StrJoin(known, ", "), ")"));
+    }
+    if (AttrTypeName(value) != spec->type) {
+      return error(absl::StrCat("attribute '", key, "' must be a ", spec->type,
+                                ", got a ", AttrTypeName(value)));
+    }
+  }
+  if (op->variadic &&
+      GetAttrOr<int64_t>(attrs, "N", n) != static_cast<int64_t>(n)) {
+    return error(absl::StrCat("attribute N is ",
+                              GetAttrOr<int64_t>(attrs, "N", n), " but ", n,
+                              " inputs were given"));
+  }
+
+  absl::StatusOr<std::vector<OutputInfo>> outs = op->shape_fn(attrs, infos);
+  if (!outs.ok()) return error(outs.status().message());
+  if (static_cast<int>(outs->size()) != op->num_outputs) {
+    return absl::InternalError(
+        absl::StrCat(op_type, " '", base, "': shape function gave ",
+                     outs->size(), " outputs, op has ", op->num_outputs));
+  }
+  for (const OutputInfo& o : *outs) {
+    absl::Status s = TensorShape::Validate(o.shape.dim_sizes(), true);
+    if (!s.ok()) return error(absl::StrCat("output shape: ", s.message()));
+  }
+  std::shared_ptr<NodeResource> resource;
+  if (op->make_resource) {
+    absl::StatusOr<std::shared_ptr<NodeResource>> r = op->make_resource(attrs);
+    if (!r.ok()) return error(r.status().message());
+    resource = std::move(r).value();
+  }
+
+  // Every check passed: create the constant inputs, then the node.
+  NodeSpec spec;
+  spec.op = std::string(op_type);
+  spec.op_def = &op->def;
+  spec.name = base;
+  for (int i = 0; i < n; ++i) {
+    if (!inputs[i].constant.has_value()) {
+      spec.inputs.push_back(std::move(inputs[i].output));
+      continue;
+    }
+    GG_ASSIGN_OR_RETURN(
+        NodeHandle c, BuildNode(registry, graph, "Const",
+                                absl::StrCat(base, "/", input_name(i)), {}, {},
+                                {{"value", *inputs[i].constant},
+                                 {"dtype", inputs[i].constant->dtype()}}));
+    spec.inputs.emplace_back(std::move(c), 0);
+  }
+  spec.control_inputs = std::move(control_inputs);
+  spec.attrs = std::move(attrs);
+  for (OutputInfo& o : *outs) {
+    spec.output_types.push_back(o.dtype);
+    spec.output_shapes.push_back(std::move(o.shape));
+  }
+  spec.resource = resource;
+  GG_ASSIGN_OR_RETURN(NodeHandle handle, graph.AddNode(std::move(spec)));
+  if (auto* named = dynamic_cast<NamedResource*>(resource.get())) {
+    named->set_node_name(graph.NodeForRuntime(handle).name);
+  }
+  return handle;
+}
+
+}  // namespace graphgc

@@ -1,0 +1,158 @@
+// ops/registry.h
+//
+// OpRegistry: every op type graphgc knows, by TensorFlow's type name. Each
+// entry is the runtime's OpDef (kernel, gradient, stateful) plus what only
+// builders and importers need: input and output arity, the attributes the op
+// takes (name, TensorFlow attr type, default), a shape-and-dtype function and,
+// for ops with per-node state (variables, random generators), a factory for
+// the node's resource.
+//
+// BuildNode is the one generic way to add a registered op to a graph: it
+// checks the inputs (valid, of this graph), the arity and the attributes
+// (filling defaults, inferring "T" and "N" from the inputs), runs the shape
+// function and only then adds the node. On any error the graph is unchanged.
+// The typed builders of ops/ops.h and the GraphDef importer both go through
+// it.
+//
+// Thread safety: GlobalOpRegistry() is built once (function-local static) and
+// is immutable afterwards, so it may be read from any thread. An OpRegistry
+// being filled by Register() is not synchronised.
+//
+// Example:
+//   GG_ASSIGN_OR_RETURN(const RegisteredOp* op,
+//   GlobalOpRegistry().Lookup("MatMul")); GG_ASSIGN_OR_RETURN(NodeHandle n,
+//   BuildNode(g, "MatMul", "dense/MatMul",
+//                                               {x, w}, {}, {{"transpose_b",
+//                                               true}}));
+#ifndef GRAPHGC_OPS_REGISTRY_H_
+#define GRAPHGC_OPS_REGISTRY_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "runtime/attr_value.h"
+#include "runtime/graph.h"
+#include "runtime/node.h"
+#include "runtime/op_def.h"
+#include "runtime/tensor.h"
+
+namespace graphgc {
+
+// What a shape function knows of one input at build time.
+struct InputInfo {
+  DataType dtype = DT_INVALID;
+  TensorShape shape;  // static shape; dimensions may be -1
+  // The value, when the input is a Const (lets Reshape, Fill, Sum with
+  // constant axes, ... infer exact shapes).
+  std::optional<Tensor> value;
+  // When the input is the output of Shape(x): x's static shape (possibly
+  // partial), so Reshape(g, Shape(x)) keeps x's known dimensions.
+  std::optional<TensorShape> shape_value;
+  // When the input is a DT_RESOURCE variable handle: the variable's dtype and
+  // shape (from its VarHandleOp's attributes).
+  DataType handle_dtype = DT_INVALID;
+  TensorShape handle_shape;
+};
+
+// One output as a shape function infers it.
+struct OutputInfo {
+  DataType dtype = DT_INVALID;
+  TensorShape shape;
+};
+
+// Returns one OutputInfo per output, or InvalidArgument with a message that
+// does not repeat the op or node name (BuildNode prefixes both).
+using ShapeFn = std::function<absl::StatusOr<std::vector<OutputInfo>>(
+    const AttrMap& attrs, absl::Span<const InputInfo> inputs)>;
+
+// Makes the per-node state of a new node (attributes already validated).
+using ResourceFactory =
+    std::function<absl::StatusOr<std::shared_ptr<NodeResource>>(
+        const AttrMap& attrs)>;
+
+// One attribute an op takes. `type` is TensorFlow's attr type name as
+// AttrTypeName() spells it: "int", "float", "bool", "type", "string",
+// "shape", "tensor", "list(int)", ...
+struct AttrSpec {
+  std::string name;
+  std::string type;
+  std::optional<AttrValue> default_value;  // nullopt: required
+};
+
+struct RegisteredOp {
+  OpDef def;
+  // Names of the data inputs, in order (TensorFlow's argument names). For a
+  // variadic op this holds one name and the op takes `min_inputs` or more,
+  // their count recorded in attribute "N".
+  std::vector<std::string> input_names;
+  bool variadic = false;
+  int min_inputs = 0;
+  int num_outputs = 1;
+  std::vector<AttrSpec> attrs;
+  ShapeFn shape_fn;
+  ResourceFactory make_resource;  // empty: the node has no resource
+};
+
+class OpRegistry {
+ public:
+  OpRegistry() = default;
+  OpRegistry(const OpRegistry&) = delete;
+  OpRegistry& operator=(const OpRegistry&) = delete;
+
+  // Adds an op; AlreadyExists if its type is taken, InvalidArgument if the
+  // entry is incomplete (no type, no shape function). The registry owns the
+  // entry for its whole life, so OpDef pointers into it stay valid.
+  absl::Status Register(RegisteredOp op);
+  // NotFound naming the op type when it is not registered.
+  absl::StatusOr<const RegisteredOp*> Lookup(absl::string_view type) const;
+  // Registered type names, sorted.
+  std::vector<std::string> ListOps() const;
+
+ private:
+  absl::flat_hash_map<std::string, std::unique_ptr<RegisteredOp>> ops_;
+};
+
+// Registers every op of ops/ (math, nn, array, state, random).
+void RegisterCoreOps(OpRegistry& registry);
+
+// The process-wide registry with the core ops, built on first use.
+const OpRegistry& GlobalOpRegistry();
+
+// One input of a node being built: an existing output, or a tensor that
+// becomes a Const node named "<node name>/<input name>" once every check has
+// passed (so a failed build leaves no helper node behind).
+struct BuildInput {
+  BuildInput(Output o) : output(std::move(o)) {}    // NOLINT: implicit
+  BuildInput(Tensor t) : constant(std::move(t)) {}  // NOLINT: implicit
+  Output output;
+  std::optional<Tensor> constant;
+};
+
+// Validates and adds a node of a registered op (see the file comment). An
+// empty `name` means the op type; taken names get "_1", "_2", ... appended.
+// Errors name the op, the requested node name and what is wrong, e.g.
+// "MatMul 'dense/MatMul': inner dimensions 3 vs 4". Attributes whose name
+// starts with '_' are kept without checks (TensorFlow's private attributes).
+absl::StatusOr<NodeHandle> BuildNode(Graph& graph, absl::string_view op_type,
+                                     absl::string_view name,
+                                     std::vector<BuildInput> inputs,
+                                     std::vector<NodeHandle> control_inputs,
+                                     AttrMap attrs);
+absl::StatusOr<NodeHandle> BuildNode(const OpRegistry& registry, Graph& graph,
+                                     absl::string_view op_type,
+                                     absl::string_view name,
+                                     std::vector<BuildInput> inputs,
+                                     std::vector<NodeHandle> control_inputs,
+                                     AttrMap attrs);
+
+}  // namespace graphgc
+
+#endif  // GRAPHGC_OPS_REGISTRY_H_

@@ -1,0 +1,363 @@
+// Variable ops: VarHandleOp, ReadVariableOp, AssignVariableOp,
+// AssignAddVariableOp, AssignSubVariableOp, and the optimizer updates
+// ResourceApplyGradientDescent and ResourceApplyAdam. The variable lives in
+// the VarHandleOp node's VariableResource (ops/resources.h); every op that
+// reads or writes it takes that node's DT_RESOURCE output as input 0 and
+// reaches the variable through OpKernelContext::input_resource.
+#include "ops/state_ops.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ops/op_util.h"
+#include "ops/ops.h"
+#include "ops/resources.h"
+#include "util/status_macros.h"
+
+namespace graphgc {
+namespace {
+
+using op_util::CheckDtype;
+using op_util::MakeOp;
+using op_util::MustRegister;
+
+using Grads = std::vector<std::optional<Output>>;
+constexpr std::initializer_list<DataType> kAllTypes = {DT_FLOAT, DT_INT32,
+                                                       DT_INT64, DT_BOOL};
+
+absl::StatusOr<VariableResource*> VariableInput(const OpKernelContext& ctx,
+                                                int i) {
+  auto* v = dynamic_cast<VariableResource*>(ctx.input_resource(i));
+  if (v == nullptr) {
+    return ctx.InvalidArgument(
+        absl::StrCat("input ", i, " is not a variable (VarHandleOp) resource"));
+  }
+  return v;
+}
+
+// Checks a resource input and returns the variable's dtype and shape.
+absl::Status CheckResourceInput(const InputInfo& in, absl::string_view what) {
+  if (in.dtype != DT_RESOURCE) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " must be a resource (a VarHandleOp output), got ",
+                     DataTypeString(in.dtype)));
+  }
+  if (in.handle_dtype == DT_INVALID) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " must come straight from a VarHandleOp"));
+  }
+  return absl::OkStatus();
+}
+
+// Whether a value of static shape `v` may be stored in a variable of `var`.
+absl::Status CheckShapesAgree(const TensorShape& var, const TensorShape& v,
+                              absl::string_view what) {
+  bool ok = var.dims() == v.dims();
+  for (int d = 0; ok && d < var.dims(); ++d) {
+    ok = var[d] < 0 || v[d] < 0 || var[d] == v[d];
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " has shape ", v.DebugString(),
+                     " but the variable has shape ", var.DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+// --- VarHandleOp, ReadVariableOp, Assign* ---
+
+absl::StatusOr<std::vector<OutputInfo>> AssignShape(
+    const AttrMap& attrs, absl::Span<const InputInfo> in) {
+  GG_ASSIGN_OR_RETURN(DataType dt, GetAttr<DataType>(attrs, "dtype"));
+  GG_RETURN_IF_ERROR(CheckResourceInput(in[0], "resource"));
+  if (in[1].dtype != dt || in[0].handle_dtype != dt) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("value is ", DataTypeString(in[1].dtype), ", dtype is ",
+                     DataTypeString(dt), ", the variable holds ",
+                     DataTypeString(in[0].handle_dtype)));
+  }
+  GG_RETURN_IF_ERROR(
+      CheckShapesAgree(in[0].handle_shape, in[1].shape, "value"));
+  return std::vector<OutputInfo>{};
+}
+
+absl::Status AssignKernel(OpKernelContext& ctx) {
+  GG_ASSIGN_OR_RETURN(VariableResource * v, VariableInput(ctx, 0));
+  absl::Status s = v->Assign(ctx.input(1));
+  if (!s.ok()) return ctx.InvalidArgument(s.message());
+  return absl::OkStatus();
+}
+
+template <int kSign>
+absl::Status AssignUpdateKernel(OpKernelContext& ctx) {
+  GG_ASSIGN_OR_RETURN(VariableResource * v, VariableInput(ctx, 0));
+  const Tensor& delta = ctx.input(1);
+  WriterLock l(v->mu());
+  const Tensor& old = v->value_locked();
+  if (!old.IsInitialized()) return v->UninitializedError();
+  if (old.shape() != delta.shape() || old.dtype() != delta.dtype()) {
+    return ctx.InvalidArgument(
+        absl::StrCat("value ", DataTypeString(delta.dtype()), " ",
+                     delta.shape().DebugString(), " does not match variable '",
+                     v->name(), "' (", DataTypeString(old.dtype()), " ",
+                     old.shape().DebugString(), ")"));
+  }
+  Tensor out = Tensor::Zeros(old.dtype(), old.shape()).value();
+  GG_RETURN_IF_ERROR(op_util::DispatchNumeric(old.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if (kSign > 0) {
+      out.mutable_flat<T>() = old.flat<T>() + delta.flat<T>();
+    } else {
+      out.mutable_flat<T>() = old.flat<T>() - delta.flat<T>();
+    }
+    return absl::OkStatus();
+  }));
+  v->set_value_locked(std::move(out));
+  return absl::OkStatus();
+}
+
+void RegisterVariableOps(OpRegistry& r) {
+  RegisteredOp var = MakeOp(
+      "VarHandleOp", {}, 1,
+      {{"dtype", "type"},
+       {"shape", "shape"},
+       {"container", "string", AttrValue(std::string())},
+       {"shared_name", "string", AttrValue(std::string())}},
+      [](const AttrMap& attrs, absl::Span<const InputInfo>)
+          -> absl::StatusOr<std::vector<OutputInfo>> {
+        GG_ASSIGN_OR_RETURN(DataType dt, GetAttr<DataType>(attrs, "dtype"));
+        GG_RETURN_IF_ERROR(CheckDtype(dt, kAllTypes, "dtype"));
+        GG_ASSIGN_OR_RETURN(TensorShape s,
+                            GetAttr<TensorShape>(attrs, "shape"));
+        return std::vector<OutputInfo>{{DT_RESOURCE, TensorShape{}}};
+      },
+      // The handle carries no data: consumers reach the variable through
+      // input_resource(). The output is an empty Tensor.
+      [](OpKernelContext& ctx) -> absl::Status {
+        ctx.set_output(0, Tensor());
+        return absl::OkStatus();
+      },
+      // ReadVariableOp passes gradients to the handle, so gradients with
+      // respect to a VarHandleOp output are those of its reads.
+      {});
+  var.def.stateful = true;
+  var.make_resource = [](const AttrMap& attrs)
+      -> absl::StatusOr<std::shared_ptr<NodeResource>> {
+    GG_ASSIGN_OR_RETURN(DataType dt, GetAttr<DataType>(attrs, "dtype"));
+    GG_ASSIGN_OR_RETURN(TensorShape s, GetAttr<TensorShape>(attrs, "shape"));
+    return std::shared_ptr<NodeResource>(
+        std::make_shared<VariableResource>(dt, std::move(s)));
+  };
+  MustRegister(r, std::move(var));
+
+  RegisteredOp read = MakeOp(
+      "ReadVariableOp", {"resource"}, 1, {{"dtype", "type"}},
+      [](const AttrMap& attrs, absl::Span<const InputInfo> in)
+          -> absl::StatusOr<std::vector<OutputInfo>> {
+        GG_ASSIGN_OR_RETURN(DataType dt, GetAttr<DataType>(attrs, "dtype"));
+        GG_RETURN_IF_ERROR(CheckResourceInput(in[0], "resource"));
+        if (in[0].handle_dtype != dt) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "dtype is ", DataTypeString(dt), " but the variable holds ",
+              DataTypeString(in[0].handle_dtype)));
+        }
+        return std::vector<OutputInfo>{{dt, in[0].handle_shape}};
+      },
+      [](OpKernelContext& ctx) -> absl::Status {
+        GG_ASSIGN_OR_RETURN(VariableResource * v, VariableInput(ctx, 0));
+        GG_ASSIGN_OR_RETURN(Tensor t, v->Read());
+        ctx.set_output(0, std::move(t));
+        return absl::OkStatus();
+      },
+      [](const GradContext& ctx) -> absl::StatusOr<Grads> {
+        return Grads{ctx.grad_outputs[0]};
+      });
+  // A read observes the variable's state: never merge or cache it.
+  read.def.stateful = true;
+  MustRegister(r, std::move(read));
+
+  for (const char* op :
+       {"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"}) {
+    const std::string type = op;
+    KernelFn kernel = type == "AssignVariableOp" ? KernelFn(AssignKernel)
+                      : type == "AssignAddVariableOp"
+                          ? KernelFn(AssignUpdateKernel<1>)
+                          : KernelFn(AssignUpdateKernel<-1>);
+    RegisteredOp assign = MakeOp(type, {"resource", "value"}, 0,
+                                 {{"dtype", "type"}}, AssignShape, kernel);
+    assign.def.stateful = true;
+    MustRegister(r, std::move(assign));
+  }
+}
+
+// --- ResourceApplyGradientDescent, ResourceApplyAdam ---
+
+// Locks a set of variables in address order (no deadlock between two
+// updates that share variables); each distinct variable once.
+class MultiLock {
+ public:
+  explicit MultiLock(std::vector<VariableResource*> vars)
+      : vars_(std::move(vars)) {
+    std::sort(vars_.begin(), vars_.end());
+    vars_.erase(std::unique(vars_.begin(), vars_.end()), vars_.end());
+    for (VariableResource* v : vars_) v->mu().Lock();
+  }
+  ~MultiLock() {
+    for (auto it = vars_.rbegin(); it != vars_.rend(); ++it)
+      (*it)->mu().Unlock();
+  }
+  MultiLock(const MultiLock&) = delete;
+  MultiLock& operator=(const MultiLock&) = delete;
+
+ private:
+  std::vector<VariableResource*> vars_;
+};
+
+absl::StatusOr<float> ScalarInput(const OpKernelContext& ctx, int i,
+                                  absl::string_view what) {
+  const Tensor& t = ctx.input(i);
+  if (t.dtype() != DT_FLOAT || t.num_elements() != 1) {
+    return ctx.InvalidArgument(
+        absl::StrCat(what, " must be a float scalar, got ",
+                     DataTypeString(t.dtype()), " ", t.shape().DebugString()));
+  }
+  return t.data<float>()[0];
+}
+
+// The current value of a locked variable, initialised, of `shape`.
+absl::StatusOr<Tensor> LockedValue(
+    const OpKernelContext& ctx, VariableResource* v,
+    const TensorShape& shape) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  const Tensor& t = v->value_locked();
+  if (!t.IsInitialized()) return v->UninitializedError();
+  if (t.dtype() != DT_FLOAT || t.shape() != shape) {
+    return ctx.InvalidArgument(absl::StrCat(
+        "variable '", v->name(), "' (", DataTypeString(t.dtype()), " ",
+        t.shape().DebugString(), ") does not match the gradient of shape ",
+        shape.DebugString()));
+  }
+  return t;
+}
+
+absl::Status ApplyGradientDescentKernel(OpKernelContext& ctx)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  GG_ASSIGN_OR_RETURN(VariableResource * var, VariableInput(ctx, 0));
+  GG_ASSIGN_OR_RETURN(float alpha, ScalarInput(ctx, 1, "alpha"));
+  const Tensor& delta = ctx.input(2);
+  MultiLock lock({var});
+  GG_ASSIGN_OR_RETURN(Tensor old, LockedValue(ctx, var, delta.shape()));
+  Tensor out = Tensor::Zeros(DT_FLOAT, old.shape()).value();
+  out.mutable_flat<float>() = old.flat<float>() - alpha * delta.flat<float>();
+  var->set_value_locked(std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status ApplyAdamKernel(OpKernelContext& ctx)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  GG_ASSIGN_OR_RETURN(VariableResource * var, VariableInput(ctx, 0));
+  GG_ASSIGN_OR_RETURN(VariableResource * m, VariableInput(ctx, 1));
+  GG_ASSIGN_OR_RETURN(VariableResource * v, VariableInput(ctx, 2));
+  GG_ASSIGN_OR_RETURN(float beta1_power, ScalarInput(ctx, 3, "beta1_power"));
+  GG_ASSIGN_OR_RETURN(float beta2_power, ScalarInput(ctx, 4, "beta2_power"));
+  GG_ASSIGN_OR_RETURN(float lr, ScalarInput(ctx, 5, "lr"));
+  GG_ASSIGN_OR_RETURN(float beta1, ScalarInput(ctx, 6, "beta1"));
+  GG_ASSIGN_OR_RETURN(float beta2, ScalarInput(ctx, 7, "beta2"));
+  GG_ASSIGN_OR_RETURN(float epsilon, ScalarInput(ctx, 8, "epsilon"));
+  const Tensor& grad = ctx.input(9);
+  if (grad.dtype() != DT_FLOAT)
+    return ctx.InvalidArgument("grad must be float");
+  if (var == m || var == v || m == v) {
+    return ctx.InvalidArgument("var, m and v must be three distinct variables");
+  }
+  const bool nesterov = GetAttrOr<bool>(ctx.attrs(), "use_nesterov", false);
+  MultiLock lock({var, m, v});
+  GG_ASSIGN_OR_RETURN(Tensor var_t, LockedValue(ctx, var, grad.shape()));
+  GG_ASSIGN_OR_RETURN(Tensor m_t, LockedValue(ctx, m, grad.shape()));
+  GG_ASSIGN_OR_RETURN(Tensor v_t, LockedValue(ctx, v, grad.shape()));
+  const float lr_t = lr * std::sqrt(1.0f - beta2_power) / (1.0f - beta1_power);
+  Tensor m_new = Tensor::Zeros(DT_FLOAT, grad.shape()).value();
+  Tensor v_new = Tensor::Zeros(DT_FLOAT, grad.shape()).value();
+  Tensor var_new = Tensor::Zeros(DT_FLOAT, grad.shape()).value();
+  auto g = grad.flat<float>();
+  auto mn = m_new.mutable_flat<float>();
+  auto vn = v_new.mutable_flat<float>();
+  mn = m_t.flat<float>() + (g - m_t.flat<float>()) * (1.0f - beta1);
+  vn = v_t.flat<float>() + (g.square() - v_t.flat<float>()) * (1.0f - beta2);
+  if (nesterov) {
+    var_new.mutable_flat<float>() =
+        var_t.flat<float>() -
+        lr_t * (mn * beta1 + (1.0f - beta1) * g) / (vn.sqrt() + epsilon);
+  } else {
+    var_new.mutable_flat<float>() =
+        var_t.flat<float>() - lr_t * mn / (vn.sqrt() + epsilon);
+  }
+  m->set_value_locked(std::move(m_new));
+  v->set_value_locked(std::move(v_new));
+  var->set_value_locked(std::move(var_new));
+  return absl::OkStatus();
+}
+
+// Shape function of the optimizer updates: inputs [first_scalar,
+// first_scalar + num_scalars) are float scalars, the last is the gradient,
+// the ones before first_scalar are float variables of the gradient's shape.
+ShapeFn ApplyShape(int num_vars, int num_scalars) {
+  return [num_vars, num_scalars](const AttrMap& attrs,
+                                 absl::Span<const InputInfo> in)
+             -> absl::StatusOr<std::vector<OutputInfo>> {
+    GG_ASSIGN_OR_RETURN(DataType t, GetAttr<DataType>(attrs, "T"));
+    GG_RETURN_IF_ERROR(CheckDtype(t, {DT_FLOAT}, "T"));
+    const InputInfo& grad = in[num_vars + num_scalars];
+    if (grad.dtype != t) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the gradient is ", DataTypeString(grad.dtype),
+                       ", T is ", DataTypeString(t)));
+    }
+    for (int i = 0; i < num_vars; ++i) {
+      const std::string what = absl::StrCat("input ", i);
+      GG_RETURN_IF_ERROR(CheckResourceInput(in[i], what));
+      if (in[i].handle_dtype != t) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, " holds ", DataTypeString(in[i].handle_dtype),
+                         ", T is ", DataTypeString(t)));
+      }
+      GG_RETURN_IF_ERROR(
+          CheckShapesAgree(in[i].handle_shape, grad.shape, "the gradient"));
+    }
+    for (int i = num_vars; i < num_vars + num_scalars; ++i) {
+      if (in[i].dtype != t || in[i].shape.dims() != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input ", i, " must be a ", DataTypeString(t), " scalar, got ",
+            DataTypeString(in[i].dtype), " ", in[i].shape.DebugString()));
+      }
+    }
+    return std::vector<OutputInfo>{};
+  };
+}
+
+void RegisterOptimizerOps(OpRegistry& r) {
+  RegisteredOp sgd =
+      MakeOp("ResourceApplyGradientDescent", {"var", "alpha", "delta"}, 0,
+             {{"T", "type"}, {"use_locking", "bool", AttrValue(false)}},
+             ApplyShape(1, 1), ApplyGradientDescentKernel);
+  sgd.def.stateful = true;
+  MustRegister(r, std::move(sgd));
+  RegisteredOp adam = MakeOp("ResourceApplyAdam",
+                             {"var", "m", "v", "beta1_power", "beta2_power",
+                              "lr", "beta1", "beta2", "epsilon", "grad"},
+                             0,
+                             {{"T", "type"},
+                              {"use_locking", "bool", AttrValue(false)},
+                              {"use_nesterov", "bool", AttrValue(false)}},
+                             ApplyShape(3, 6), ApplyAdamKernel);
+  adam.def.stateful = true;
+  MustRegister(r, std::move(adam));
+}
+
+}  // namespace
+
+void RegisterStateOps(OpRegistry& r) {
+  RegisterVariableOps(r);
+  RegisterOptimizerOps(r);
+}
+
+}  // namespace graphgc
