@@ -212,6 +212,50 @@ absl::Status Graph::AddControlEdge(const NodeHandle& from,
   return absl::OkStatus();
 }
 
+absl::Status Graph::RemoveUnreachableForRollback(
+    absl::Span<const NodeId> ids) {
+  WriterLock lock(heap_->mu());
+  absl::flat_hash_map<uint32_t, bool> in_set;
+  for (NodeId id : ids) {
+    if (!heap_->IsLive(id)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "RemoveUnreachableForRollback: node in slot ", id.index,
+          " (generation ", id.generation, ") is not live"));
+    }
+    in_set[id.index] = true;
+  }
+  for (NodeId id : ids) {
+    if (heap_->strong_count(id.index) > 0 || heap_->IsPinned(id.index)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("RemoveUnreachableForRollback: '", NodeAt(id.index).name,
+                       "' is still held by a handle or a run"));
+    }
+  }
+  const uint32_t n = heap_->num_slots();
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!heap_->slot(i).live || in_set.contains(i)) continue;
+    for (uint32_t in : heap_->edges(i)) {
+      if (in_set.contains(in)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "RemoveUnreachableForRollback: '", NodeAt(in).name,
+            "' is read by '", NodeAt(i).name, "', which is not removed"));
+      }
+    }
+  }
+  // Deduplicated, so a repeated id is freed once.
+  std::vector<NodeId> unique;
+  unique.reserve(in_set.size());
+  for (NodeId id : ids) {
+    if (in_set[id.index]) {
+      in_set[id.index] = false;
+      unique.push_back(id);
+    }
+  }
+  OnSweep(unique);
+  for (NodeId id : unique) heap_->Free(id.index, /*keep=*/false);
+  return absl::OkStatus();
+}
+
 void Graph::OnSweep(absl::Span<const NodeId> garbage) {
   heap_->mu().AssertHeld();
   for (NodeId id : garbage) {

@@ -164,6 +164,14 @@ class Graph : private gc::SweepObserver {
   // collector handles them.
   absl::Status AddControlEdge(const NodeHandle& from, const NodeHandle& to);
 
+  // Undoes a failed multi-node build (e.g. a GraphDef import): removes
+  // exactly the nodes `ids`, which the caller just created and no longer
+  // holds, at once and without a collection (other garbage stays where it
+  // is). All or nothing: FailedPrecondition, and nothing removed, if any id
+  // is dead, still has a strong handle or a pin, or is read (data or control)
+  // by a live node outside `ids`. Names are purged as a sweep purges them.
+  absl::Status RemoveUnreachableForRollback(absl::Span<const NodeId> ids);
+
   // --- looking ---
 
   int64_t num_nodes() const;

@@ -215,5 +215,46 @@ TEST(GraphScopes, AScopeStaysInUseWhileItsNodesLive) {
   EXPECT_EQ(g.ReserveScope("dense").name(), "dense_1");
 }
 
+TEST(GraphRollback, RemovesJustCreatedUnheldNodesAndNothingElse) {
+  Graph g;
+  NodeHandle kept = AddTestNode(g, "kept");
+  AddTestNode(g, "unrelated_garbage");  // dropped at once, not collected
+  NodeHandle a = AddTestNode(g, "a", {kept});
+  NodeHandle b = AddTestNode(g, "b", {a});
+  std::vector<NodeId> ids = {a.id(), b.id()};
+  a.Reset();
+  b.Reset();
+  ASSERT_EQ(g.num_nodes(), 4);
+  ASSERT_TRUE(g.RemoveUnreachableForRollback(ids).ok());
+  EXPECT_EQ(g.num_nodes(), 2);
+  EXPECT_FALSE(g.FindNode("a").has_value());
+  EXPECT_FALSE(g.FindNode("b").has_value());
+  EXPECT_TRUE(g.FindNode("unrelated_garbage").has_value());
+  EXPECT_EQ(g.Describe(AddTestNode(g, "a"))->name, "a");  // name free again
+}
+
+TEST(GraphRollback, RefusesANodeStillHeldByAHandle) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  NodeHandle b = AddTestNode(g, "b", {a});
+  std::vector<NodeId> ids = {a.id(), b.id()};
+  a.Reset();
+  absl::Status s = g.RemoveUnreachableForRollback(ids);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_EQ(g.num_nodes(), 2);
+}
+
+TEST(GraphRollback, RefusesANodeReadByANodeOutsideTheSet) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  NodeHandle reader = AddTestNode(g, "reader", {}, {a});
+  std::vector<NodeId> ids = {a.id()};
+  a.Reset();
+  absl::Status s = g.RemoveUnreachableForRollback(ids);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("reader"), std::string::npos) << s;
+  EXPECT_EQ(g.num_nodes(), 2);
+}
+
 }  // namespace
 }  // namespace graphgc

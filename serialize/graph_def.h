@@ -1,0 +1,91 @@
+// serialize/graph_def.h
+//
+// ExportGraphDef and ImportGraphDef: a graph (or the part of it some roots
+// reach) as TensorFlow's GraphDef, the format TensorBoard draws and
+// TensorFlow loads, and back.
+//
+// Export asks the graph for MaybeCollect() first (an export is a safe point),
+// then writes exactly the nodes the roots reach, inputs before the nodes that
+// read them, in an order fixed by the graph's structure: identical graphs
+// give identical GraphDefs, and DeterministicBytes() gives identical bytes.
+// Node names, op types, input strings ("x", "x:1", "^x") and attribute names
+// and types are TensorFlow's; constants are TensorProtos with their values in
+// tensor_content (little-endian); every node also carries "_output_shapes"
+// (TensorBoard labels edges with it; -1 for unknown dims).
+//
+// Import rebuilds a GraphDef through the op registry (ops/registry.h), in
+// dependency order whatever the GraphDef's order. It is all or nothing: the
+// whole GraphDef is validated first (ops, names, inputs, cycles, attribute
+// types, dtypes, tensor sizes), and if a node still fails to build (a shape
+// function rejects it) every node already built is removed again, so the
+// graph's nodes and names are as before. Errors are InvalidArgument (or
+// AlreadyExists for a name the graph already uses) naming the node, e.g.
+// "ImportGraphDef: node 'dense/MatMul' (MatMul): input 1 'w' is not defined".
+//
+// Thread safety: both may be called from any thread; the graph locks. An
+// import racing with other builders in the same graph may fail with
+// AlreadyExists if they take one of its names first.
+//
+// Example:
+//   GG_ASSIGN_OR_RETURN(tensorflow::GraphDef def, ExportGraphDef({loss}));
+//   Graph copy;
+//   GG_ASSIGN_OR_RETURN(std::vector<NodeHandle> nodes,
+//                       ImportGraphDef(def, copy));
+#ifndef GRAPHGC_SERIALIZE_GRAPH_DEF_H_
+#define GRAPHGC_SERIALIZE_GRAPH_DEF_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "gc/handle.h"
+#include "runtime/graph.h"
+#include "serialize/graph.pb.h"
+
+namespace graphgc {
+
+// What TensorFlow 2.x writes as versions.producer; TensorBoard and TensorFlow
+// accept GraphDefs of this producer.
+inline constexpr int kGraphDefProducer = 1087;
+
+struct ExportOptions {
+  // Adds "_output_shapes" (list(shape), one per output) to every node.
+  bool output_shapes = true;
+};
+
+// Exports the nodes `roots` reach (through data and control inputs). Every
+// root must be a live handle of one graph (InvalidArgument otherwise); no
+// roots give an empty GraphDef (with versions set). Calls MaybeCollect() on
+// the roots' graph before reading it.
+absl::StatusOr<tensorflow::GraphDef> ExportGraphDef(
+    absl::Span<const NodeHandle> roots, ExportOptions options = {});
+// The same with outputs as roots (their nodes).
+absl::StatusOr<tensorflow::GraphDef> ExportGraphDef(
+    const std::vector<Output>& roots, ExportOptions options = {});
+
+struct ImportOptions {
+  // When not empty, every imported name becomes "<prefix>/<name>" (inputs
+  // renamed alike). A name the graph already uses is an error either way
+  // (AlreadyExists): names are never uniqued, so they stay byte-identical.
+  std::string prefix;
+};
+
+// Imports `graph_def` into `graph` (see the file comment) and returns a
+// strong handle to every imported node, in GraphDef order, so none is swept
+// before the caller takes what it needs. "_output_shapes" is recomputed by
+// the shape functions, not read; other attributes starting with '_' are kept;
+// `device` is ignored. A typed TensorProto field may hold the full element
+// count or a single value repeated to fill the shape (as TensorFlow writes
+// splat constants); tensor_content must hold exactly the tensor's bytes.
+absl::StatusOr<std::vector<NodeHandle>> ImportGraphDef(
+    const tensorflow::GraphDef& graph_def, Graph& graph,
+    ImportOptions options = {});
+
+// `graph_def` serialized with deterministic map order: identical GraphDefs
+// give identical bytes (plain SerializeToString orders attr maps by hash).
+std::string DeterministicBytes(const tensorflow::GraphDef& graph_def);
+
+}  // namespace graphgc
+
+#endif  // GRAPHGC_SERIALIZE_GRAPH_DEF_H_
