@@ -6,6 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "models/sequential.h"
+#include "serialize/event_file.h"
+#include "serialize/graph_def.h"
+#include "util/status_macros.h"
 
 namespace graphgc {
 
@@ -121,6 +125,77 @@ std::string ProgressBar::Line(bool final) const {
     }
   }
   return line;
+}
+
+std::shared_ptr<TensorBoard> TensorBoard::Create(TensorBoardOptions options) {
+  return std::make_shared<TensorBoard>(std::move(options));
+}
+
+TensorBoard::TensorBoard(TensorBoardOptions options)
+    : options_(std::move(options)),
+      owner_(absl::StrCat("TensorBoard '", options_.log_dir, "'")) {}
+
+TensorBoard::~TensorBoard() = default;
+
+absl::Status TensorBoard::OnTrainBegin(const Sequential& model,
+                                       const TrainInfo& info) {
+  batches_ = 0;
+  GG_ASSIGN_OR_RETURN(train_,
+                      EventFileWriter::Create(options_.log_dir + "/train"));
+  train_path_ = train_->path();
+  validation_.reset();
+  validation_path_.clear();
+  if (info.has_validation) {
+    GG_ASSIGN_OR_RETURN(validation_, EventFileWriter::Create(
+                                         options_.log_dir + "/validation"));
+    validation_path_ = validation_->path();
+  }
+  if (!options_.write_graph) return absl::OkStatus();
+  std::vector<NodeHandle> roots;
+  for (const NodeHandle& h : model.GraphRoots()) {
+    roots.push_back(h.WithOwner(owner_));
+  }
+  GG_ASSIGN_OR_RETURN(tensorflow::GraphDef graph_def, ExportGraphDef(roots));
+  exported_ = std::move(roots);
+  graph_nodes_ = graph_def.node_size();
+  GG_RETURN_IF_ERROR(train_->WriteGraph(graph_def));
+  return train_->Flush();
+}
+
+absl::Status TensorBoard::OnBatchEnd(int64_t, const Logs& logs) {
+  ++batches_;
+  if (train_ == nullptr || options_.update_freq <= 0 ||
+      batches_ % options_.update_freq != 0) {
+    return absl::OkStatus();
+  }
+  auto it = logs.find("loss");
+  if (it == logs.end()) return absl::OkStatus();
+  return train_->WriteScalar("batch_loss", batches_, it->second);
+}
+
+absl::Status TensorBoard::OnEpochEnd(int epoch, const Logs& logs) {
+  if (train_ == nullptr) return absl::OkStatus();
+  for (const auto& [key, value] : logs) {
+    const bool val = key.rfind("val_", 0) == 0;
+    EventFileWriter* writer = val ? validation_.get() : train_.get();
+    if (writer == nullptr) continue;
+    const std::string metric = val ? key.substr(4) : key;
+    const std::string tag =
+        absl::StrCat("epoch_", metric == "acc" ? "accuracy" : metric);
+    GG_RETURN_IF_ERROR(writer->WriteScalar(tag, epoch, value));
+  }
+  GG_RETURN_IF_ERROR(train_->Flush());
+  if (validation_ != nullptr) GG_RETURN_IF_ERROR(validation_->Flush());
+  return absl::OkStatus();
+}
+
+absl::Status TensorBoard::OnTrainEnd(const Logs&) {
+  absl::Status s = absl::OkStatus();
+  if (train_ != nullptr) s.Update(train_->Close());
+  if (validation_ != nullptr) s.Update(validation_->Close());
+  train_.reset();
+  validation_.reset();
+  return s;
 }
 
 }  // namespace callbacks

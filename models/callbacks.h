@@ -24,10 +24,12 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "gc/handle.h"
 
 namespace graphgc {
 
 class Sequential;
+class EventFileWriter;
 
 using Logs = std::map<std::string, float>;
 
@@ -92,6 +94,54 @@ class ProgressBar : public Callback {
   std::map<std::string, double> metric_sums_;
   Logs epoch_logs_;
   absl::Time epoch_start_;
+};
+
+struct TensorBoardOptions {
+  std::string log_dir = "logs";
+  int64_t update_freq = 0;  // 0: per epoch; N: batch_loss every N batches
+  bool write_graph = true;
+};
+
+// Keras' TensorBoard callback. At train begin it opens
+// log_dir/train/events.out.tfevents.<secs>.<host>.<pid>.<n>.v2 (and
+// log_dir/validation/... with validation data), writes the file_version
+// event and, with write_graph, the model's graph: only the subgraph the
+// model reaches (forward, loss, gradients, optimizer updates), exported
+// after a MaybeCollect(). It then writes "batch_loss" every update_freq
+// batches (step: batches so far) and "epoch_loss" / "epoch_accuracy" each
+// epoch (step: the epoch), flushing at every epoch end; files are closed at
+// train end. It holds strong handles, labelled "TensorBoard '<log_dir>'",
+// to what it exported, for as long as it lives. A write error stops the fit
+// with its status.
+class TensorBoard : public Callback {
+ public:
+  static std::shared_ptr<TensorBoard> Create(TensorBoardOptions options = {});
+  explicit TensorBoard(TensorBoardOptions options);
+  ~TensorBoard() override;
+
+  absl::Status OnTrainBegin(const Sequential& model,
+                            const TrainInfo& info) override;
+  absl::Status OnBatchEnd(int64_t batch, const Logs& logs) override;
+  absl::Status OnEpochEnd(int epoch, const Logs& logs) override;
+  absl::Status OnTrainEnd(const Logs& logs) override;
+
+  const TensorBoardOptions& options() const { return options_; }
+  // Paths of the event files of the last fit (empty before any).
+  const std::string& train_path() const { return train_path_; }
+  const std::string& validation_path() const { return validation_path_; }
+  // Nodes in the last graph written.
+  int64_t graph_nodes() const { return graph_nodes_; }
+
+ private:
+  TensorBoardOptions options_;
+  std::string owner_;
+  std::unique_ptr<EventFileWriter> train_;
+  std::unique_ptr<EventFileWriter> validation_;
+  std::string train_path_;
+  std::string validation_path_;
+  std::vector<NodeHandle> exported_;
+  int64_t graph_nodes_ = 0;
+  int64_t batches_ = 0;
 };
 
 }  // namespace callbacks
