@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/node.h"
 #include "runtime/op_def.h"
@@ -439,7 +440,15 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
         device_.get(), step_id);
     if (node.op_def != nullptr && node.op_def->kernel) {
       absl::Status s = node.op_def->kernel(ctx);
-      if (!s.ok()) return s;
+      if (!s.ok()) {
+        // Kernels normally name their node (OpKernelContext::InvalidArgument);
+        // one that did not gets it prefixed, keeping the code.
+        if (absl::StrContains(s.message(), absl::StrCat("'", node.name, "'"))) {
+          return s;
+        }
+        return absl::Status(s.code(), absl::StrCat(node.op, " '", node.name,
+                                                   "': ", s.message()));
+      }
     } else if (node.op != "NoOp") {
       return absl::UnimplementedError(absl::StrCat(
           "Session::Run: ", node.op, " '", node.name, "' has no kernel"));

@@ -284,6 +284,21 @@ TEST_F(SessionTest, KernelErrorIsReturned) {
   EXPECT_EQ(ops_.runs("Identity"), 0);
 }
 
+TEST_F(SessionTest, KernelErrorWithoutNodeNameGetsOne) {
+  OpDef def{.type = "Bare", .kernel = [](OpKernelContext&) {
+              return absl::OutOfRangeError("index 7 out of range");
+            }};
+  NodeSpec spec;
+  spec.op = "Bare";
+  spec.op_def = &def;
+  spec.name = "bare";
+  NodeHandle bare = g_.AddNode(std::move(spec)).value();
+  Session s(g_);
+  absl::StatusOr<std::vector<Tensor>> r = s.Run({}, {}, {Output(bare, 0)});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(r.status().message(), "Bare 'bare': index 7 out of range");
+}
+
 TEST_F(SessionTest, KernelOutputOfWrongDtypeIsAnError) {
   Output a = ops_.Const(g_, Vec({1})).value();
   Output w = ops_.Unary("Wrong", a, "wrong").value();
