@@ -38,7 +38,9 @@ struct ModelState {
   std::optional<Output> accuracy;
   Output train_op;
 
-  std::mutex mu;  // serialises the model's calls
+  // Serialises the model's calls; recursive so that callbacks, which run
+  // inside Fit on its thread, may call the model (GetWeights, ...).
+  std::recursive_mutex mu;
 
   Output Own(const Output& o) const {
     return Output(o.handle().WithOwner(label), o.index());
@@ -268,7 +270,7 @@ absl::StatusOr<Sequential> Sequential::Create(std::vector<Layer> layers,
 
 absl::Status Sequential::Compile(CompileOptions options) {
   ModelState& m = *state_;
-  std::lock_guard<std::mutex> lock(m.mu);
+  std::lock_guard<std::recursive_mutex> lock(m.mu);
   if (options.optimizer.kind == Optimizer::Kind::kNone) {
     return absl::InvalidArgumentError(
         absl::StrCat("Compile of '", m.scope.name(),
@@ -330,7 +332,7 @@ absl::Status Sequential::Compile(CompileOptions options) {
 absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
                                         FitOptions options) {
   ModelState& m = *state_;
-  std::lock_guard<std::mutex> lock(m.mu);
+  std::lock_guard<std::recursive_mutex> lock(m.mu);
   const std::string where = absl::StrCat("Fit of '", m.scope.name(), "'");
   if (!m.compiled) {
     return absl::FailedPreconditionError(
@@ -439,7 +441,7 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
 absl::StatusOr<std::map<std::string, float>> Sequential::Evaluate(
     const Tensor& x, const Tensor& y, int batch_size) {
   ModelState& m = *state_;
-  std::lock_guard<std::mutex> lock(m.mu);
+  std::lock_guard<std::recursive_mutex> lock(m.mu);
   const std::string where = absl::StrCat("Evaluate of '", m.scope.name(), "'");
   if (!m.compiled) {
     return absl::FailedPreconditionError(
@@ -457,7 +459,7 @@ absl::StatusOr<std::map<std::string, float>> Sequential::Evaluate(
 
 absl::StatusOr<Tensor> Sequential::Predict(const Tensor& x, int batch_size) {
   ModelState& m = *state_;
-  std::lock_guard<std::mutex> lock(m.mu);
+  std::lock_guard<std::recursive_mutex> lock(m.mu);
   const std::string where = absl::StrCat("Predict of '", m.scope.name(), "'");
   if (batch_size < 1) {
     return absl::InvalidArgumentError(
@@ -483,7 +485,7 @@ absl::StatusOr<Tensor> Sequential::Predict(const Tensor& x, int batch_size) {
 
 std::vector<Tensor> Sequential::GetWeights() const {
   ModelState& m = *state_;
-  std::lock_guard<std::mutex> lock(m.mu);
+  std::lock_guard<std::recursive_mutex> lock(m.mu);
   std::vector<Output> reads;
   for (LayerState* layer : m.dense) {
     for (const auto& v : layer->variables) reads.push_back(v.read);
@@ -494,7 +496,7 @@ std::vector<Tensor> Sequential::GetWeights() const {
 
 absl::Status Sequential::SetWeights(const std::vector<Tensor>& weights) {
   ModelState& m = *state_;
-  std::lock_guard<std::mutex> lock(m.mu);
+  std::lock_guard<std::recursive_mutex> lock(m.mu);
   std::vector<const models_internal::Variable*> vars;
   for (LayerState* layer : m.dense) {
     for (const auto& v : layer->variables) vars.push_back(&v);
@@ -528,13 +530,13 @@ const std::string& Sequential::name() const { return state_->scope.name(); }
 Graph& Sequential::graph() const { return *state_->graph; }
 const std::vector<Layer>& Sequential::layers() const { return state_->layers; }
 bool Sequential::compiled() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  std::lock_guard<std::recursive_mutex> lock(state_->mu);
   return state_->compiled;
 }
 
 std::vector<NodeHandle> Sequential::GraphRoots() const {
   ModelState& m = *state_;
-  std::lock_guard<std::mutex> lock(m.mu);
+  std::lock_guard<std::recursive_mutex> lock(m.mu);
   std::vector<NodeHandle> roots;
   if (m.compiled) {
     roots.push_back(m.train_op.handle());
