@@ -146,8 +146,8 @@ absl::Status TensorBoard::OnTrainBegin(const Sequential& model,
   validation_.reset();
   validation_path_.clear();
   if (info.has_validation) {
-    GG_ASSIGN_OR_RETURN(validation_, EventFileWriter::Create(
-                                         options_.log_dir + "/validation"));
+    GG_ASSIGN_OR_RETURN(
+        validation_, EventFileWriter::Create(options_.log_dir + "/validation"));
     validation_path_ = validation_->path();
   }
   if (!options_.write_graph) return absl::OkStatus();
@@ -155,7 +155,8 @@ absl::Status TensorBoard::OnTrainBegin(const Sequential& model,
   for (const NodeHandle& h : model.GraphRoots()) {
     roots.push_back(h.WithOwner(owner_));
   }
-  GG_ASSIGN_OR_RETURN(tensorflow::GraphDef graph_def, ExportGraphDef(roots));
+  GG_ASSIGN_OR_RETURN(tensorflow::GraphDef graph_def,
+                      ExportGraphDef(roots, {.local_scope_names = true}));
   exported_ = std::move(roots);
   graph_nodes_ = graph_def.node_size();
   GG_RETURN_IF_ERROR(train_->WriteGraph(graph_def));

@@ -107,12 +107,14 @@ struct TensorBoardOptions {
 // log_dir/validation/... with validation data), writes the file_version
 // event and, with write_graph, the model's graph: only the subgraph the
 // model reaches (forward, loss, gradients, optimizer updates), exported
-// after a MaybeCollect(). It then writes "batch_loss" every update_freq
-// batches (step: batches so far) and "epoch_loss" / "epoch_accuracy" each
-// epoch (step: the epoch), flushing at every epoch end; files are closed at
-// train end. It holds strong handles, labelled "TensorBoard '<log_dir>'",
-// to what it exported, for as long as it lives. A write error stops the fit
-// with its status.
+// after a MaybeCollect(), with the model's local scope names (see
+// ExportOptions::local_scope_names: "dense", not "dense_14", as TensorFlow
+// 2 shows a Keras model's function graph). It then writes "batch_loss" every
+// update_freq batches (step: batches so far) and "epoch_loss" /
+// "epoch_accuracy" each epoch (step: the epoch), flushing at every epoch end;
+// files are closed at train end. It holds strong handles, labelled "TensorBoard
+// '<log_dir>'", to what it exported, for as long as it lives. A write error
+// stops the fit with its status.
 class TensorBoard : public Callback {
  public:
   static std::shared_ptr<TensorBoard> Create(TensorBoardOptions options = {});

@@ -310,8 +310,9 @@ absl::Status Sequential::Compile(CompileOptions options) {
       shapes.push_back(v.shape);
     }
   }
-  GG_ASSIGN_OR_RETURN(std::vector<Output> grads,
-                      AddGradients(loss.loss, reads));
+  GG_ASSIGN_OR_RETURN(
+      std::vector<Output> grads,
+      AddGradients(loss.loss, reads, std::nullopt, scope + "/gradients"));
   std::vector<NodeHandle> after = {loss.loss.handle()};
   if (loss.accuracy.has_value()) after.push_back(loss.accuracy->handle());
   GG_ASSIGN_OR_RETURN(Output train_op, models_internal::BuildUpdates(

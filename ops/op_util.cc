@@ -137,7 +137,7 @@ absl::StatusOr<Tensor> NewOutput(const OpKernelContext& ctx, DataType dtype,
 }
 
 std::string GradName(const GradContext& ctx, absl::string_view what) {
-  return absl::StrCat("gradients/", ctx.node.name, "_grad/", what);
+  return absl::StrCat(ctx.name_scope, "/", ctx.node.name, "_grad/", what);
 }
 
 absl::StatusOr<Output> ZerosGrad(const GradContext& ctx, const Output& x) {

@@ -93,7 +93,8 @@ Tensor BroadcastTo(const Tensor& t, const TensorShape& shape);
 
 // --- gradients ---
 
-// "gradients/<forward node>_grad/<what>", the name of a gradient node.
+// "<name scope>/<forward node>_grad/<what>" (the scope is "gradients"
+// unless AddGradients was given another), the name of a gradient node.
 std::string GradName(const GradContext& ctx, absl::string_view what);
 // The gradient of a binary op's input `x` (whose partner was `other`),
 // summed back from the broadcast output shape to x's shape. Static when the

@@ -1,9 +1,10 @@
+#include "runtime/gradients.h"
+
 #include <algorithm>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "runtime/gradients.h"
 #include "runtime/node.h"
 #include "runtime/op_def.h"
 #include "util/mutex.h"
@@ -35,9 +36,10 @@ absl::Status CheckOutput(const Graph& g, const Output& o,
         absl::StrCat("AddGradients: ", what, " is an empty Output"));
   }
   if (o.graph() != &g) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "AddGradients: ", what, " '", o.name(), "' belongs to another graph "
-        "than y"));
+    return absl::InvalidArgumentError(absl::StrCat("AddGradients: ", what, " '",
+                                                   o.name(),
+                                                   "' belongs to another graph "
+                                                   "than y"));
   }
   return absl::OkStatus();
 }
@@ -57,10 +59,10 @@ absl::StatusOr<std::vector<Output>> AddGradientsWith(
   if (grad_y.has_value()) {
     GG_RETURN_IF_ERROR(CheckOutput(g, *grad_y, "grad_y"));
     if (grad_y->dtype() != y.dtype()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "AddGradients: grad_y '", grad_y->name(), "' is ",
-          DataTypeString(grad_y->dtype()), " but y '", y.name(), "' is ",
-          DataTypeString(y.dtype())));
+      return absl::InvalidArgumentError(
+          absl::StrCat("AddGradients: grad_y '", grad_y->name(), "' is ",
+                       DataTypeString(grad_y->dtype()), " but y '", y.name(),
+                       "' is ", DataTypeString(y.dtype())));
     }
   }
   absl::flat_hash_map<uint64_t, int> x_of;  // edge -> first x index
@@ -122,8 +124,8 @@ absl::StatusOr<std::vector<Output>> AddGradientsWith(
   //    actually reaches it (as TensorFlow does): an op whose consumers'
   //    GradFns give its output no gradient (a shape, an integer) is fine.
   absl::flat_hash_map<uint64_t, std::vector<Output>> pending;  // edge -> sum
-  auto total = [&](NodeId id, int index) -> absl::StatusOr<
-                                              std::optional<Output>> {
+  auto total = [&](NodeId id,
+                   int index) -> absl::StatusOr<std::optional<Output>> {
     auto it = pending.find(EdgeKey(id, index));
     if (it == pending.end() || it->second.empty()) return std::nullopt;
     std::vector<Output>& parts = it->second;
@@ -145,6 +147,7 @@ absl::StatusOr<std::vector<Output>> AddGradientsWith(
     GG_ASSIGN_OR_RETURN(NodeHandle handle, g.HandleFor(c->id));
     GG_ASSIGN_OR_RETURN(NodeInfo info, g.Describe(handle));
     GradContext ctx;
+    ctx.name_scope = builders.name_scope;
     bool any = false;
     for (int k = 0; k < static_cast<int>(info.output_types.size()); ++k) {
       ctx.outputs.emplace_back(handle, k);
@@ -154,10 +157,10 @@ absl::StatusOr<std::vector<Output>> AddGradientsWith(
     }
     if (!any) continue;  // nothing flows back through this node
     if (info.op_def == nullptr || !info.op_def->gradient) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "AddGradients: no gradient for ", info.op, " '", info.name,
-          "' on the path from '", y.node_name(), "' to '",
-          xs[c->reaches_x].node_name(), "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("AddGradients: no gradient for ", info.op, " '",
+                       info.name, "' on the path from '", y.node_name(),
+                       "' to '", xs[c->reaches_x].node_name(), "'"));
     }
     ctx.node = std::move(info);
     absl::StatusOr<std::vector<std::optional<Output>>> grads =

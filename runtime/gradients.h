@@ -38,9 +38,12 @@ namespace graphgc {
 // (or of sum(y * grad_y), when grad_y is given: the gradient flowing into
 // y, of y's dtype and shape) with respect to x. y, xs and grad_y must be
 // valid Outputs of one graph.
+// Gradient nodes are named "<name_scope>/<forward node>_grad/...": a model
+// passes its own scope ("sequential_3/gradients") so its nodes stay together.
 absl::StatusOr<std::vector<Output>> AddGradients(
     const Output& y, const std::vector<Output>& xs,
-    const std::optional<Output>& grad_y = std::nullopt);
+    const std::optional<Output>& grad_y = std::nullopt,
+    absl::string_view name_scope = "gradients");
 
 // GradientBuilders: the three ops the gradient walk needs besides the
 // GradFns: the seed (OnesLike of y), the zero gradient of an x that y does
@@ -48,6 +51,7 @@ absl::StatusOr<std::vector<Output>> AddGradients(
 // one dtype and shape). AddGradients uses //ops' builders; code and tests
 // that cannot depend on //ops pass their own to AddGradientsWith.
 struct GradientBuilders {
+  std::string name_scope = "gradients";
   std::function<absl::StatusOr<Output>(const Output&)> ones_like;
   std::function<absl::StatusOr<Output>(const Output&)> zeros_like;
   std::function<absl::StatusOr<Output>(const std::vector<Output>&)> add_n;

@@ -92,6 +92,8 @@ struct GradContext {
   NodeInfo node;
   std::vector<Output> outputs;
   std::vector<std::optional<Output>> grad_outputs;
+  // Where the gradient nodes go: "<name_scope>/<forward node>_grad/<what>".
+  std::string name_scope = "gradients";
 };
 
 // One entry per data input: its gradient, or nullopt when none flows to it

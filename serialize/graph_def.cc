@@ -4,6 +4,8 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <set>
 #include <type_traits>
 #include <utility>
 
@@ -122,8 +124,9 @@ absl::StatusOr<tensorflow::GraphDef> ExportOnce(
     const ExportOptions& options) {
   absl::StatusOr<std::vector<NodeHandle>> order = graph.ReachableFrom(roots);
   if (!order.ok()) {
-    return absl::Status(order.status().code(),
-                        absl::StrCat("ExportGraphDef: ", order.status().message()));
+    return absl::Status(
+        order.status().code(),
+        absl::StrCat("ExportGraphDef: ", order.status().message()));
   }
   std::vector<NodeInfo> infos;
   infos.reserve(order->size());
@@ -207,7 +210,8 @@ absl::StatusOr<DataType> DataTypeFromProto(int value) {
         absl::StrCat("bad dtype enum value ", value));
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "dtype ", tensorflow::DataType_Name(static_cast<tensorflow::DataType>(value)),
+      "dtype ",
+      tensorflow::DataType_Name(static_cast<tensorflow::DataType>(value)),
       " is not supported"));
 }
 
@@ -270,8 +274,8 @@ absl::StatusOr<Tensor> FromContent(const TensorShape& shape, int64_t n,
 absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto) {
   GG_ASSIGN_OR_RETURN(DataType dtype, DataTypeFromProto(proto.dtype()));
   if (!IsTensorDataType(dtype)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "a constant cannot hold dtype ", DataTypeString(dtype)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("a constant cannot hold dtype ", DataTypeString(dtype)));
   }
   GG_ASSIGN_OR_RETURN(TensorShape shape,
                       ShapeFromProto(proto.tensor_shape(), false));
@@ -298,9 +302,9 @@ absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto) {
                      : FromTypedField<int64_t>(shape, n, proto.int64_val(),
                                                "int64_val");
     case DT_BOOL:
-      return content ? FromContent<bool>(shape, n, proto.tensor_content())
-                     : FromTypedField<bool>(shape, n, proto.bool_val(),
-                                            "bool_val");
+      return content
+                 ? FromContent<bool>(shape, n, proto.tensor_content())
+                 : FromTypedField<bool>(shape, n, proto.bool_val(), "bool_val");
     default:
       return absl::InternalError("unreachable dtype");
   }
@@ -412,9 +416,9 @@ absl::StatusOr<AttrValue> AttrFromProto(const tensorflow::AttrValue& v,
 struct PendingNode {
   const tensorflow::NodeDef* def = nullptr;
   const RegisteredOp* op = nullptr;
-  std::string name;                             // with the prefix
-  std::vector<std::pair<int, int>> inputs;      // (node position, output)
-  std::vector<int> control_inputs;              // node positions
+  std::string name;                         // with the prefix
+  std::vector<std::pair<int, int>> inputs;  // (node position, output)
+  std::vector<int> control_inputs;          // node positions
   AttrMap attrs;
 };
 
@@ -433,9 +437,9 @@ class Importer {
     GG_ASSIGN_OR_RETURN(std::vector<int> order, BuildOrder());
     for (const PendingNode& n : nodes_) {
       if (graph_.FindNode(n.name).has_value()) {
-        return Error(*n.def, absl::StatusCode::kAlreadyExists,
-                     absl::StrCat("the graph already has a node named '",
-                                  n.name, "'"));
+        return Error(
+            *n.def, absl::StatusCode::kAlreadyExists,
+            absl::StrCat("the graph already has a node named '", n.name, "'"));
       }
     }
     return Build(order);
@@ -444,9 +448,9 @@ class Importer {
  private:
   absl::Status Error(const tensorflow::NodeDef& node, absl::StatusCode code,
                      absl::string_view what) const {
-    return absl::Status(code, absl::StrCat("ImportGraphDef: node '",
-                                           node.name(), "' (", node.op(),
-                                           "): ", what));
+    return absl::Status(
+        code, absl::StrCat("ImportGraphDef: node '", node.name(), "' (",
+                           node.op(), "): ", what));
   }
   absl::Status Error(const tensorflow::NodeDef& node,
                      absl::string_view what) const {
@@ -478,14 +482,14 @@ class Importer {
                  ? node.name()
                  : absl::StrCat(options_.prefix, "/", node.name());
     if (!IsValidNodeName(p.name)) {
-      return Error(node, absl::StrCat("invalid name with prefix: '", p.name,
-                                      "'"));
+      return Error(node,
+                   absl::StrCat("invalid name with prefix: '", p.name, "'"));
     }
     absl::StatusOr<const RegisteredOp*> op =
         GlobalOpRegistry().Lookup(node.op());
     if (!op.ok()) {
-      return Error(node, absl::StrCat("op type '", node.op(),
-                                      "' is not registered"));
+      return Error(node,
+                   absl::StrCat("op type '", node.op(), "' is not registered"));
     }
     p.op = *op;
 
@@ -496,8 +500,8 @@ class Importer {
         const std::string name = in.substr(1);
         auto it = positions_.find(name);
         if (it == positions_.end()) {
-          return Error(node, absl::StrCat("control input '", in,
-                                          "' is not defined"));
+          return Error(node,
+                       absl::StrCat("control input '", in, "' is not defined"));
         }
         p.control_inputs.push_back(it->second);
         continue;
@@ -532,11 +536,11 @@ class Importer {
       absl::StatusOr<const RegisteredOp*> producer_op =
           GlobalOpRegistry().Lookup(producer.op());
       if (producer_op.ok() && output >= (*producer_op)->num_outputs) {
-        return Error(node, absl::StrCat("input ", data_index, " '", in,
-                                        "' reads output ", output, " of '",
-                                        name, "' (", producer.op(),
-                                        "), which has ",
-                                        (*producer_op)->num_outputs));
+        return Error(
+            node,
+            absl::StrCat("input ", data_index, " '", in, "' reads output ",
+                         output, " of '", name, "' (", producer.op(),
+                         "), which has ", (*producer_op)->num_outputs));
       }
       p.inputs.emplace_back(it->second, output);
     }
@@ -545,10 +549,9 @@ class Importer {
                        : n != static_cast<int>(p.op->input_names.size())) {
       return Error(node,
                    absl::StrCat("takes ", p.op->variadic ? "at least " : "",
-                                p.op->variadic
-                                    ? int64_t{p.op->min_inputs}
-                                    : static_cast<int64_t>(
-                                          p.op->input_names.size()),
+                                p.op->variadic ? int64_t{p.op->min_inputs}
+                                               : static_cast<int64_t>(
+                                                     p.op->input_names.size()),
                                 " data inputs, got ", n));
     }
 
@@ -567,26 +570,28 @@ class Importer {
         if (v.ok()) p.attrs[key] = *std::move(v);
         continue;
       }
-      auto spec = std::find_if(p.op->attrs.begin(), p.op->attrs.end(),
-                               [&](const AttrSpec& s) { return s.name == key; });
+      auto spec =
+          std::find_if(p.op->attrs.begin(), p.op->attrs.end(),
+                       [&](const AttrSpec& s) { return s.name == key; });
       if (spec == p.op->attrs.end()) {
         std::vector<std::string> known;
         for (const AttrSpec& s : p.op->attrs) known.push_back(s.name);
-        return Error(node, absl::StrCat("unknown attribute '", key,
-                                        "' (takes: ", absl::StrJoin(known, ", "),
-                                        ")"));
+        return Error(
+            node, absl::StrCat("unknown attribute '", key,
+                               "' (takes: ", absl::StrJoin(known, ", "), ")"));
       }
       absl::StatusOr<AttrValue> v = AttrFromProto(value, spec->type);
       if (!v.ok()) {
-        return Error(node, absl::StrCat("attribute '", key, "': ",
-                                        v.status().message()));
+        return Error(node, absl::StrCat("attribute '", key,
+                                        "': ", v.status().message()));
       }
       p.attrs[key] = *std::move(v);
     }
     for (const AttrSpec& spec : p.op->attrs) {
       if (p.attrs.contains(spec.name)) continue;
-      const bool inferred = (spec.name == "T" && spec.type == "type" && n > 0) ||
-                            (spec.name == "N" && p.op->variadic);
+      const bool inferred =
+          (spec.name == "T" && spec.type == "type" && n > 0) ||
+          (spec.name == "N" && p.op->variadic);
       if (!inferred && !spec.default_value.has_value()) {
         return Error(node, absl::StrCat("attribute '", spec.name, "' (",
                                         spec.type, ") is missing"));
@@ -669,9 +674,9 @@ class Importer {
       created.push_back(h->id());
       if (graph_.NodeForRuntime(*h).name != p.name) {
         // Another thread took the name after the check.
-        failure = Error(*p.def, absl::StatusCode::kAlreadyExists,
-                        absl::StrCat("the graph already has a node named '",
-                                     p.name, "'"));
+        failure = Error(
+            *p.def, absl::StatusCode::kAlreadyExists,
+            absl::StrCat("the graph already has a node named '", p.name, "'"));
         break;
       }
       handles[i] = *std::move(h);
@@ -725,7 +730,85 @@ absl::StatusOr<tensorflow::GraphDef> ExportGraphDef(
     def = ExportOnce(graph, roots, options);
     if (def.status().code() != absl::StatusCode::kAborted) break;
   }
+  if (def.ok() && options.local_scope_names) LocalizeScopeNames(*def);
   return def;
+}
+
+namespace {
+
+// "dense_14" -> ("dense", 14); "dense" -> ("dense", 0). Only a trailing
+// "_<digits>" with something before it counts as a uniquing suffix.
+std::pair<std::string, int64_t> SplitSuffix(absl::string_view scope) {
+  const size_t underscore = scope.rfind('_');
+  if (underscore == absl::string_view::npos || underscore == 0 ||
+      underscore + 1 == scope.size()) {
+    return {std::string(scope), 0};
+  }
+  int64_t k = 0;
+  for (size_t i = underscore + 1; i < scope.size(); ++i) {
+    if (scope[i] < '0' || scope[i] > '9') return {std::string(scope), 0};
+    k = k * 10 + (scope[i] - '0');
+    if (k > (int64_t{1} << 40)) return {std::string(scope), 0};
+  }
+  return {std::string(scope.substr(0, underscore)), k};
+}
+
+std::string Rename(absl::string_view name,
+                   const absl::flat_hash_map<std::string, std::string>& map) {
+  std::string out;
+  out.reserve(name.size());
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t slash = name.find('/', start);
+    if (slash == absl::string_view::npos) slash = name.size();
+    absl::string_view part = name.substr(start, slash - start);
+    auto it = map.find(part);
+    if (!out.empty() || start > 0) out += '/';
+    out += it == map.end() ? std::string(part) : it->second;
+    start = slash + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+void LocalizeScopeNames(tensorflow::GraphDef& graph_def) {
+  // The exported top-level scopes, grouped by base and ordered by suffix.
+  std::map<std::string, std::set<int64_t>> by_base;
+  absl::flat_hash_map<std::string, bool> seen;
+  for (const tensorflow::NodeDef& node : graph_def.node()) {
+    absl::string_view name = node.name();
+    std::string scope(name.substr(0, name.find('/')));
+    if (seen.emplace(scope, true).second) {
+      auto [base, k] = SplitSuffix(scope);
+      by_base[base].insert(k);
+    }
+  }
+  absl::flat_hash_map<std::string, std::string> map;
+  for (const auto& [base, suffixes] : by_base) {
+    int64_t local = 0;
+    for (int64_t k : suffixes) {
+      const std::string from = k == 0 ? base : absl::StrCat(base, "_", k);
+      const std::string to = local == 0 ? base : absl::StrCat(base, "_", local);
+      ++local;
+      if (from != to) map.emplace(from, to);
+    }
+  }
+  if (map.empty()) return;
+  for (tensorflow::NodeDef& node : *graph_def.mutable_node()) {
+    node.set_name(Rename(node.name(), map));
+    for (std::string& input : *node.mutable_input()) {
+      const bool control = !input.empty() && input[0] == '^';
+      absl::string_view body = absl::string_view(input).substr(control ? 1 : 0);
+      const size_t colon = body.rfind(':');
+      std::string port;
+      if (colon != absl::string_view::npos) {
+        port = std::string(body.substr(colon));
+        body = body.substr(0, colon);
+      }
+      input = absl::StrCat(control ? "^" : "", Rename(body, map), port);
+    }
+  }
 }
 
 absl::StatusOr<tensorflow::GraphDef> ExportGraphDef(

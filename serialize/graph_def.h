@@ -52,7 +52,20 @@ inline constexpr int kGraphDefProducer = 1087;
 struct ExportOptions {
   // Adds "_output_shapes" (list(shape), one per output) to every node.
   bool output_shapes = true;
+  // Names as the exported part would have them in a fresh graph: every
+  // name component that is a top-level scope of an exported node loses the
+  // graph-wide uniquing suffix it got because other models share the graph
+  // ("sequential_7" -> "sequential", "dense_14" -> "dense"), renumbered
+  // within the export in (base, suffix) order. What TensorFlow 2 shows for
+  // a Keras model, whose graph is a function graph of its own. Exports of
+  // identical models then have identical bytes, whatever else the graph
+  // holds. A scope the user named with a trailing "_<digits>" is
+  // renumbered the same way.
+  bool local_scope_names = false;
 };
+
+// Renames `graph_def` in place as ExportOptions::local_scope_names says.
+void LocalizeScopeNames(tensorflow::GraphDef& graph_def);
 
 // Exports the nodes `roots` reach (through data and control inputs). Every
 // root must be a live handle of one graph (InvalidArgument otherwise); no

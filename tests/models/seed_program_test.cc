@@ -28,13 +28,17 @@ namespace {
 // --- the seed program, as in API.md ---
 
 gg::Sequential ModelFn() {
-  gg::Sequential model = gg::Sequential::Create({
-      gg::layers::Input({10}),
-      gg::layers::Dense(64, {.activation = "relu"}),
-      gg::layers::Dense(10, {.activation = "softmax"}),
-  }).value();
-  absl::Status s = model.Compile({.optimizer = gg::optimizers::Adam(),
-                                  .loss = gg::losses::SparseCategoricalCrossentropy()});
+  gg::Sequential model =
+      gg::Sequential::Create(
+          {
+              gg::layers::Input({10}),
+              gg::layers::Dense(64, {.activation = "relu"}),
+              gg::layers::Dense(10, {.activation = "softmax"}),
+          })
+          .value();
+  absl::Status s =
+      model.Compile({.optimizer = gg::optimizers::Adam(),
+                     .loss = gg::losses::SparseCategoricalCrossentropy()});
   if (!s.ok()) std::abort();
   return model;
 }

@@ -18,13 +18,17 @@ std::vector<float> Values(const gg::Tensor& t) {
 TEST(ApiExample, LowLevelGraphApiRunsAsDocumented) {
   gg::Graph g;
   gg::Output x = gg::ops::Placeholder(g, gg::DT_FLOAT, {-1, 3}).value();
-  gg::Output w = gg::ops::Const(
-      g, gg::Tensor::FromData<float>({3, 1}, std::vector<float>{1, 2, 3}).value()).value();
-  gg::Output y = gg::ops::MatMul(x, w).value();          // graph taken from inputs
+  gg::Output w = gg::ops::Const(g, gg::Tensor::FromData<float>(
+                                       {3, 1}, std::vector<float>{1, 2, 3})
+                                       .value())
+                     .value();
+  gg::Output y = gg::ops::MatMul(x, w).value();  // graph taken from inputs
   gg::Output loss = gg::ops::Mean(gg::ops::Square(y).value()).value();
   std::vector<gg::Output> grads = gg::AddGradients(loss, {w}).value();
   gg::Session session(g);
-  gg::Tensor xt = gg::Tensor::FromData<float>({2, 3}, std::vector<float>{1, 0, 0, 0, 1, 0}).value();
+  gg::Tensor xt =
+      gg::Tensor::FromData<float>({2, 3}, std::vector<float>{1, 0, 0, 0, 1, 0})
+          .value();
   std::vector<gg::Tensor> out = session.Run({{x, xt}}, {y, grads[0]}).value();
   // out[0] = [[1], [2]], out[1] = [[1], [2], [0]]
   ASSERT_EQ(out.size(), 2u);
@@ -35,3 +39,19 @@ TEST(ApiExample, LowLevelGraphApiRunsAsDocumented) {
 }
 
 }  // namespace
+
+namespace graphgc {
+namespace {
+
+TEST(AddGradientsNames, GradientNodesGoUnderTheGivenScope) {
+  Graph g;
+  Output x = ops::Placeholder(g, DT_FLOAT, {2}).value();
+  Output y = ops::Square(x).value();
+  std::vector<Output> grads =
+      AddGradients(y, {x}, std::nullopt, "model/gradients").value();
+  EXPECT_EQ(grads[0].node_name().rfind("model/gradients/", 0), 0u)
+      << grads[0].node_name();
+}
+
+}  // namespace
+}  // namespace graphgc

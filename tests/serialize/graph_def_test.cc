@@ -38,8 +38,8 @@ Model BuildModel(Graph& g) {
                             .value(),
                         {.name = "dense/kernel"})
                  .value();
-  Output mm = ops::MatMul(x, w, {.name = "dense/MatMul", .transpose_b = true})
-                  .value();
+  Output mm =
+      ops::MatMul(x, w, {.name = "dense/MatMul", .transpose_b = true}).value();
   Output var =
       ops::VarHandleOp(g, DT_FLOAT, {2}, {.name = "dense/bias"}).value();
   Output read =
@@ -300,7 +300,8 @@ TEST(ImportGraphDef, ReadsTypedTensorFieldsAndSplatValues) {
     n->set_name(name);
     n->set_op("Const");
     (*n->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-    tensorflow::TensorProto& t = *(*n->mutable_attr())["value"].mutable_tensor();
+    tensorflow::TensorProto& t =
+        *(*n->mutable_attr())["value"].mutable_tensor();
     t.set_dtype(tensorflow::DT_FLOAT);
     t.mutable_tensor_shape()->add_dim()->set_size(3);
     fill(t);
@@ -522,6 +523,47 @@ TEST_F(FailedImportTest, ShapeFunctionFailureRollsBackBuiltNodes) {
   // The rolled-back names are free again.
   ASSERT_TRUE(ImportGraphDef(def_, graph_, {.prefix = "copy"}).ok());
   EXPECT_TRUE(graph_.FindNode("copy/x").has_value());
+}
+
+}  // namespace
+}  // namespace graphgc
+
+namespace graphgc {
+namespace {
+
+TEST(LocalizeScopeNames, DropsGraphWideSuffixesAndRenumbersLocally) {
+  tensorflow::GraphDef def;
+  auto add = [&](const std::string& name, std::vector<std::string> inputs) {
+    tensorflow::NodeDef* n = def.add_node();
+    n->set_name(name);
+    n->set_op("Test");
+    for (auto& in : inputs) n->add_input(in);
+  };
+  add("dense_7/kernel", {});
+  add("dense_12/kernel", {});
+  add("sequential_3/gradients/dense_7/MatMul_grad/MatMul",
+      {"dense_7/kernel:0", "^dense_12/kernel"});
+  add("input_4", {});
+  LocalizeScopeNames(def);
+  EXPECT_EQ(def.node(0).name(), "dense/kernel");
+  EXPECT_EQ(def.node(1).name(), "dense_1/kernel");
+  EXPECT_EQ(def.node(2).name(),
+            "sequential/gradients/dense/MatMul_grad/MatMul");
+  EXPECT_EQ(def.node(2).input(0), "dense/kernel:0");
+  EXPECT_EQ(def.node(2).input(1), "^dense_1/kernel");
+  EXPECT_EQ(def.node(3).name(), "input");
+}
+
+TEST(LocalizeScopeNames, LeavesAFreshGraphsNamesAlone) {
+  tensorflow::GraphDef def;
+  for (const char* name : {"dense/kernel", "dense_1/kernel", "x"}) {
+    tensorflow::NodeDef* n = def.add_node();
+    n->set_name(name);
+    n->set_op("Test");
+  }
+  tensorflow::GraphDef before = def;
+  LocalizeScopeNames(def);
+  EXPECT_EQ(DeterministicBytes(def), DeterministicBytes(before));
 }
 
 }  // namespace
