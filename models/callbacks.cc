@@ -127,6 +127,25 @@ std::string ProgressBar::Line(bool final) const {
   return line;
 }
 
+std::shared_ptr<TerminateOnNaN> TerminateOnNaN::Create() {
+  return std::make_shared<TerminateOnNaN>();
+}
+
+absl::Status TerminateOnNaN::OnEpochBegin(int epoch) {
+  epoch_ = epoch;
+  return absl::OkStatus();
+}
+
+absl::Status TerminateOnNaN::OnBatchEnd(int64_t batch, const Logs& logs) {
+  auto it = logs.find("loss");
+  if (it != logs.end() && !std::isfinite(it->second)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("TerminateOnNaN: loss is ", it->second, " at batch ",
+                     batch, " of epoch ", epoch_ + 1, "; training stopped"));
+  }
+  return absl::OkStatus();
+}
+
 std::shared_ptr<TensorBoard> TensorBoard::Create(TensorBoardOptions options) {
   return std::make_shared<TensorBoard>(std::move(options));
 }

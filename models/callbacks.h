@@ -96,6 +96,19 @@ class ProgressBar : public Callback {
   absl::Time epoch_start_;
 };
 
+// Keras' TerminateOnNaN: stops the fit, with a FailedPrecondition status
+// naming the batch, as soon as a batch's loss is NaN or infinite. Without
+// it, training goes on as in Keras and the loss simply becomes NaN.
+class TerminateOnNaN : public Callback {
+ public:
+  static std::shared_ptr<TerminateOnNaN> Create();
+  absl::Status OnEpochBegin(int epoch) override;
+  absl::Status OnBatchEnd(int64_t batch, const Logs& logs) override;
+
+ private:
+  int epoch_ = 0;
+};
+
 struct TensorBoardOptions {
   std::string log_dir = "logs";
   int64_t update_freq = 0;  // 0: per epoch; N: batch_loss every N batches

@@ -1,6 +1,8 @@
 #include "models/callbacks.h"
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -66,6 +68,64 @@ TEST(ProgressBar, PartialLineShowsProgressAndEta) {
   EXPECT_EQ(line.substr(0, 42), " 320/1000 [========>.....................]");
   EXPECT_NE(line.find("ETA:"), std::string::npos);
   EXPECT_NE(line.find("loss: 2.5000"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace graphgc
+
+namespace graphgc {
+namespace {
+
+class NanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    model_ = Sequential::Create({layers::Input({2}),
+                                 layers::Dense(3, {.activation = "softmax"})},
+                                {.graph = &g_})
+                 .value();
+    ASSERT_TRUE(model_
+                    .Compile({.optimizer = optimizers::SGD(),
+                              .loss = losses::SparseCategoricalCrossentropy()})
+                    .ok());
+    std::vector<float> xs(2 * 64, 0.5f);
+    xs[2 * 40] = std::numeric_limits<float>::quiet_NaN();  // batch 1
+    x_ = Tensor::FromData<float>({64, 2}, xs).value();
+    y_ = Tensor::FromData<int32_t>({64}, std::vector<int32_t>(64, 1)).value();
+  }
+  Graph g_;
+  Sequential model_ =
+      Sequential::Create({layers::Input({1}), layers::Dense(1)}).value();
+  Tensor x_, y_;
+};
+
+TEST_F(NanTest, NanInputMakesTheLossNanAndTrainingGoesOn) {
+  History h =
+      model_.Fit(x_, y_, {.epochs = 2, .shuffle = false, .verbose = 0}).value();
+  EXPECT_TRUE(std::isnan(h.values("loss")[0]));
+  EXPECT_EQ(h.values("loss").size(), 2u);
+}
+
+TEST_F(NanTest, TerminateOnNaNStopsTheFitWithAStatus) {
+  absl::StatusOr<History> h =
+      model_.Fit(x_, y_,
+                 {.epochs = 2,
+                  .shuffle = false,
+                  .verbose = 0,
+                  .callbacks = {callbacks::TerminateOnNaN::Create()}});
+  EXPECT_EQ(h.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(h.status().message().find("batch 1 of epoch 1"), std::string::npos)
+      << h.status().message();
+}
+
+TEST_F(NanTest, InfiniteWeightsDoNotCrash) {
+  std::vector<Tensor> w = model_.GetWeights();
+  for (float& v : w[0] = Tensor::Zeros(DT_FLOAT, w[0].shape()).value(),
+                  w[0].mutable_data<float>()) {
+    v = std::numeric_limits<float>::infinity();
+  }
+  ASSERT_TRUE(model_.SetWeights(w).ok());
+  EXPECT_TRUE(model_.Fit(x_, y_, {.verbose = 0}).ok());
+  EXPECT_TRUE(model_.Predict(x_).ok());
 }
 
 }  // namespace
