@@ -153,6 +153,8 @@ int Main(int argc, char** argv) {
   const bool quick = absl::GetFlag(FLAGS_quick);
   std::fprintf(stderr, "bench/all: binaries in %s, reports in %s\n",
                root.c_str(), out_dir.c_str());
+  // Other processes on the machine inflate wall-clock figures; say so.
+  const std::string load_before = ReadFile("/proc/loadavg");
 
   const auto gc = RunBenchmark(
       root, out_dir, "gc_bench",
@@ -190,7 +192,7 @@ int Main(int argc, char** argv) {
   rows.push_back({.what = "handle copy+destroy, uncontended (ns)",
                   .measured = Value(gc, "BM_HandleCopyDestroy", "real_time"),
                   .target = 10});
-  rows.push_back({.what = "dispatch, chain of 1000 (ns/node)",
+  rows.push_back({.what = "dispatch, chain of 1000 (CPU ns/node)",
                   .measured = Value(session, "BM_Chain/1000", "s_per_node", 1e9),
                   .target = 150});
   rows.push_back(
@@ -246,6 +248,9 @@ int Main(int argc, char** argv) {
                     .measured = Key(consecutive, "rss_ratio"),
                     .target = 1.05});
   }
+  std::cout << "load average (1, 5, 15 min) before: " << load_before
+            << "load average (1, 5, 15 min) after:  "
+            << ReadFile("/proc/loadavg");
   std::cout << FormatTargetTable(rows);
   std::cout << "(ratio: measured / target, or measured / reference for ==; "
                "reports in "

@@ -260,7 +260,7 @@ bool MeetsTarget(const TargetRow& row) {
 }
 
 std::string FormatTargetTable(const std::vector<TargetRow>& rows) {
-  std::string out = absl::StrFormat("%-52s %12s %14s %8s  %s\n", "target",
+  std::string out = absl::StrFormat("%-62s %12s %14s %8s  %s\n", "target",
                                     "measured", "target", "ratio", "met");
   for (const TargetRow& r : rows) {
     const std::string measured =
@@ -272,7 +272,7 @@ std::string FormatTargetTable(const std::vector<TargetRow>& rows) {
       target = "== " + (r.reference.has_value() ? Number(*r.reference) : "n/a");
     }
     const std::optional<double> ratio = RatioToTarget(r);
-    absl::StrAppendFormat(&out, "%-52s %12s %14s %8s  %s%s\n", r.what, measured,
+    absl::StrAppendFormat(&out, "%-62s %12s %14s %8s  %s%s\n", r.what, measured,
                           target,
                           ratio.has_value() ? absl::StrFormat("%.3f", *ratio)
                                             : std::string("n/a"),

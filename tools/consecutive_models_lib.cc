@@ -82,9 +82,24 @@ std::string LeakReportText(const Sequential& last) {
                                     g.num_nodes());
   absl::StrAppendFormat(&out, "  %-48s %10s %12s\n", "owner", "nodes",
                         "bytes");
-  for (const OwnerUsage& u : g.LeakReport()) {
-    absl::StrAppendFormat(&out, "  %-48s %10d %12d\n", u.owner, u.nodes,
-                          u.bytes);
+  const std::vector<OwnerUsage> usage = g.LeakReport();
+  constexpr size_t kMaxOwners = 20;  // the largest; the rest summed
+  int64_t rest_nodes = 0, rest_bytes = 0;
+  for (size_t i = 0; i < usage.size(); ++i) {
+    const OwnerUsage& u = usage[i];
+    if (i < kMaxOwners) {
+      absl::StrAppendFormat(&out, "  %-48s %10d %12d\n", u.owner, u.nodes,
+                            u.bytes);
+    } else {
+      rest_nodes += u.nodes;
+      rest_bytes += u.bytes;
+    }
+  }
+  if (usage.size() > kMaxOwners) {
+    absl::StrAppendFormat(
+        &out, "  %-48s %10d %12d\n",
+        absl::StrCat("(", usage.size() - kMaxOwners, " more owners)"),
+        rest_nodes, rest_bytes);
   }
   std::optional<std::string> node = SomeNodeOf(last);
   if (!node.has_value()) return out;
