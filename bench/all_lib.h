@@ -1,0 +1,79 @@
+// bench/all_lib.h
+//
+// The logic of `//bench:all`: read Google Benchmark JSON reports (a minimal
+// JSON parser for what those reports hold), pick the figures the issues set
+// targets for, and format one table of target, measured figure and ratio.
+// Pure functions over their arguments: thread-safe.
+#ifndef GRAPHGC_BENCH_ALL_LIB_H_
+#define GRAPHGC_BENCH_ALL_LIB_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace graphgc::bench {
+
+// A parsed JSON value. Numbers are doubles; objects keep their keys sorted.
+struct Json {
+  enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };
+  Kind kind = Kind::kNull;
+  bool boolean = false;
+  double number = 0;
+  std::string string;
+  std::vector<Json> array;
+  std::map<std::string, Json> object;
+
+  // The member `key` of an object, or nullptr.
+  const Json* Find(const std::string& key) const;
+};
+
+// Parses one JSON document (RFC 8259; \u escapes outside ASCII become '?').
+// InvalidArgument naming the byte offset on malformed input.
+absl::StatusOr<Json> ParseJson(const std::string& text);
+
+// One benchmark run of a report: its name and every numeric field
+// (real_time and cpu_time converted to nanoseconds, counters as written).
+struct BenchRun {
+  std::string name;
+  std::map<std::string, double> values;
+  bool error = false;
+};
+
+// The "iteration" runs of a Google Benchmark JSON report (aggregates are
+// skipped).
+absl::StatusOr<std::vector<BenchRun>> ParseBenchmarkReport(
+    const std::string& json);
+
+// The run whose name is `prefix` or starts with "prefix/"; nullptr if none.
+const BenchRun* FindRun(const std::vector<BenchRun>& runs,
+                        const std::string& prefix);
+
+// One line of the summary table.
+struct TargetRow {
+  std::string what;
+  std::optional<double> measured;  // empty: not measured (a run failed)
+  enum class Kind { kAtMost, kEqual } kind = Kind::kAtMost;
+  double target = 0;               // kAtMost: the bound
+  std::optional<double> reference;  // kEqual: the value it must equal
+  std::string note;
+};
+
+// measured / target for kAtMost, measured / reference for kEqual; nullopt
+// when either is missing or the divisor is 0.
+std::optional<double> RatioToTarget(const TargetRow& row);
+// Whether the row meets its target (false when not measured).
+bool MeetsTarget(const TargetRow& row);
+
+// Every row as a table with a header.
+std::string FormatTargetTable(const std::vector<TargetRow>& rows);
+
+// "key=value" lines (FormatSummaryKeyValues of consecutive_models).
+std::map<std::string, double> ParseKeyValues(const std::string& text);
+
+}  // namespace graphgc::bench
+
+#endif  // GRAPHGC_BENCH_ALL_LIB_H_
