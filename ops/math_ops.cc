@@ -22,6 +22,7 @@ using op_util::IntValues;
 using op_util::MakeOp;
 using op_util::MustRegister;
 using op_util::NewOutput;
+using op_util::NewUninitializedOutput;
 using op_util::UnbroadcastGrad;
 
 using Grads = std::vector<std::optional<Output>>;
@@ -55,8 +56,8 @@ absl::Status BinaryKernel(OpKernelContext& ctx, F f) {
   absl::StatusOr<TensorShape> shape =
       op_util::BroadcastShapes(x.shape(), y.shape());
   if (!shape.ok()) return ctx.InvalidArgument(shape.status().message());
-  GG_ASSIGN_OR_RETURN(Tensor out,
-                      NewOutput(ctx, DataTypeToEnum<Out>::value, *shape));
+  GG_ASSIGN_OR_RETURN(Tensor out, NewUninitializedOutput(
+                                      ctx, DataTypeToEnum<Out>::value, *shape));
   const int64_t n = out.num_elements();
   using Arr = Eigen::Array<T, Eigen::Dynamic, 1>;
   using ConstRow = Eigen::Map<const Arr>;
@@ -314,7 +315,8 @@ void RegisterAddN(OpRegistry& r) {
                 ", input 0 has ", x0.shape().DebugString()));
           }
         }
-        GG_ASSIGN_OR_RETURN(Tensor out, NewOutput(ctx, x0.dtype(), x0.shape()));
+        GG_ASSIGN_OR_RETURN(
+            Tensor out, NewUninitializedOutput(ctx, x0.dtype(), x0.shape()));
         GG_RETURN_IF_ERROR(DispatchNumeric(x0.dtype(), [&](auto tag) {
           using T = decltype(tag);
           auto o = out.mutable_flat<T>();
@@ -340,7 +342,8 @@ template <bool kFloatOnly, typename F>
 KernelFn UnaryKernel(F f) {
   return [f](OpKernelContext& ctx) -> absl::Status {
     const Tensor& x = ctx.input(0);
-    GG_ASSIGN_OR_RETURN(Tensor out, NewOutput(ctx, x.dtype(), x.shape()));
+    GG_ASSIGN_OR_RETURN(Tensor out,
+                        NewUninitializedOutput(ctx, x.dtype(), x.shape()));
     if constexpr (kFloatOnly) {
       if (x.dtype() != DT_FLOAT) {
         return ctx.InvalidArgument("needs a float input");
@@ -518,7 +521,8 @@ absl::Status MatMulKernel(OpKernelContext& ctx) {
         "inner dimensions ", ka, " vs ", kb, " (a ", a.shape().DebugString(),
         ", b ", b.shape().DebugString(), ")"));
   }
-  GG_ASSIGN_OR_RETURN(Tensor out, NewOutput(ctx, DT_FLOAT, TensorShape{m, n}));
+  GG_ASSIGN_OR_RETURN(Tensor out,
+                      NewUninitializedOutput(ctx, DT_FLOAT, TensorShape{m, n}));
   if (m > 0 && n > 0) {
     auto am = a.matrix<float>();
     auto bm = b.matrix<float>();

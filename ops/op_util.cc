@@ -136,6 +136,14 @@ absl::StatusOr<Tensor> NewOutput(const OpKernelContext& ctx, DataType dtype,
   return t;
 }
 
+absl::StatusOr<Tensor> NewUninitializedOutput(const OpKernelContext& ctx,
+                                              DataType dtype,
+                                              const TensorShape& shape) {
+  absl::StatusOr<Tensor> t = Tensor::Uninitialized(dtype, shape);
+  if (!t.ok()) return ctx.InvalidArgument(t.status().message());
+  return t;
+}
+
 std::string GradName(const GradContext& ctx, absl::string_view what) {
   return absl::StrCat(ctx.name_scope, "/", ctx.node.name, "_grad/", what);
 }

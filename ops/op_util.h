@@ -87,6 +87,12 @@ std::optional<Tensor> ConstValueOf(const Output& out);
 absl::StatusOr<Tensor> NewOutput(const OpKernelContext& ctx, DataType dtype,
                                  const TensorShape& shape);
 
+// As NewOutput, but the elements are unspecified (Tensor::Uninitialized):
+// only for kernels that write every element of the output.
+absl::StatusOr<Tensor> NewUninitializedOutput(const OpKernelContext& ctx,
+                                              DataType dtype,
+                                              const TensorShape& shape);
+
 // Broadcasts `t` (right-aligned) to `shape`, into a fresh tensor.
 template <typename T>
 Tensor BroadcastTo(const Tensor& t, const TensorShape& shape);
@@ -117,7 +123,8 @@ namespace op_util {
 
 template <typename T>
 Tensor BroadcastTo(const Tensor& t, const TensorShape& shape) {
-  Tensor out = Tensor::Zeros(t.dtype(), shape).value();
+  // Every element is written below.
+  Tensor out = Tensor::Uninitialized(t.dtype(), shape).value();
   const int r = shape.dims();
   const int tr = t.shape().dims();
   std::vector<int64_t> in_stride(r, 0);

@@ -246,7 +246,7 @@ absl::Status ApplyGradientDescentKernel(OpKernelContext& ctx)
   const Tensor& delta = ctx.input(2);
   MultiLock lock({var});
   GG_ASSIGN_OR_RETURN(Tensor old, LockedValue(ctx, var, delta.shape()));
-  Tensor out = Tensor::Zeros(DT_FLOAT, old.shape()).value();
+  Tensor out = Tensor::Uninitialized(DT_FLOAT, old.shape()).value();
   out.mutable_flat<float>() = old.flat<float>() - alpha * delta.flat<float>();
   var->set_value_locked(std::move(out));
   return absl::OkStatus();
@@ -275,9 +275,9 @@ absl::Status ApplyAdamKernel(OpKernelContext& ctx)
   GG_ASSIGN_OR_RETURN(Tensor m_t, LockedValue(ctx, m, grad.shape()));
   GG_ASSIGN_OR_RETURN(Tensor v_t, LockedValue(ctx, v, grad.shape()));
   const float lr_t = lr * std::sqrt(1.0f - beta2_power) / (1.0f - beta1_power);
-  Tensor m_new = Tensor::Zeros(DT_FLOAT, grad.shape()).value();
-  Tensor v_new = Tensor::Zeros(DT_FLOAT, grad.shape()).value();
-  Tensor var_new = Tensor::Zeros(DT_FLOAT, grad.shape()).value();
+  Tensor m_new = Tensor::Uninitialized(DT_FLOAT, grad.shape()).value();
+  Tensor v_new = Tensor::Uninitialized(DT_FLOAT, grad.shape()).value();
+  Tensor var_new = Tensor::Uninitialized(DT_FLOAT, grad.shape()).value();
   auto g = grad.flat<float>();
   auto mn = m_new.mutable_flat<float>();
   auto vn = v_new.mutable_flat<float>();

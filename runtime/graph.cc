@@ -36,10 +36,6 @@ absl::Status ValidateNodeName(absl::string_view name) {
   return absl::OkStatus();
 }
 
-absl::string_view TopScope(absl::string_view name) {
-  return name.substr(0, name.find('/'));
-}
-
 }  // namespace
 
 int64_t Node::ApproxBytes() const {
@@ -183,10 +179,11 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
   }
   node->name = UniqueNameLocked(base);
   node->base_length = static_cast<uint32_t>(base.size());
-  const std::string name = node->name;
+  const Node* node_ptr = node.get();
   GG_ASSIGN_OR_RETURN(NodeHandle handle,
                       heap_->Allocate(std::move(node), edges));
-  names_.emplace(name, handle.id().index);
+  const std::string& name = node_ptr->name;
+  names_.insert(NameEntry{NameHash{}(name), node_ptr, handle.id().index});
   BaseInfo& info = bases_[base];
   ++info.live;
   if (name.size() > base.size()) {
@@ -196,7 +193,9 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
       info.next_suffix = std::max(info.next_suffix, suffix + 1);
     }
   }
-  ++scopes_[std::string(TopScope(name))];
+  if (const size_t slash = name.find('/'); slash != std::string::npos) {
+    ++scopes_[absl::string_view(name).substr(0, slash)];
+  }
   return handle;
 }
 
@@ -260,12 +259,15 @@ void Graph::OnSweep(absl::Span<const NodeId> garbage) {
   heap_->mu().AssertHeld();
   for (NodeId id : garbage) {
     const Node& node = NodeAt(id.index);
-    names_.erase(node.name);
-    auto base =
-        bases_.find(absl::string_view(node.name).substr(0, node.base_length));
+    const absl::string_view name = node.name;
+    // Found by entry (the node itself): no name comparison.
+    names_.erase(NameEntry{NameHash{}(name), &node, id.index});
+    auto base = bases_.find(name.substr(0, node.base_length));
     if (base != bases_.end() && --base->second.live <= 0) bases_.erase(base);
-    auto scope = scopes_.find(TopScope(node.name));
-    if (scope != scopes_.end() && --scope->second <= 0) scopes_.erase(scope);
+    if (const size_t slash = name.find('/'); slash != absl::string_view::npos) {
+      auto scope = scopes_.find(name.substr(0, slash));
+      if (scope != scopes_.end() && --scope->second <= 0) scopes_.erase(scope);
+    }
   }
 }
 
@@ -290,9 +292,9 @@ int64_t Graph::num_nodes() const {
 
 std::optional<NodeHandle> Graph::FindNode(absl::string_view name) const {
   ReaderLock lock(heap_->mu());
-  auto it = names_.find(std::string(name));
+  auto it = names_.find(name);
   if (it == names_.end()) return std::nullopt;
-  return heap_->NewHandle(heap_->IdOf(it->second));
+  return heap_->NewHandle(heap_->IdOf(it->index));
 }
 
 absl::StatusOr<NodeHandle> Graph::HandleFor(NodeId id) const {
@@ -338,10 +340,11 @@ bool Graph::IsScopeInUse(absl::string_view scope) const {
 bool Graph::IsScopeInUseLocked(absl::string_view scope) const {
   if (reserved_.contains(scope)) return true;
   if (scope.find('/') == absl::string_view::npos) {
-    return scopes_.contains(scope);
+    return scopes_.contains(scope) || names_.contains(scope);
   }
   const std::string prefix = absl::StrCat(scope, "/");
-  for (const auto& [name, index] : names_) {
+  for (const NameEntry& e : names_) {
+    const std::string& name = e.node->name;
     if (name == scope || absl::StartsWith(name, prefix)) return true;
   }
   return false;
@@ -446,13 +449,13 @@ void Graph::RemoveCollectListener(int id) { collector_->RemoveListener(id); }
 absl::StatusOr<std::vector<std::string>> Graph::ExplainRetention(
     absl::string_view node_name) const {
   ReaderLock lock(heap_->mu());
-  auto it = names_.find(std::string(node_name));
+  auto it = names_.find(node_name);
   if (it == names_.end()) {
     return absl::NotFoundError(
         absl::StrCat("ExplainRetention: no live node named '", node_name, "'"));
   }
   std::optional<gc::RetentionPath> path =
-      gc::FindRetentionPath(*heap_, it->second);
+      gc::FindRetentionPath(*heap_, it->index);
   if (!path.has_value()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "ExplainRetention: '", node_name,

@@ -34,6 +34,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -259,14 +261,45 @@ class Graph : private gc::SweepObserver {
     int64_t live = 0;         // live nodes whose requested name was this
     int64_t next_suffix = 1;  // where uniquing starts probing
   };
-  absl::flat_hash_map<std::string, uint32_t> names_ ABSL_GUARDED_BY(heap_mu());
+  // The name index: one entry per live node, holding the node (whose name is
+  // the key, so names are not stored twice), its slot and the name's hash
+  // (so rehashing and erasing never re-read the name). Looked up by name
+  // (absl::string_view) or by entry.
+  struct NameEntry {
+    size_t hash;
+    const Node* node;
+    uint32_t index;
+  };
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(const NameEntry& e) const { return e.hash; }
+    size_t operator()(absl::string_view name) const {
+      return absl::Hash<absl::string_view>{}(name);
+    }
+  };
+  struct NameEq {
+    using is_transparent = void;
+    bool operator()(const NameEntry& a, const NameEntry& b) const {
+      return a.node == b.node;
+    }
+    bool operator()(const NameEntry& a, absl::string_view b) const {
+      return a.node->name == b;
+    }
+    bool operator()(absl::string_view a, const NameEntry& b) const {
+      return b.node->name == a;
+    }
+  };
+  absl::flat_hash_set<NameEntry, NameHash, NameEq> names_
+      ABSL_GUARDED_BY(heap_mu());
   absl::flat_hash_map<std::string, BaseInfo> bases_ ABSL_GUARDED_BY(heap_mu());
   friend class ScopeReservation;
   void ReleaseScope(const std::string& name);
   bool IsScopeInUseLocked(absl::string_view scope) const
       ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
   absl::flat_hash_map<std::string, int64_t> reserved_ ABSL_GUARDED_BY(heap_mu());
-  // Live nodes per top-level scope (the name up to its first '/').
+  // Live nodes per top-level scope (the name up to its first '/'), counting
+  // only names that have a '/': a name without one is its own top scope and
+  // is found in names_, so it needs no second entry here.
   absl::flat_hash_map<std::string, int64_t> scopes_ ABSL_GUARDED_BY(heap_mu());
 };
 

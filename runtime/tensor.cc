@@ -1,6 +1,8 @@
 #include "runtime/tensor.h"
 
 #include <cstdlib>
+#include <mutex>
+#include <vector>
 
 #include "absl/strings/str_join.h"
 
@@ -109,21 +111,91 @@ absl::Status TensorShape::Validate(absl::Span<const int64_t> dims,
   return absl::OkStatus();
 }
 
+namespace {
+
+// A small cache of freed tensor buffers, so the steady state of a training
+// loop (the same output sizes every step) does not go to malloc for each
+// kernel output. Sizes are rounded up to powers of two from 64 bytes to
+// kMaxCachedBytes; each class keeps at most kMaxPerClass buffers, so the
+// cache holds a bounded amount of memory (at most kMaxPerClass * 2 *
+// kMaxCachedBytes). Larger buffers go straight to aligned_alloc/free.
+// Thread-safe (one small lock).
+class BufferCache {
+ public:
+  static constexpr int kMinShift = 6;   // 64 bytes
+  static constexpr int kMaxShift = 18;  // 256 KiB
+  static constexpr size_t kMaxCachedBytes = size_t{1} << kMaxShift;
+  static constexpr size_t kMaxPerClass = 32;
+
+  // The bytes to allocate for a request of `n` bytes (at least 64, a
+  // multiple of 64) and its class, or -1 when not cached.
+  static int ClassOf(size_t n, size_t* rounded) {
+    if (n <= (size_t{1} << kMinShift)) {
+      *rounded = size_t{1} << kMinShift;
+      return 0;
+    }
+    if (n > kMaxCachedBytes) {
+      *rounded = ((n + 63) / 64) * 64;
+      return -1;
+    }
+    const int shift = 64 - __builtin_clzll(static_cast<uint64_t>(n - 1));
+    *rounded = size_t{1} << shift;
+    return shift - kMinShift;
+  }
+
+  void* Get(int cls) {
+    std::lock_guard<std::mutex> l(mu_);
+    auto& list = free_[cls];
+    if (list.empty()) return nullptr;
+    void* p = list.back();
+    list.pop_back();
+    return p;
+  }
+
+  // Takes `p` back; false when the class is full (the caller frees it).
+  bool Put(int cls, void* p) {
+    std::lock_guard<std::mutex> l(mu_);
+    auto& list = free_[cls];
+    if (list.size() >= kMaxPerClass) return false;
+    list.push_back(p);
+    return true;
+  }
+
+  static BufferCache& Get() {
+    static BufferCache* const cache = new BufferCache();  // never destroyed
+    return *cache;
+  }
+
+ private:
+  BufferCache() {
+    for (auto& list : free_) list.reserve(kMaxPerClass);
+  }
+  std::mutex mu_;
+  std::vector<void*> free_[kMaxShift - kMinShift + 1];
+};
+
+}  // namespace
+
 struct Tensor::Buffer {
-  explicit Buffer(size_t n) : bytes(n) {
+  Buffer(size_t n, bool zero) : bytes(n) {
     // 64-byte alignment for Eigen's vectorised loads; aligned_alloc wants a
     // multiple of the alignment, and at least one block so data() is valid.
-    size_t rounded = ((n + 63) / 64) * 64;
-    if (rounded == 0) rounded = 64;
-    data = std::aligned_alloc(64, rounded);
-    if (data != nullptr) std::memset(data, 0, rounded);
+    size_t rounded = 0;
+    cls = BufferCache::ClassOf(n, &rounded);
+    if (cls >= 0) data = BufferCache::Get().Get(cls);
+    if (data == nullptr) data = std::aligned_alloc(64, rounded);
+    if (data != nullptr && zero) std::memset(data, 0, rounded);
   }
-  ~Buffer() { std::free(data); }
+  ~Buffer() {
+    if (data == nullptr) return;
+    if (cls < 0 || !BufferCache::Get().Put(cls, data)) std::free(data);
+  }
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
 
   void* data = nullptr;
   size_t bytes = 0;
+  int cls = -1;  // BufferCache class, -1 when not cached
 };
 
 Tensor::Tensor(DataType dtype, TensorShape shape,
@@ -134,7 +206,7 @@ Tensor::Tensor(DataType dtype, TensorShape shape,
       buffer_(std::move(buffer)) {}
 
 absl::StatusOr<Tensor> Tensor::Allocate(DataType dtype,
-                                        const TensorShape& shape) {
+                                        const TensorShape& shape, bool zero) {
   if (!IsTensorDataType(dtype)) {
     return absl::InvalidArgumentError(
         absl::StrCat("a tensor cannot hold dtype ", DataTypeString(dtype)));
@@ -146,7 +218,7 @@ absl::StatusOr<Tensor> Tensor::Allocate(DataType dtype,
   }
   const size_t bytes = static_cast<size_t>(shape.num_elements()) *
                        static_cast<size_t>(DataTypeSize(dtype));
-  auto buffer = std::make_shared<Buffer>(bytes);
+  auto buffer = std::make_shared<Buffer>(bytes, zero);
   if (buffer->data == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "cannot allocate ", bytes, " bytes for a ", DataTypeString(dtype),
@@ -157,6 +229,11 @@ absl::StatusOr<Tensor> Tensor::Allocate(DataType dtype,
 
 absl::StatusOr<Tensor> Tensor::Zeros(DataType dtype, const TensorShape& shape) {
   return Allocate(dtype, shape);
+}
+
+absl::StatusOr<Tensor> Tensor::Uninitialized(DataType dtype,
+                                             const TensorShape& shape) {
+  return Allocate(dtype, shape, /*zero=*/false);
 }
 
 const void* Tensor::raw() const {

@@ -128,6 +128,11 @@ class Tensor {
   // A zero-filled tensor of a numeric dtype and a fully defined shape.
   // Kernels use this for their outputs.
   static absl::StatusOr<Tensor> Zeros(DataType dtype, const TensorShape& shape);
+  // Like Zeros, but the elements are left unspecified (the buffer may be a
+  // recycled one). Only for producers that write every element before the
+  // tensor is read or copied (kernels whose output is fully overwritten).
+  static absl::StatusOr<Tensor> Uninitialized(DataType dtype,
+                                              const TensorShape& shape);
 
   // Copies `data` into a new tensor of `shape`; the sizes must agree and the
   // shape must be fully defined with no negative dimension.
@@ -208,7 +213,8 @@ class Tensor {
   struct Buffer;
   Tensor(DataType dtype, TensorShape shape, std::shared_ptr<Buffer> buffer);
   static absl::StatusOr<Tensor> Allocate(DataType dtype,
-                                         const TensorShape& shape);
+                                         const TensorShape& shape,
+                                         bool zero = true);
   const void* raw() const;
   void* raw();
   std::pair<int64_t, int64_t> MatrixDims() const;
@@ -222,7 +228,8 @@ class Tensor {
 template <typename T>
 absl::StatusOr<Tensor> Tensor::FromData(const TensorShape& shape,
                                         absl::Span<const T> data) {
-  absl::StatusOr<Tensor> t = Allocate(DataTypeToEnum<T>::value, shape);
+  absl::StatusOr<Tensor> t =
+      Allocate(DataTypeToEnum<T>::value, shape, /*zero=*/false);
   if (!t.ok()) return t.status();
   if (static_cast<int64_t>(data.size()) != t->num_elements()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -237,7 +244,8 @@ absl::StatusOr<Tensor> Tensor::FromData(const TensorShape& shape,
 
 template <typename T>
 Tensor Tensor::Scalar(T value) {
-  Tensor t = Allocate(DataTypeToEnum<T>::value, TensorShape()).value();
+  Tensor t =
+      Allocate(DataTypeToEnum<T>::value, TensorShape(), /*zero=*/false).value();
   t.mutable_data<T>()[0] = value;
   return t;
 }
