@@ -222,13 +222,17 @@ class Tensor {
 template <typename T>
 absl::StatusOr<Tensor> Tensor::FromData(const TensorShape& shape,
                                         absl::Span<const T> data) {
-  absl::StatusOr<Tensor> t = Allocate(DataTypeToEnum<T>::value, shape);
-  if (!t.ok()) return t.status();
-  if (static_cast<int64_t>(data.size()) != t->num_elements()) {
+  // Compare the counts before allocating: a huge shape with little data is
+  // an InvalidArgument, not an attempt at terabytes. An invalid shape is
+  // left to Allocate's error.
+  if (TensorShape::Validate(shape.dim_sizes(), false).ok() &&
+      static_cast<int64_t>(data.size()) != shape.num_elements()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Tensor::FromData: shape ", shape.DebugString(), " holds ",
-        t->num_elements(), " elements but ", data.size(), " were given"));
+        shape.num_elements(), " elements but ", data.size(), " were given"));
   }
+  absl::StatusOr<Tensor> t = Allocate(DataTypeToEnum<T>::value, shape);
+  if (!t.ok()) return t.status();
   if (!data.empty()) {
     std::memcpy(t->raw(), data.data(), data.size() * sizeof(T));
   }
