@@ -213,7 +213,11 @@ absl::StatusOr<NodeHandle> BuildNode(const OpRegistry& registry, Graph& graph,
                                 ") is missing"));
     }
   }
-  for (const auto& [key, value] : attrs) {
+  for (const auto& entry : attrs) {
+    // Not a structured binding: clang 14 (the fuzz build) cannot capture one
+    // in a lambda.
+    const std::string& key = entry.first;
+    const AttrValue& value = entry.second;
     if (!key.empty() && key[0] == '_') continue;
     auto spec = std::find_if(op->attrs.begin(), op->attrs.end(),
                              [&](const AttrSpec& s) { return s.name == key; });

@@ -228,14 +228,18 @@ class Tensor {
 template <typename T>
 absl::StatusOr<Tensor> Tensor::FromData(const TensorShape& shape,
                                         absl::Span<const T> data) {
+  // Compare the counts before allocating: a huge shape with little data is
+  // an InvalidArgument, not an attempt at terabytes. An invalid shape is
+  // left to Allocate's error.
+  if (TensorShape::Validate(shape.dim_sizes(), false).ok() &&
+      static_cast<int64_t>(data.size()) != shape.num_elements()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Tensor::FromData: shape ", shape.DebugString(), " holds ",
+        shape.num_elements(), " elements but ", data.size(), " were given"));
+  }
   absl::StatusOr<Tensor> t =
       Allocate(DataTypeToEnum<T>::value, shape, /*zero=*/false);
   if (!t.ok()) return t.status();
-  if (static_cast<int64_t>(data.size()) != t->num_elements()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Tensor::FromData: shape ", shape.DebugString(), " holds ",
-        t->num_elements(), " elements but ", data.size(), " were given"));
-  }
   if (!data.empty()) {
     std::memcpy(t->raw(), data.data(), data.size() * sizeof(T));
   }

@@ -61,6 +61,26 @@ TEST(Tensor, FromDataRejectsAbsurdSizes) {
           .ok());
 }
 
+// Found by tests/fuzz/tensor_fuzzer (corpus/tensor/huge_shape_little_data):
+// FromData allocated the whole shape before comparing counts, so a valid but
+// huge shape with a few values tried to allocate gigabytes (or terabytes).
+// The count must be checked first, and the error is the wrong size.
+TEST(Tensor, FromDataChecksTheCountBeforeAllocating) {
+  // 2^40 int64 elements: 8 TiB, which no allocation could serve.
+  absl::StatusOr<Tensor> t = Tensor::FromData<int64_t>(
+      {int64_t{1} << 20, int64_t{1} << 20}, std::vector<int64_t>{1, 2, 3});
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(t.status().message().find("1099511627776 elements but 3"),
+            std::string::npos)
+      << t.status();
+  // An invalid shape still reports the shape.
+  absl::StatusOr<Tensor> bad =
+      Tensor::FromData<float>({-5, 2}, std::vector<float>{1, 2});
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("tensor shape"), std::string::npos)
+      << bad.status();
+}
+
 TEST(Tensor, CopiesShareTheBuffer) {
   Tensor a = Tensor::FromData<int32_t>({2}, std::vector<int32_t>{1, 2}).value();
   Tensor b = a;

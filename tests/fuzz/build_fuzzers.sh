@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of tests/fuzz/ with clang++-14, libFuzzer,
+# AddressSanitizer and UndefinedBehaviorSanitizer, straight from the sources
+# (Bazel's toolchain here is configured for gcc). Also builds the seed corpus
+# generator (same objects, sanitizers on, no libFuzzer main).
+#
+# Usage: tests/fuzz/build_fuzzers.sh [OUT_DIR]   (default: build-fuzz)
+# Outputs OUT_DIR/<target> for each tests/fuzz/*_fuzzer.cc and
+# OUT_DIR/make_seed_corpus. Rebuilds only what is older than its sources.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+OUT=${1:-$ROOT/build-fuzz}
+mkdir -p "$OUT/obj" "$OUT/gen"
+
+CXX=${CXX:-clang++-14}
+JOBS=${JOBS:-2}
+
+# Project sources the targets link (each fuzzer links all of them; the op
+# registry is a function-local static, so nothing depends on link order).
+SRCS=(
+  gc/collector.cc gc/handle.cc gc/heap.cc gc/marker.cc gc/roots.cc
+  gc/sweeper.cc
+  ops/array_ops.cc ops/core_ops.cc ops/math_ops.cc ops/nn_ops.cc
+  ops/op_util.cc ops/ops.cc ops/random_ops.cc ops/registry.cc
+  ops/resources.cc ops/state_ops.cc
+  runtime/attr_value.cc runtime/gradients.cc runtime/gradients_ops.cc
+  runtime/graph.cc runtime/session.cc runtime/tensor.cc
+  serialize/crc32c.cc serialize/event_file.cc serialize/graph_def.cc
+  serialize/tfrecord.cc
+)
+PROTOS=(
+  serialize/attr_value.proto serialize/event.proto serialize/graph.proto
+  serialize/node_def.proto serialize/summary.proto serialize/tensor.proto
+  serialize/tensor_shape.proto serialize/types.proto serialize/versions.proto
+)
+
+ABSL_LIBS=$(sed -n 's/^ *"\(-l[a-z0-9_]*\)",$/\1/p' third_party/system.BUILD |
+            grep -E -- '-l(absl_|rt|pthread)' | sort -u | tr '\n' ' ')
+LIBS="-lprotobuf $ABSL_LIBS"
+
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+COMMON="-std=c++20 -O1 -g -fno-omit-frame-pointer $SAN -DEIGEN_USE_THREADS \
+  -I$ROOT -I$OUT/gen -I/usr/include/eigen3 -Wno-deprecated-declarations"
+
+# 1. Protobuf sources (regenerated when a .proto is newer).
+stamp=$OUT/gen/.stamp
+if [[ ! -f $stamp ]] || [[ -n $(find "${PROTOS[@]}" -newer "$stamp") ]]; then
+  protoc --cpp_out="$OUT/gen" --proto_path=. "${PROTOS[@]}"
+  touch "$stamp"
+fi
+GEN_SRCS=()
+for p in "${PROTOS[@]}"; do GEN_SRCS+=("$OUT/gen/${p%.proto}.pb.cc"); done
+
+# 2. Objects, instrumented for coverage (fuzzer-no-link).
+compile() {  # src obj
+  local src=$1 obj=$2
+  if [[ ! -f $obj || $src -nt $obj ]] ||
+     [[ -n $(find gc ops runtime serialize util "$OUT/gen" -name '*.h' \
+              -newer "$obj" 2>/dev/null | head -1) ]]; then
+    echo "  CXX $src"
+    # shellcheck disable=SC2086
+    $CXX $COMMON -fsanitize=fuzzer-no-link -c "$src" -o "$obj"
+  fi
+}
+export -f compile
+export CXX COMMON OUT
+OBJS=()
+jobs_list=()
+for src in "${SRCS[@]}" "${GEN_SRCS[@]}"; do
+  obj=$OUT/obj/$(echo "${src#"$OUT"/}" | tr '/' '_').o
+  OBJS+=("$obj")
+  jobs_list+=("$src" "$obj")
+done
+printf '%s\0%s\0' "${jobs_list[@]}" |
+  xargs -0 -n 2 -P "$JOBS" bash -c 'compile "$0" "$1"'
+
+# 3. Fuzz targets and the corpus generator.
+link() {  # src out extra-flags...
+  local src=$1 out=$2
+  shift 2
+  if [[ ! -f $out || $src -nt $out ]] ||
+     [[ -n $(find "${OBJS[@]}" -newer "$out" | head -1) ]]; then
+    echo "  LINK $out"
+    # shellcheck disable=SC2086
+    $CXX $COMMON "$@" "$src" "${OBJS[@]}" $LIBS -o "$out"
+  fi
+}
+for f in tests/fuzz/*_fuzzer.cc; do
+  name=$(basename "$f" .cc)
+  link "$f" "$OUT/$name" -fsanitize=fuzzer
+done
+link tests/fuzz/make_seed_corpus.cc "$OUT/make_seed_corpus" \
+  -fsanitize=fuzzer-no-link
+echo "fuzzers built in $OUT"

@@ -1,0 +1,234 @@
+// tests/fuzz/make_seed_corpus.cc
+//
+// Writes the seed corpora of tests/fuzz/corpus/ with graphgc's own code:
+//   graph_def/   DeterministicBytes of ExportGraphDef of small graphs
+//                (a dense layer with softmax and cross-entropy, its
+//                gradients, integer/bool constants, reshapes and casts)
+//   event_file/  an events file written by EventFileWriter (raw mode, first
+//                byte 0), the same with a torn tail, and framed-mode inputs
+//                (first byte 1) of serialized events
+//   tensor/      encoded shapes and data for tensor_fuzzer.cc's layout
+// Usage: make_seed_corpus OUT_DIR   (OUT_DIR/<target>/ must not matter:
+// files are overwritten by name). build_fuzzers.sh builds it; run it as
+//   build-fuzz/make_seed_corpus tests/fuzz/corpus
+// The events file's first event carries the current wall time, so its
+// bytes change with each run; everything else is deterministic.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "ops/ops.h"
+#include "runtime/gradients.h"
+#include "runtime/graph.h"
+#include "runtime/tensor.h"
+#include "serialize/event.pb.h"
+#include "serialize/event_file.h"
+#include "serialize/graph_def.h"
+
+namespace graphgc {
+namespace {
+
+void WriteFile(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    std::exit(1);
+  }
+}
+
+template <typename T>
+T Must(absl::StatusOr<T> v) {
+  if (!v.ok()) {
+    std::fprintf(stderr, "make_seed_corpus: %s\n",
+                 v.status().ToString().c_str());
+    std::exit(1);
+  }
+  return *std::move(v);
+}
+
+std::string Bytes(absl::Span<const NodeHandle> roots) {
+  return DeterministicBytes(Must(ExportGraphDef(roots)));
+}
+
+std::vector<std::pair<std::string, std::string>> GraphDefs() {
+  std::vector<std::pair<std::string, std::string>> out;
+  {  // A dense layer, softmax, cross-entropy, a control input.
+    Graph g;
+    Output x = Must(ops::Placeholder(g, DT_FLOAT, {-1, 3}, {.name = "x"}));
+    Output labels =
+        Must(ops::Placeholder(g, DT_INT32, {-1}, {.name = "labels"}));
+    Output w = Must(ops::Const(
+        g, Must(Tensor::FromData<float>({2, 3}, std::vector<float>{1, 2, 3, 4,
+                                                                   5, 6})),
+        {.name = "dense/kernel"}));
+    Output mm = Must(
+        ops::MatMul(x, w, {.name = "dense/MatMul", .transpose_b = true}));
+    Output var = Must(ops::VarHandleOp(g, DT_FLOAT, {2}, {.name = "bias"}));
+    Output read = Must(ops::ReadVariableOp(var, {.name = "bias/read"}));
+    Output biased = Must(ops::BiasAdd(mm, read, {.name = "dense/BiasAdd"}));
+    Output relu = Must(ops::Relu(biased, {.name = "dense/Relu"}));
+    Output softmax = Must(ops::Softmax(relu, {.name = "softmax"}));
+    Output init = Must(ops::NoOp(g, {.name = "init"}));
+    Output total = Must(ops::Sum(softmax, {.name = "total",
+                                           .control_inputs = {init.handle()},
+                                           .axes = {1},
+                                           .keep_dims = true}));
+    ops::SoftmaxCrossEntropyOutputs xent = Must(
+        ops::SparseSoftmaxCrossEntropyWithLogits(relu, labels,
+                                                 {.name = "xent"}));
+    Output loss = Must(ops::Mean(xent.loss, {.name = "loss"}));
+    out.emplace_back("dense_model",
+                     Bytes({total.handle(), xent.backprop.handle()}));
+    // Its gradients with respect to the kernel.
+    std::vector<Output> grads = Must(AddGradients(loss, {w}));
+    out.emplace_back("dense_gradients", Bytes({grads[0].handle()}));
+  }
+  {  // Integer and bool constants, shape ops, casts, comparisons.
+    Graph g;
+    Output a = Must(ops::Const(
+        g, Must(Tensor::FromData<int32_t>({2, 2}, std::vector<int32_t>{1, -2,
+                                                                        3, 4})),
+        {.name = "a"}));
+    Output b = Must(ops::Const(
+        g, Must(Tensor::FromData<int64_t>({4}, std::vector<int64_t>{7, 0, -1,
+                                                                    1 << 30})),
+        {.name = "b"}));
+    const bool flag_values[3] = {true, false, true};
+    Output flags = Must(ops::Const(
+        g, Must(Tensor::FromData<bool>({3}, absl::MakeConstSpan(flag_values))),
+        {.name = "flags"}));
+    Output r = Must(ops::Reshape(a, {4}, {.name = "reshape"}));
+    Output c = Must(ops::Cast(r, DT_INT64, {.name = "cast"}));
+    Output sum = Must(ops::AddV2(c, b, {.name = "sum"}));
+    Output eq = Must(ops::Equal(sum, b, {.name = "eq"}));
+    Output shape = Must(ops::Shape(a, {.name = "shape"}));
+    Output f = Must(ops::Cast(a, DT_FLOAT, {.name = "f"}));
+    Output t = Must(ops::Transpose(f, {1, 0}, {.name = "transpose"}));
+    Output sq = Must(ops::Square(t, {.name = "square"}));
+    out.emplace_back("int_ops", Bytes({eq.handle(), shape.handle(),
+                                       sq.handle(), flags.handle()}));
+  }
+  {  // A single scalar constant; an empty GraphDef.
+    Graph g;
+    Output two = Must(ops::Const(g, 2.0f, {.name = "two"}));
+    out.emplace_back("scalar_const", Bytes({two.handle()}));
+    out.emplace_back("empty", Bytes({}));
+  }
+  return out;
+}
+
+std::string EventFileBytes(const std::string& graph_def_bytes) {
+  char tmpl[] = "/tmp/make_seed_corpus.XXXXXX";
+  int fd = ::mkstemp(tmpl);
+  if (fd < 0) std::exit(1);
+  ::close(fd);
+  {
+    std::unique_ptr<EventFileWriter> w =
+        Must(EventFileWriter::CreateAtPathForTesting(tmpl));
+    tensorflow::GraphDef def;
+    def.ParseFromString(graph_def_bytes);
+    if (!w->WriteGraph(def).ok() || !w->WriteScalar("loss", 1, 0.5f).ok() ||
+        !w->WriteScalar("loss", 2, 0.25f).ok() ||
+        !w->WriteScalar("accuracy", 2, 0.75f).ok() || !w->Close().ok()) {
+      std::exit(1);
+    }
+  }
+  std::ifstream in(tmpl, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)),
+                    std::istreambuf_iterator<char>());
+  ::unlink(tmpl);
+  return bytes;
+}
+
+std::string ScalarEvent(const std::string& tag, int64_t step, float value) {
+  tensorflow::Event e;
+  e.set_wall_time(1700000000.0 + step);
+  e.set_step(step);
+  auto* v = e.mutable_summary()->add_value();
+  v->set_tag(tag);
+  v->set_simple_value(value);
+  return e.SerializeAsString();
+}
+
+// tensor_fuzzer.cc layout: mode byte, rank byte, dim tags, element bytes.
+std::string EncodedTensor(uint8_t mode, const std::vector<uint8_t>& dim_tags,
+                          const std::string& data) {
+  std::string s;
+  s.push_back(static_cast<char>(mode));
+  s.push_back(static_cast<char>(dim_tags.size()));
+  for (uint8_t t : dim_tags) s.push_back(static_cast<char>(t));
+  return s + data;
+}
+
+template <typename T>
+std::string RawData(const Tensor& t) {
+  absl::Span<const T> d = t.data<T>();
+  return std::string(reinterpret_cast<const char*>(d.data()),
+                     d.size() * sizeof(T));
+}
+
+}  // namespace
+}  // namespace graphgc
+
+int main(int argc, char** argv) {
+  using namespace graphgc;  // NOLINT
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
+    return 2;
+  }
+  const std::filesystem::path root = argv[1];
+  for (const char* d : {"graph_def", "event_file", "tensor"}) {
+    std::filesystem::create_directories(root / d);
+  }
+
+  std::vector<std::pair<std::string, std::string>> defs = GraphDefs();
+  for (const auto& [name, bytes] : defs) {
+    WriteFile(root / "graph_def" / name, bytes);
+  }
+
+  const std::string events = EventFileBytes(defs[0].second);
+  WriteFile(root / "event_file" / "events_raw", std::string(1, '\0') + events);
+  WriteFile(root / "event_file" / "events_torn",
+            std::string(1, '\0') + events.substr(0, events.size() - 5));
+  WriteFile(root / "event_file" / "framed_scalars",
+            std::string(1, '\1') + ScalarEvent("loss", 1, 0.5f) + "\n--\n" +
+                ScalarEvent("loss", 2, 0.25f));
+  {
+    tensorflow::Event e;
+    e.set_wall_time(1700000000.0);
+    e.set_file_version(kEventFileVersion);
+    WriteFile(root / "event_file" / "framed_version_torn",
+              std::string(1, '\x07') + e.SerializeAsString());
+  }
+
+  // Tensors: data from tensors the project built.
+  Tensor f = Must(Tensor::FromData<float>(
+      {2, 3}, std::vector<float>{1.5f, -2, 0, 3.25f, 1e30f, -1e-30f}));
+  Tensor i = Must(Tensor::FromData<int32_t>({4}, std::vector<int32_t>{
+                                                     1, -1, 1 << 30, 0}));
+  Tensor l = Must(Tensor::FromData<int64_t>(
+      {2, 1}, std::vector<int64_t>{int64_t{1} << 40, -7}));
+  WriteFile(root / "tensor" / "float_2x3",
+            EncodedTensor(0, {2, 3}, RawData<float>(f)));
+  WriteFile(root / "tensor" / "int32_4_fit",
+            EncodedTensor(1 | 4, {4}, RawData<int32_t>(i)));
+  WriteFile(root / "tensor" / "int64_2x1",
+            EncodedTensor(2, {2, 1}, RawData<int64_t>(l)));
+  WriteFile(root / "tensor" / "bool_scalar", EncodedTensor(3, {}, "\x01"));
+  // Special dims: -1 (tag 0x40), 0 (0x41), 2^62 (0x4a), raw INT64_MIN.
+  WriteFile(root / "tensor" / "unknown_dim",
+            EncodedTensor(0 | 4, {0x40, 3}, RawData<float>(f)));
+  WriteFile(root / "tensor" / "zero_and_huge",
+            EncodedTensor(1 | 4, {0x41, 0x4a, 0x4a}, ""));
+  WriteFile(root / "tensor" / "raw_int64_min",
+            EncodedTensor(2, {0x80}, std::string("\0\0\0\0\0\0\0\x80", 8) +
+                                         RawData<int64_t>(l)));
+  std::printf("seed corpus written to %s\n", root.c_str());
+  return 0;
+}

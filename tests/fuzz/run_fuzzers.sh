@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target of tests/fuzz/ for SECONDS each (default 30),
+# one after the other, each from a temporary copy of its seed corpus
+# (tests/fuzz/corpus/<target>/), so runs never write into the repository.
+# Builds the targets first (tests/fuzz/build_fuzzers.sh; incremental).
+#
+# Usage: tests/fuzz/run_fuzzers.sh [SECONDS]
+# Env:   FUZZ_OUT  build directory (default: build-fuzz)
+#        FUZZ_TARGETS  space-separated subset (default: all)
+# Prints one line per target: "fuzz <target>: OK|CRASH, N execs in S s";
+# a crash's reproducer is copied to FUZZ_OUT/crashes/. Exits non-zero if any
+# target crashed (or failed to build or start).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+SECONDS_PER_TARGET=${1:-30}
+OUT=${FUZZ_OUT:-$ROOT/build-fuzz}
+
+if ! tests/fuzz/build_fuzzers.sh "$OUT"; then
+  echo "fuzz: build failed"
+  exit 1
+fi
+
+# Inputs bigger than this are cut: a GraphDef of a small model or an events
+# file of a few events fits comfortably.
+declare -A MAX_LEN=([graph_def_fuzzer]=16384 [event_file_fuzzer]=16384
+                    [tensor_fuzzer]=4096)
+
+targets=${FUZZ_TARGETS:-$(cd tests/fuzz && ls -- *_fuzzer.cc | sed 's/\.cc$//')}
+work=$(mktemp -d "${TMPDIR:-/tmp}/graphgc-fuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$OUT/crashes"
+
+failed=0
+for t in $targets; do
+  corpus_name=${t%_fuzzer}
+  corpus=$work/$t/corpus
+  mkdir -p "$corpus" "$work/$t/artifacts"
+  if [[ -d tests/fuzz/corpus/$corpus_name ]]; then
+    cp -r "tests/fuzz/corpus/$corpus_name/." "$corpus/"
+  fi
+  log=$work/$t/log
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+  UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+  TMPDIR=$work/$t \
+    "$OUT/$t" "$corpus" \
+      -max_total_time="$SECONDS_PER_TARGET" \
+      -max_len="${MAX_LEN[$t]:-8192}" \
+      -rss_limit_mb=2048 -timeout=25 -print_final_stats=1 \
+      -artifact_prefix="$work/$t/artifacts/" >"$log" 2>&1
+  rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  secs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  if [[ $rc -eq 0 ]]; then
+    echo "fuzz $t: OK, ${execs:-?} execs in ${SECONDS_PER_TARGET} s" \
+         "(${secs:-?}/s)"
+  else
+    failed=$((failed + 1))
+    echo "fuzz $t: CRASH (exit $rc), ${execs:-?} execs; log follows"
+    grep -E -A40 '^==[0-9]+==ERROR|runtime error|deadly signal|_fuzzer: ' \
+      "$log" | head -60
+    for a in "$work/$t"/artifacts/*; do
+      [[ -e $a ]] || continue
+      cp "$a" "$OUT/crashes/$t-$(basename "$a")"
+      echo "  reproducer: $OUT/crashes/$t-$(basename "$a")"
+    done
+  fi
+done
+
+if [[ $failed -ne 0 ]]; then
+  echo "fuzz: $failed target(s) crashed"
+  exit 1
+fi
+echo "fuzz: all targets OK"
