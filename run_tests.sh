@@ -2,12 +2,16 @@
 # The test command (README, .ci/run): installs what is missing, then runs
 #  1. every test target (bazel test //...), which also builds every binary
 #     and benchmark,
-#  2. the gc/ and runtime/ tests under AddressSanitizer+UBSan and under
-#     ThreadSanitizer,
+#  2. every test target again under AddressSanitizer+UBSan and under
+#     ThreadSanitizer (--build_tests_only: benchmarks and tools are built
+#     only in step 1),
 #  3. the downstream workspace in tests/downstream, which consumes graphgc as
 #     @graphgc exactly as API.md says,
-# and ends with one line "N passed, N failed" counted from what Bazel ran
-# (a test target per configuration, plus the downstream program).
+#  4. a short run (FUZZ_SECONDS, default 30 s) of each libFuzzer target of
+#     tests/fuzz from its seed corpus (clang + ASan/UBSan, built by
+#     tests/fuzz/build_fuzzers.sh),
+# and ends with one line "N passed, N failed" counted from what ran (a test
+# target per configuration, the downstream program, each fuzz target).
 set -uo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
@@ -38,8 +42,8 @@ run_bazel_tests() {
 }
 
 run_bazel_tests default //...
-run_bazel_tests asan --config=asan //tests/gc/... //tests/runtime/...
-run_bazel_tests tsan --config=tsan //tests/gc/... //tests/runtime/...
+run_bazel_tests asan --config=asan --build_tests_only //...
+run_bazel_tests tsan --config=tsan --build_tests_only //...
 
 echo "=== downstream workspace (tests/downstream)"
 if (cd tests/downstream && "$ROOT/bazelw" run //:app); then
@@ -47,6 +51,18 @@ if (cd tests/downstream && "$ROOT/bazelw" run //:app); then
   passed=$((passed + 1))
 else
   echo "//tests/downstream:app FAILED"
+  failed=$((failed + 1))
+fi
+
+echo "=== fuzz: tests/fuzz/run_fuzzers.sh ${FUZZ_SECONDS:-30}"
+tests/fuzz/run_fuzzers.sh "${FUZZ_SECONDS:-30}" 2>&1 | tee "$log"
+fuzz_rc=${PIPESTATUS[0]}
+p=$(grep -cE '^fuzz [a-z_]+: OK' "$log" || true)
+f=$(grep -cE '^fuzz [a-z_]+: CRASH' "$log" || true)
+passed=$((passed + p))
+failed=$((failed + f))
+if [[ $fuzz_rc -ne 0 && $f -eq 0 ]]; then
+  echo "=== fuzz: the fuzzers did not build or start; counting one failure"
   failed=$((failed + 1))
 fi
 

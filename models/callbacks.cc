@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -156,30 +157,67 @@ TensorBoard::TensorBoard(TensorBoardOptions options)
 
 TensorBoard::~TensorBoard() = default;
 
+absl::StatusOr<std::unique_ptr<EventFileWriter>> TensorBoard::Open(
+    const std::string& subdir, int64_t* graph_nodes) const {
+  GG_ASSIGN_OR_RETURN(std::unique_ptr<EventFileWriter> writer,
+                      EventFileWriter::Create(options_.log_dir + subdir));
+  if (options_.write_graph && subdir == "/train") {
+    GG_ASSIGN_OR_RETURN(tensorflow::GraphDef graph_def,
+                        ExportGraphDef(exported_, {.local_scope_names = true}));
+    GG_RETURN_IF_ERROR(writer->WriteGraph(graph_def));
+    if (graph_nodes != nullptr) *graph_nodes = graph_def.node_size();
+  }
+  GG_RETURN_IF_ERROR(writer->Flush());
+  return writer;
+}
+
+absl::Status TensorBoard::ReopenIfRemoved(
+    std::unique_ptr<EventFileWriter>& writer, std::string& path,
+    const std::string& subdir) {
+  if (writer == nullptr) return absl::OkStatus();
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) || ec) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<EventFileWriter>> fresh = Open(subdir);
+  if (!fresh.ok()) {
+    return absl::Status(
+        fresh.status().code(),
+        absl::StrCat("TensorBoard: events file '", path,
+                     "' was removed mid-run and cannot be replaced: ",
+                     fresh.status().message()));
+  }
+  writer->Close().IgnoreError();  // the file is gone; its errors are moot
+  absl::FPrintF(stderr,
+                "TensorBoard: events file %s was removed mid-run; events "
+                "written to it are lost, continuing in %s\n",
+                path, (*fresh)->path());
+  writer = std::move(fresh).value();
+  path = writer->path();
+  ++files_reopened_;
+  return absl::OkStatus();
+}
+
 absl::Status TensorBoard::OnTrainBegin(const Sequential& model,
                                        const TrainInfo& info) {
   batches_ = 0;
-  GG_ASSIGN_OR_RETURN(train_,
-                      EventFileWriter::Create(options_.log_dir + "/train"));
-  train_path_ = train_->path();
+  exported_.clear();
+  graph_nodes_ = 0;
+  if (options_.write_graph) {
+    std::vector<NodeHandle> roots;
+    for (const NodeHandle& h : model.GraphRoots()) {
+      roots.push_back(h.WithOwner(owner_));
+    }
+    exported_ = std::move(roots);
+  }
+  train_.reset();
   validation_.reset();
   validation_path_.clear();
+  GG_ASSIGN_OR_RETURN(train_, Open("/train", &graph_nodes_));
+  train_path_ = train_->path();
   if (info.has_validation) {
-    GG_ASSIGN_OR_RETURN(
-        validation_, EventFileWriter::Create(options_.log_dir + "/validation"));
+    GG_ASSIGN_OR_RETURN(validation_, Open("/validation"));
     validation_path_ = validation_->path();
   }
-  if (!options_.write_graph) return absl::OkStatus();
-  std::vector<NodeHandle> roots;
-  for (const NodeHandle& h : model.GraphRoots()) {
-    roots.push_back(h.WithOwner(owner_));
-  }
-  GG_ASSIGN_OR_RETURN(tensorflow::GraphDef graph_def,
-                      ExportGraphDef(roots, {.local_scope_names = true}));
-  exported_ = std::move(roots);
-  graph_nodes_ = graph_def.node_size();
-  GG_RETURN_IF_ERROR(train_->WriteGraph(graph_def));
-  return train_->Flush();
+  return absl::OkStatus();
 }
 
 absl::Status TensorBoard::OnBatchEnd(int64_t, const Logs& logs) {
@@ -190,11 +228,15 @@ absl::Status TensorBoard::OnBatchEnd(int64_t, const Logs& logs) {
   }
   auto it = logs.find("loss");
   if (it == logs.end()) return absl::OkStatus();
+  GG_RETURN_IF_ERROR(ReopenIfRemoved(train_, train_path_, "/train"));
   return train_->WriteScalar("batch_loss", batches_, it->second);
 }
 
 absl::Status TensorBoard::OnEpochEnd(int epoch, const Logs& logs) {
   if (train_ == nullptr) return absl::OkStatus();
+  GG_RETURN_IF_ERROR(ReopenIfRemoved(train_, train_path_, "/train"));
+  GG_RETURN_IF_ERROR(
+      ReopenIfRemoved(validation_, validation_path_, "/validation"));
   for (const auto& [key, value] : logs) {
     const bool val = key.rfind("val_", 0) == 0;
     EventFileWriter* writer = val ? validation_.get() : train_.get();

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "gc/handle.h"
 
@@ -128,6 +129,14 @@ struct TensorBoardOptions {
 // files are closed at train end. It holds strong handles, labelled "TensorBoard
 // '<log_dir>'", to what it exported, for as long as it lives. A write error
 // stops the fit with its status.
+//
+// A log directory removed mid-run (someone cleaning logs/ while training) is
+// noticed before each write and at every epoch end: like TensorFlow's
+// EventsWriter, the callback recreates the directory and goes on in a new
+// events file (file_version and graph first), says so on stderr, and counts
+// it in files_reopened(); the events written to the removed file are lost.
+// If the directory cannot be recreated (its parent is now a regular file,
+// say), the fit stops with a status naming the directory.
 class TensorBoard : public Callback {
  public:
   static std::shared_ptr<TensorBoard> Create(TensorBoardOptions options = {});
@@ -146,6 +155,8 @@ class TensorBoard : public Callback {
   const std::string& validation_path() const { return validation_path_; }
   // Nodes in the last graph written.
   int64_t graph_nodes() const { return graph_nodes_; }
+  // Events files reopened because their directory was removed mid-run.
+  int64_t files_reopened() const { return files_reopened_; }
 
  private:
   TensorBoardOptions options_;
@@ -157,6 +168,16 @@ class TensorBoard : public Callback {
   std::vector<NodeHandle> exported_;
   int64_t graph_nodes_ = 0;
   int64_t batches_ = 0;
+  int64_t files_reopened_ = 0;
+
+  // Opens a new events file in `subdir` of log_dir and writes file_version
+  // and (with write_graph) the exported graph, whose node count goes to
+  // `graph_nodes` when given.
+  absl::StatusOr<std::unique_ptr<EventFileWriter>> Open(
+      const std::string& subdir, int64_t* graph_nodes = nullptr) const;
+  // Replaces `writer` by a new file when its file was removed.
+  absl::Status ReopenIfRemoved(std::unique_ptr<EventFileWriter>& writer,
+                               std::string& path, const std::string& subdir);
 };
 
 }  // namespace callbacks

@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 
@@ -10,6 +13,7 @@
 #include "models/losses.h"
 #include "models/optimizers.h"
 #include "models/sequential.h"
+#include "serialize/event_file.h"
 
 namespace graphgc {
 namespace {
@@ -125,6 +129,96 @@ TEST_F(NanTest, InfiniteWeightsDoNotCrash) {
   }
   ASSERT_TRUE(model_.SetWeights(w).ok());
   EXPECT_TRUE(model_.Fit(x_, y_, {.verbose = 0}).ok());
+  EXPECT_TRUE(model_.Predict(x_).ok());
+}
+
+// Removes (and, with `replace_by_file`, replaces by a regular file) a
+// directory at the end of the first epoch, before the callbacks after it run.
+class RemoveDirAtFirstEpochEnd : public Callback {
+ public:
+  RemoveDirAtFirstEpochEnd(std::string dir, bool replace_by_file)
+      : dir_(std::move(dir)), replace_by_file_(replace_by_file) {}
+  absl::Status OnEpochEnd(int epoch, const Logs&) override {
+    if (epoch != 0) return absl::OkStatus();
+    std::filesystem::remove_all(dir_);
+    if (replace_by_file_) std::ofstream(dir_) << "not a directory";
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string dir_;
+  bool replace_by_file_;
+};
+
+class LogDirFaultTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    log_dir_ = std::string(tmp != nullptr ? tmp : "/tmp") + "/" + info->name();
+    std::filesystem::remove_all(log_dir_);
+    model_ = Sequential::Create({layers::Input({2}),
+                                 layers::Dense(3, {.activation = "softmax"})},
+                                {.graph = &g_})
+                 .value();
+    ASSERT_TRUE(model_
+                    .Compile({.optimizer = optimizers::SGD(),
+                              .loss = losses::SparseCategoricalCrossentropy()})
+                    .ok());
+    x_ = Tensor::FromData<float>({8, 2}, std::vector<float>(16, 0.25f)).value();
+    y_ = Tensor::FromData<int32_t>({8}, std::vector<int32_t>(8, 2)).value();
+  }
+  void TearDown() override { std::filesystem::remove_all(log_dir_); }
+
+  Graph g_;
+  Sequential model_ =
+      Sequential::Create({layers::Input({1}), layers::Dense(1)}).value();
+  Tensor x_, y_;
+  std::string log_dir_;
+};
+
+TEST_F(LogDirFaultTest, RemovedMidRunGoesOnInANewReadableFile) {
+  auto tensorboard = callbacks::TensorBoard::Create({.log_dir = log_dir_});
+  absl::StatusOr<History> h = model_.Fit(
+      x_, y_,
+      {.epochs = 3,
+       .verbose = 0,
+       .callbacks = {std::make_shared<RemoveDirAtFirstEpochEnd>(log_dir_, false),
+                     tensorboard}});
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_EQ(tensorboard->files_reopened(), 1);
+  const std::string path = tensorboard->train_path();
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
+  auto events = EventFileReader::ReadAll(path);
+  ASSERT_TRUE(events.ok()) << events.status();
+  // file_version, the graph again, then epoch_loss of epochs 0, 1 and 2.
+  ASSERT_EQ(events->size(), 5u);
+  EXPECT_EQ((*events)[0].file_version(), kEventFileVersion);
+  EXPECT_TRUE((*events)[1].has_graph_def());
+  for (int64_t epoch = 0; epoch < 3; ++epoch) {
+    const tensorflow::Event& e = (*events)[2 + epoch];
+    EXPECT_EQ(e.step(), epoch);
+    ASSERT_EQ(e.summary().value_size(), 1);
+    EXPECT_EQ(e.summary().value(0).tag(), "epoch_loss");
+    EXPECT_FLOAT_EQ(e.summary().value(0).simple_value(),
+                    h->values("loss")[epoch]);
+  }
+}
+
+TEST_F(LogDirFaultTest, ReplacedByAFileStopsTheFitWithAStatusNamingIt) {
+  auto tensorboard = callbacks::TensorBoard::Create({.log_dir = log_dir_});
+  absl::StatusOr<History> h = model_.Fit(
+      x_, y_,
+      {.epochs = 3,
+       .verbose = 0,
+       .callbacks = {std::make_shared<RemoveDirAtFirstEpochEnd>(log_dir_, true),
+                     tensorboard}});
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.status().message().find(log_dir_ + "/train"), std::string::npos)
+      << h.status();
+  EXPECT_NE(h.status().message().find("removed mid-run"), std::string::npos)
+      << h.status();
+  // The model is intact and usable after the failed fit.
   EXPECT_TRUE(model_.Predict(x_).ok());
 }
 
