@@ -2,8 +2,12 @@
 // after the other, on the default graph, each logging to logs/<i>.
 //
 //   ./bazelw build //examples:seed_program
-//   mkdir -p /tmp/seed && cd /tmp/seed && $OLDPWD/bazel-bin/examples/seed_program
-//   cd - && ./bazelw run //tools:tfevents -- /tmp/seed/logs/*/train/*
+//   (mkdir -p /tmp/seed && cd /tmp/seed && \
+//    "$OLDPWD/bazel-bin/examples/seed_program")
+//   ./bazelw run //tools:tfevents -- /tmp/seed/logs/*/train/*
+//
+// Kept byte for byte as API.md has it, hence no clang-format.
+// clang-format off
 
 #include <cstdlib>
 #include <random>

@@ -183,8 +183,9 @@ TEST_F(LogDirFaultTest, RemovedMidRunGoesOnInANewReadableFile) {
       x_, y_,
       {.epochs = 3,
        .verbose = 0,
-       .callbacks = {std::make_shared<RemoveDirAtFirstEpochEnd>(log_dir_, false),
-                     tensorboard}});
+       .callbacks = {
+           std::make_shared<RemoveDirAtFirstEpochEnd>(log_dir_, false),
+           tensorboard}});
   ASSERT_TRUE(h.ok()) << h.status();
   EXPECT_EQ(tensorboard->files_reopened(), 1);
   const std::string path = tensorboard->train_path();
