@@ -2,7 +2,7 @@
 // after the other, on the default graph, each logging to logs/<i>.
 //
 //   ./bazelw build //examples:seed_program
-//   (mkdir -p /tmp/seed && cd /tmp/seed && \
+//   (mkdir -p /tmp/seed && cd /tmp/seed &&
 //    "$OLDPWD/bazel-bin/examples/seed_program")
 //   ./bazelw run //tools:tfevents -- /tmp/seed/logs/*/train/*
 //
