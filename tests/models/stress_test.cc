@@ -45,6 +45,11 @@ Sequential Model(Graph* g, uint64_t seed) {
 TEST(Stress, BuildersTrainersAndACollectorShareTheDefaultGraph) {
   Graph& g = Graph::Default();
   g.Collect();
+  // Sized to take about a second normally and well under two minutes under
+  // tsan on two cores.
+  constexpr int kBuilders = 3;
+  constexpr int kRounds = 30;
+  constexpr int kEpochs = 40;
   auto [x, y] = Data(64, 1);
   Sequential long_lived = Model(nullptr, 11);
   g.Collect();
@@ -55,17 +60,16 @@ TEST(Stress, BuildersTrainersAndACollectorShareTheDefaultGraph) {
     while (!stop.load()) g.Collect();
   });
   std::vector<std::thread> builders;
-  for (int t = 0; t < 3; ++t) {
+  for (int t = 0; t < kBuilders; ++t) {
     builders.emplace_back([&, t] {
       auto [bx, by] = Data(32, 100 + t);
-      for (int round = 0; round < 6; ++round) {
+      for (int round = 0; round < kRounds; ++round) {
         Sequential m = Model(nullptr, 1000 + t * 10 + round);
         EXPECT_TRUE(m.Fit(bx, by, {.verbose = 0}).ok());
         EXPECT_TRUE(m.Predict(bx).ok());
       }
     });
   }
-  constexpr int kEpochs = 8;
   for (int e = 0; e < kEpochs; ++e) {
     ASSERT_TRUE(long_lived.Fit(x, y, {.shuffle = false, .verbose = 0}).ok());
   }
