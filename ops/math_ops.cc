@@ -45,10 +45,24 @@ bool IsTrailingOf(const TensorShape& small, const TensorShape& big) {
   return true;
 }
 
+// Whether `small` is `big` with its trailing dimensions set to 1 (same
+// rank), e.g. [b,1] of [b,n]: one value of `small` per run of `big`'s
+// innermost elements.
+bool IsLeadingOf(const TensorShape& small, const TensorShape& big) {
+  if (small.dims() != big.dims()) return false;
+  int d = small.dims();
+  while (d > 0 && small[d - 1] == 1) --d;
+  for (int i = 0; i < d; ++i) {
+    if (small[i] != big[i]) return false;
+  }
+  return true;
+}
+
 // out = f(x, y) elementwise with NumPy broadcasting. `f` takes two Eigen
 // array expressions and returns one, so Eigen vectorises every case: same
-// shapes, a scalar side, a row vector repeated over rows ([b,n] op [n]); any
-// other broadcast materialises both sides first.
+// shapes, a scalar side, a row vector repeated over rows ([b,n] op [n]), a
+// column repeated over columns ([b,n] op [b,1]); any other broadcast
+// materialises both sides first.
 template <typename T, typename Out, typename F>
 absl::Status BinaryKernel(OpKernelContext& ctx, F f) {
   const Tensor& x = ctx.input(0);
@@ -85,6 +99,24 @@ absl::Status BinaryKernel(OpKernelContext& ctx, F f) {
     for (int64_t r = 0; r < n / inner; ++r) {
       OutRow(o + r * inner, inner) =
           f(x.flat<T>(), ConstRow(yp + r * inner, inner));
+    }
+  } else if (x.shape() == *shape && IsLeadingOf(y.shape(), x.shape())) {
+    const int64_t inner = n / y.num_elements();
+    Out* o = out.mutable_data<Out>().data();
+    const T* xp = x.data<T>().data();
+    const T* yp = y.data<T>().data();
+    for (int64_t r = 0; r < n / inner; ++r) {
+      OutRow(o + r * inner, inner) =
+          f(ConstRow(xp + r * inner, inner), Arr::Constant(inner, yp[r]));
+    }
+  } else if (y.shape() == *shape && IsLeadingOf(x.shape(), y.shape())) {
+    const int64_t inner = n / x.num_elements();
+    Out* o = out.mutable_data<Out>().data();
+    const T* xp = x.data<T>().data();
+    const T* yp = y.data<T>().data();
+    for (int64_t r = 0; r < n / inner; ++r) {
+      OutRow(o + r * inner, inner) =
+          f(Arr::Constant(inner, xp[r]), ConstRow(yp + r * inner, inner));
     }
   } else {
     Tensor xb = op_util::BroadcastTo<T>(x, *shape);

@@ -77,11 +77,19 @@ absl::Status BiasAddKernel(OpKernelContext& ctx) {
   }
   GG_ASSIGN_OR_RETURN(Tensor out,
                       NewUninitializedOutput(ctx, DT_FLOAT, x.shape()));
-  if (out.num_elements() > 0) {
-    auto xm = x.matrix<float>();
-    Eigen::Map<const Eigen::RowVectorXf> bv(b.data<float>().data(),
-                                            b.num_elements());
-    out.mutable_matrix<float>() = xm.rowwise() + bv;
+  // Row by row: each row is a contiguous vectorised add (Eigen's rowwise()
+  // broadcast on a row-major map does not vectorise).
+  const int64_t c = b.num_elements();
+  if (out.num_elements() > 0 && c > 0) {
+    using Row = Eigen::Map<Eigen::ArrayXf>;
+    using ConstRow = Eigen::Map<const Eigen::ArrayXf>;
+    const ConstRow bv(b.data<float>().data(), c);
+    const float* xp = x.data<float>().data();
+    float* op = out.mutable_data<float>().data();
+    const int64_t rows = out.num_elements() / c;
+    for (int64_t r = 0; r < rows; ++r) {
+      Row(op + r * c, c) = ConstRow(xp + r * c, c) + bv;
+    }
   }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
@@ -97,8 +105,15 @@ absl::Status BiasAddGradKernel(OpKernelContext& ctx) {
   GG_ASSIGN_OR_RETURN(Tensor out,
                       NewUninitializedOutput(ctx, DT_FLOAT, TensorShape{c}));
   if (c > 0) {
-    Eigen::Map<Eigen::RowVectorXf>(out.mutable_data<float>().data(), c) =
-        g.matrix<float>().colwise().sum();
+    // Summing whole rows into the result vectorises; a column-wise
+    // reduction of a row-major map walks with a stride.
+    Eigen::Map<Eigen::ArrayXf> acc(out.mutable_data<float>().data(), c);
+    acc.setZero();
+    const float* gp = g.data<float>().data();
+    const int64_t rows = g.num_elements() / c;
+    for (int64_t r = 0; r < rows; ++r) {
+      acc += Eigen::Map<const Eigen::ArrayXf>(gp + r * c, c);
+    }
   }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
@@ -150,18 +165,10 @@ absl::Status ReluGradKernel(OpKernelContext& ctx) {
   }
   GG_ASSIGN_OR_RETURN(Tensor out,
                       NewUninitializedOutput(ctx, DT_FLOAT, g.shape()));
-  // Branch-free (a mask on the bits), so it vectorises and does not
-  // mispredict on the sign pattern; same values as f > 0 ? g : 0.
-  const float* gp = g.data<float>().data();
-  const float* fp = f.data<float>().data();
-  float* op = out.mutable_data<float>().data();
-  const int64_t n = out.num_elements();
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t gb;
-    std::memcpy(&gb, gp + i, sizeof(gb));
-    gb &= -static_cast<uint32_t>(fp[i] > 0.0f);
-    std::memcpy(op + i, &gb, sizeof(gb));
-  }
+  // Eigen's select vectorises (a compare and a blend per packet); same
+  // values as f > 0 ? g : 0.
+  out.mutable_flat<float>() =
+      (f.flat<float>() > 0.0f).select(g.flat<float>(), 0.0f);
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }

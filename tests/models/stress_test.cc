@@ -48,8 +48,8 @@ TEST(Stress, BuildersTrainersAndACollectorShareTheDefaultGraph) {
   // Sized to take about a second normally and well under two minutes under
   // tsan on two cores.
   constexpr int kBuilders = 3;
-  constexpr int kRounds = 30;
-  constexpr int kEpochs = 40;
+  constexpr int kRounds = 100;
+  constexpr int kEpochs = 150;
   auto [x, y] = Data(64, 1);
   Sequential long_lived = Model(nullptr, 11);
   g.Collect();

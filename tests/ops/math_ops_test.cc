@@ -111,6 +111,25 @@ TEST_F(MathOpsTest, AddV2BroadcastsColumnAgainstRow) {
   EXPECT_THAT(Values(out), ElementsAre(11, 21, 31, 12, 22, 32));
 }
 
+TEST_F(MathOpsTest, SubBroadcastsAColumnOnEitherSide) {
+  // [2,3] - [2,1] and [2,1] - [2,3]: one value per row, order kept.
+  Output y =
+      ops::Sub(C(F({2, 3}, {1, 2, 3, 4, 5, 6})), C(F({2, 1}, {1, 10}))).value();
+  EXPECT_THAT(Values(run_.Run1(y).value()), ElementsAre(0, 1, 2, -6, -5, -4));
+  Output z =
+      ops::Sub(C(F({2, 1}, {1, 10})), C(F({2, 3}, {1, 2, 3, 4, 5, 6}))).value();
+  EXPECT_THAT(Values(run_.Run1(z).value()), ElementsAre(0, -1, -2, 6, 5, 4));
+}
+
+TEST_F(MathOpsTest, MulBroadcastsTrailingOnesOfHigherRank) {
+  // [2,2,2] * [2,1,1]: one value per leading index.
+  Output y = ops::Mul(C(F({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})),
+                      C(F({2, 1, 1}, {10, -1})))
+                 .value();
+  EXPECT_THAT(Values(run_.Run1(y).value()),
+              ElementsAre(10, 20, 30, 40, -5, -6, -7, -8));
+}
+
 TEST_F(MathOpsTest, AddV2IncompatibleShapesFailAtRunTime) {
   Output a = P({-1});
   Output y = ops::AddV2(a, C(F({3}, {1, 2, 3}))).value();
