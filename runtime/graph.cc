@@ -211,15 +211,14 @@ absl::Status Graph::AddControlEdge(const NodeHandle& from,
   return absl::OkStatus();
 }
 
-absl::Status Graph::RemoveUnreachableForRollback(
-    absl::Span<const NodeId> ids) {
+absl::Status Graph::RemoveUnreachableForRollback(absl::Span<const NodeId> ids) {
   WriterLock lock(heap_->mu());
   absl::flat_hash_map<uint32_t, bool> in_set;
   for (NodeId id : ids) {
     if (!heap_->IsLive(id)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "RemoveUnreachableForRollback: node in slot ", id.index,
-          " (generation ", id.generation, ") is not live"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("RemoveUnreachableForRollback: node in slot ", id.index,
+                       " (generation ", id.generation, ") is not live"));
     }
     in_set[id.index] = true;
   }
@@ -295,6 +294,12 @@ std::optional<NodeHandle> Graph::FindNode(absl::string_view name) const {
   auto it = names_.find(name);
   if (it == names_.end()) return std::nullopt;
   return heap_->NewHandle(heap_->IdOf(it->index));
+}
+
+bool Graph::AllLive(absl::Span<const NodeId> ids) const {
+  ReaderLock lock(heap_->mu());
+  return std::all_of(ids.begin(), ids.end(),
+                     [&](NodeId id) { return heap_->IsLive(id); });
 }
 
 absl::StatusOr<NodeHandle> Graph::HandleFor(NodeId id) const {

@@ -233,6 +233,9 @@ class Graph : private gc::SweepObserver {
   const Node& NodeForRuntime(NodeId id) const;
   // A strong handle to a live node (NotFound once it is swept).
   absl::StatusOr<NodeHandle> HandleFor(NodeId id) const;
+  // Whether every id still names a live node (a swept slot's generation
+  // changes, so a reused slot does not count). One shared lock.
+  bool AllLive(absl::Span<const NodeId> ids) const;
   gc::Heap& heap() const { return *heap_; }
 
   // Sizes of the name tables, for tests that bookkeeping stays bounded.
@@ -296,7 +299,8 @@ class Graph : private gc::SweepObserver {
   void ReleaseScope(const std::string& name);
   bool IsScopeInUseLocked(absl::string_view scope) const
       ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
-  absl::flat_hash_map<std::string, int64_t> reserved_ ABSL_GUARDED_BY(heap_mu());
+  absl::flat_hash_map<std::string, int64_t> reserved_
+      ABSL_GUARDED_BY(heap_mu());
   // Live nodes per top-level scope (the name up to its first '/'), counting
   // only names that have a '/': a name without one is its own top scope and
   // is found in names_, so it needs no second entry here.

@@ -77,17 +77,15 @@ struct PlanCache {
   absl::flat_hash_map<PlanKey, std::shared_ptr<const Plan>> plans
       ABSL_GUARDED_BY(mu);
 
-  // Drops every plan that names one of `swept`.
-  void DropSwept(const std::vector<NodeId>& swept) ABSL_LOCKS_EXCLUDED(mu) {
-    absl::flat_hash_set<NodeId> dead(swept.begin(), swept.end());
+  // Drops every plan that names a node no longer live in `graph`. Costs
+  // the size of this session's plans, not of the collection: with hundreds
+  // of sessions alive (one per model), building a set of the swept ids in
+  // each made every collection O(sessions x swept).
+  void DropDead(const Graph& graph) ABSL_LOCKS_EXCLUDED(mu) {
     std::vector<std::shared_ptr<const Plan>> dropped;  // freed unlocked
     WriterLock l(mu);
     for (auto it = plans.begin(); it != plans.end();) {
-      const Plan& plan = *it->second;
-      const bool stale =
-          std::any_of(plan.ids.begin(), plan.ids.end(),
-                      [&](NodeId id) { return dead.contains(id); });
-      if (stale) {
+      if (!graph.AllLive(it->second->ids)) {
         dropped.push_back(std::move(it->second));
         plans.erase(it++);
       } else {
@@ -147,12 +145,15 @@ Session::Session(Graph& g, SessionOptions options)
   pool_ = std::move(pool);
   // The listener holds the cache, not the session: a notification racing
   // with ~Session still touches live memory.
+  // The graph outlives every session (see the header).
   std::shared_ptr<PlanCache> cache = cache_;
-  listener_id_ = graph_.AddCollectListener([cache](const CollectEvent& e) {
-    if (e.phase == CollectEvent::Phase::kEnd && !e.swept.empty()) {
-      cache->DropSwept(e.swept);
-    }
-  });
+  const Graph* graph = &graph_;
+  listener_id_ =
+      graph_.AddCollectListener([cache, graph](const CollectEvent& e) {
+        if (e.phase == CollectEvent::Phase::kEnd && !e.swept.empty()) {
+          cache->DropDead(*graph);
+        }
+      });
 }
 
 Session::~Session() { graph_.RemoveCollectListener(listener_id_); }
@@ -182,9 +183,10 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
           absl::StrCat("Session::Run: ", what, " is an empty Output"));
     }
     if (o.graph() != &graph_) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Session::Run: ", what, " belongs to another graph than the "
-          "session's"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Session::Run: ", what,
+                       " belongs to another graph than the "
+                       "session's"));
     }
     if (!heap.IsLive(o.handle().id())) {
       return absl::NotFoundError(absl::StrCat(
@@ -219,14 +221,15 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
     check.shape = n.output_shapes[o.index()];
     check.name = absl::StrCat(n.name, ":", o.index());
     if (check.dtype == DT_RESOURCE) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Session::Run: feed '", check.name, "' is a resource output, which "
-          "cannot be fed"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Session::Run: feed '", check.name,
+                       "' is a resource output, which "
+                       "cannot be fed"));
     }
     if (!fed.emplace(OutputKey(o.handle().id(), o.index()), check.slot)
              .second) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Session::Run: '", check.name, "' is fed twice"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Session::Run: '", check.name, "' is fed twice"));
     }
     fed_nodes.insert(o.handle().id().index);
     plan->ids.push_back(o.handle().id());
@@ -400,10 +403,10 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
     const FeedCheck& check = plan.feeds[i];
     const Tensor& t = feeds[i].second;
     if (t.dtype() != check.dtype) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Session::Run: feed '", check.name, "' expects a ",
-          DataTypeString(check.dtype), " tensor, got ",
-          DataTypeString(t.dtype())));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Session::Run: feed '", check.name, "' expects a ",
+                       DataTypeString(check.dtype), " tensor, got ",
+                       DataTypeString(t.dtype())));
     }
     if (!check.shape.IsCompatibleWith(t.shape())) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -464,8 +467,8 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
       const DataType want = node.output_types[k];
       if (want == DT_RESOURCE) continue;  // the consumer reads the resource
       Tensor& t = outs[k];
-      if (t.dtype() != want || !node.output_shapes[k].IsCompatibleWith(
-                                   t.shape())) {
+      if (t.dtype() != want ||
+          !node.output_shapes[k].IsCompatibleWith(t.shape())) {
         return absl::InternalError(absl::StrCat(
             node.op, " '", node.name, "': kernel produced output ", k, " as ",
             t.IsInitialized() ? absl::StrCat(DataTypeString(t.dtype()), " ",

@@ -41,6 +41,22 @@ TEST(GraphNames, NamesAreReusableAfterASweep) {
   EXPECT_EQ(g.Describe(again)->name, "x");
 }
 
+TEST(GraphLiveness, AllLiveIsFalseOnceAnyIdIsSweptEvenIfItsSlotIsReused) {
+  Graph g;
+  NodeHandle kept = AddTestNode(g, "kept");
+  NodeId gone_id;
+  {
+    NodeHandle gone = AddTestNode(g, "gone");
+    gone_id = gone.id();
+    EXPECT_TRUE(g.AllLive({kept.id(), gone_id}));
+  }
+  g.Collect();
+  NodeHandle reuse = AddTestNode(g, "reuse");  // may take the freed slot
+  EXPECT_TRUE(g.AllLive({kept.id(), reuse.id()}));
+  EXPECT_FALSE(g.AllLive({kept.id(), gone_id}));
+  EXPECT_TRUE(g.AllLive({}));
+}
+
 TEST(GraphNames, NeverCollideWithLiveNames) {
   Graph g;
   NodeHandle x = AddTestNode(g, "x");
@@ -82,9 +98,11 @@ TEST(GraphBuild, FailedAddNodeLeavesGraphUnchanged) {
   Graph other;
   NodeHandle mine = AddTestNode(g, "mine");
   NodeHandle foreign = AddTestNode(other, "foreign");
-  NodeSpec spec{.op = "Test", .name = "bad", .inputs = {Output(mine, 0),
-                                                        Output(foreign, 0)},
-                .output_types = {DT_FLOAT}, .output_shapes = {TensorShape{}}};
+  NodeSpec spec{.op = "Test",
+                .name = "bad",
+                .inputs = {Output(mine, 0), Output(foreign, 0)},
+                .output_types = {DT_FLOAT},
+                .output_shapes = {TensorShape{}}};
   absl::StatusOr<NodeHandle> h = g.AddNode(spec);
   EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(h.status().message().find("another graph"), std::string::npos);
@@ -117,9 +135,9 @@ TEST(GraphRetention, ExplainRetentionNamesTheOwnerAndTheChain) {
   kernel.Reset();
   matmul.Reset();
   std::vector<std::string> chain = g.ExplainRetention("dense/kernel").value();
-  EXPECT_EQ(chain, (std::vector<std::string>{"Sequential 'sequential_3'",
-                                             "train_op", "dense/MatMul",
-                                             "dense/kernel"}));
+  EXPECT_EQ(chain,
+            (std::vector<std::string>{"Sequential 'sequential_3'", "train_op",
+                                      "dense/MatMul", "dense/kernel"}));
 }
 
 TEST(GraphRetention, ExplainRetentionOfGarbageSaysItIsUnreachable) {
@@ -133,8 +151,8 @@ TEST(GraphRetention, ExplainRetentionOfGarbageSaysItIsUnreachable) {
 
 TEST(GraphRetention, LeakReportGroupsLiveNodesByOwner) {
   Graph g;
-  NodeHandle m = AddTestNode(g, "m", {AddTestNode(g, "m_in")})
-                     .WithOwner("Sequential 'm'");
+  NodeHandle m =
+      AddTestNode(g, "m", {AddTestNode(g, "m_in")}).WithOwner("Sequential 'm'");
   NodeHandle cb = AddTestNode(g, "cb").WithOwner("TensorBoard 'logs'");
   AddTestNode(g, "garbage");
   std::vector<OwnerUsage> report = g.LeakReport();

@@ -16,7 +16,8 @@ namespace {
 
 // Whether a status message holds `text`, with the message on failure.
 ::testing::AssertionResult Says(const absl::Status& s, absl::string_view text) {
-  if (absl::StrContains(s.message(), text)) return ::testing::AssertionSuccess();
+  if (absl::StrContains(s.message(), text))
+    return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
          << "status \"" << s.ToString() << "\" does not say \"" << text << "\"";
 }
@@ -150,6 +151,18 @@ TEST_F(SessionTest, SweepDropsEveryPlanNamingASweptNode) {
   EXPECT_EQ(s.plan_builds_ForTesting(), 2);
 }
 
+TEST_F(SessionTest, SweepOfUnrelatedNodesKeepsEveryPlan) {
+  Output a = ops_.Const(g_, Vec({3})).value();
+  Output sq = ops_.Square(a).value();
+  Session s(g_);
+  ASSERT_TRUE(s.Run({}, {sq}).ok());
+  { ops_.Const(g_, Vec({1})).value(); }  // garbage no plan names
+  EXPECT_EQ(g_.Collect().swept, 1);
+  EXPECT_EQ(s.cached_plans_ForTesting(), 1u);
+  EXPECT_EQ(Values(s.Run({}, {sq}).value()[0]), (std::vector<float>{9}));
+  EXPECT_EQ(s.plan_builds_ForTesting(), 1);
+}
+
 TEST_F(SessionTest, ControlEdgeAddedAfterCachingIsHonoured) {
   Output a = ops_.Const(g_, Vec({2})).value();
   Output sq = ops_.Square(a).value();
@@ -170,9 +183,8 @@ TEST_F(SessionTest, ConcurrentCollectCannotSweepPinnedNodes) {
   const NodeId ids[] = {a.handle().id(), blocked.handle().id(),
                         out.handle().id()};
   absl::StatusOr<std::vector<Tensor>> result;
-  std::thread runner([&s, &result, fetch = out] {
-    result = s.Run({}, {fetch});
-  });
+  std::thread runner(
+      [&s, &result, fetch = out] { result = s.Run({}, {fetch}); });
   ops_.WaitBlocked();
   for (NodeId id : ids) EXPECT_TRUE(g_.heap().IsPinned(id.index));
   // Drop every handle this thread has and collect while the kernel runs:
@@ -305,8 +317,9 @@ TEST_F(SessionTest, KernelOutputOfWrongDtypeIsAnError) {
   Session s(g_);
   absl::StatusOr<std::vector<Tensor>> r = s.Run({}, {w});
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInternal);
-  EXPECT_TRUE(Says(r.status(), "Wrong 'wrong': kernel produced "
-                                              "output 0 as int32"));
+  EXPECT_TRUE(Says(r.status(),
+                   "Wrong 'wrong': kernel produced "
+                   "output 0 as int32"));
 }
 
 TEST_F(SessionTest, CycleIsAnError) {
