@@ -17,7 +17,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -26,11 +25,9 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "models/callbacks.h"
-#include "models/layers.h"
-#include "models/losses.h"
-#include "models/optimizers.h"
 #include "models/sequential.h"
 #include "tools/consecutive_models_lib.h"
+#include "tools/seed_workload.h"
 
 ABSL_FLAG(int, models, 1000, "consecutive seed models (at least 11)");
 ABSL_FLAG(bool, tensorboard, true,
@@ -40,36 +37,16 @@ namespace graphgc {
 namespace {
 
 Sequential SeedModel() {
-  Sequential model =
-      Sequential::Create({layers::Input({10}),
-                          layers::Dense(64, {.activation = "relu"}),
-                          layers::Dense(10, {.activation = "softmax"})})
-          .value();
-  if (!model.Compile({.optimizer = optimizers::Adam(),
-                      .loss = losses::SparseCategoricalCrossentropy()})
-           .ok()) {
-    std::abort();
-  }
-  return model;
-}
-
-std::pair<Tensor, Tensor> SeedData() {
-  std::mt19937 rng(0);
-  std::uniform_real_distribution<float> u(0, 1);
-  std::uniform_int_distribution<int32_t> label(0, 9);
-  std::vector<float> xs(1000 * 10);
-  std::vector<int32_t> ys(1000);
-  for (float& v : xs) v = u(rng);
-  for (int32_t& v : ys) v = label(rng);
-  return {Tensor::FromData<float>({1000, 10}, xs).value(),
-          Tensor::FromData<int32_t>({1000}, ys).value()};
+  absl::StatusOr<Sequential> model = seed::Model(Graph::Default());
+  if (!model.ok()) std::abort();
+  return *std::move(model);
 }
 
 void BM_ConsecutiveSeedModels(benchmark::State& state) {
   const int models = std::max(11, absl::GetFlag(FLAGS_models));
   const bool tensorboard = absl::GetFlag(FLAGS_tensorboard);
   Graph& g = Graph::Default();
-  auto [x, y] = SeedData();
+  auto [x, y] = seed::Data();
   std::string logdir;
   if (tensorboard) {
     std::string templ =
@@ -111,9 +88,9 @@ void BM_ConsecutiveSeedModels(benchmark::State& state) {
         (i == 9 ? rss_10 : rss_last) = rss;
       }
     }
-    state.SetIterationTime(std::chrono::duration<double>(
-                               std::chrono::steady_clock::now() - start)
-                               .count());
+    state.SetIterationTime(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
   }
   if (!logdir.empty()) std::filesystem::remove_all(logdir);
   const std::vector<double> head(fit_us.begin(), fit_us.begin() + 10);

@@ -9,47 +9,25 @@
 // 1.03 x /0 (the cost of a step must not grow with the graph). Only Fit is
 // timed; building and compiling the model is not.
 #include <chrono>
-#include <random>
+#include <cstdlib>
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "models/layers.h"
-#include "models/losses.h"
-#include "models/optimizers.h"
 #include "models/sequential.h"
+#include "tools/seed_workload.h"
 
 namespace graphgc {
 namespace {
 
 Sequential SeedModel(Graph& g) {
-  Sequential model = Sequential::Create({layers::Input({10}),
-                                         layers::Dense(64, {.activation = "relu"}),
-                                         layers::Dense(10, {.activation = "softmax"})},
-                                        {.graph = &g})
-                         .value();
-  if (!model.Compile({.optimizer = optimizers::Adam(),
-                      .loss = losses::SparseCategoricalCrossentropy()})
-           .ok()) {
-    std::abort();
-  }
-  return model;
-}
-
-std::pair<Tensor, Tensor> SeedData() {
-  std::mt19937 rng(0);
-  std::uniform_real_distribution<float> u(0, 1);
-  std::uniform_int_distribution<int32_t> label(0, 9);
-  std::vector<float> xs(1000 * 10);
-  std::vector<int32_t> ys(1000);
-  for (float& v : xs) v = u(rng);
-  for (int32_t& v : ys) v = label(rng);
-  return {Tensor::FromData<float>({1000, 10}, xs).value(),
-          Tensor::FromData<int32_t>({1000}, ys).value()};
+  absl::StatusOr<Sequential> model = seed::Model(g);
+  if (!model.ok()) std::abort();
+  return *std::move(model);
 }
 
 void BM_SeedFit(benchmark::State& state) {
   Graph g;
-  auto [x, y] = SeedData();
+  auto [x, y] = seed::Data();
   std::vector<Sequential> alive;
   for (int64_t i = 0; i < state.range(0); ++i) {
     alive.push_back(SeedModel(g));
@@ -70,7 +48,11 @@ void BM_SeedFit(benchmark::State& state) {
   state.counters["collections"] = static_cast<double>(g.gc_stats().collections);
   state.counters["pause_ms"] = g.gc_stats().pause_ns_total / 1e6;
 }
-BENCHMARK(BM_SeedFit)->Arg(0)->Arg(199)->UseManualTime()->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_SeedFit)
+    ->Arg(0)
+    ->Arg(199)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);
 
 }  // namespace

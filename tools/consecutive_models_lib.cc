@@ -7,7 +7,6 @@
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <random>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -18,46 +17,14 @@
 #include "absl/strings/str_format.h"
 #include "models/callbacks.h"
 #include "models/layers.h"
-#include "models/losses.h"
-#include "models/optimizers.h"
 #include "models/sequential.h"
 #include "runtime/tensor.h"
+#include "tools/seed_workload.h"
 #include "tools/tfevents_lib.h"
 #include "util/status_macros.h"
 
 namespace graphgc::consecutive {
 namespace {
-
-// The seed program's data, for `samples` samples.
-std::pair<Tensor, Tensor> SeedData(int samples) {
-  std::mt19937 rng(0);
-  std::uniform_real_distribution<float> u(0, 1);
-  std::uniform_int_distribution<int32_t> label(0, 9);
-  std::vector<float> xs(static_cast<size_t>(samples) * 10);
-  std::vector<int32_t> ys(samples);
-  for (float& v : xs) v = u(rng);
-  for (int32_t& v : ys) v = label(rng);
-  return {Tensor::FromData<float>({samples, 10}, xs).value(),
-          Tensor::FromData<int32_t>({samples}, ys).value()};
-}
-
-// The seed program's ModelFn, on `graph`, optionally with a shared hidden
-// layer.
-absl::StatusOr<Sequential> ModelFn(Graph& graph, const Options& options,
-                                   const std::optional<Layer>& shared) {
-  Layer hidden =
-      shared.has_value() ? *shared : layers::Dense(64, {.activation = "relu"});
-  GG_ASSIGN_OR_RETURN(
-      Sequential model,
-      Sequential::Create({layers::Input({10}), hidden,
-                          layers::Dense(10, {.activation = "softmax"})},
-                         {.graph = &graph,
-                          .intra_op_threads = options.threads}));
-  GG_RETURN_IF_ERROR(
-      model.Compile({.optimizer = optimizers::Adam(),
-                     .loss = losses::SparseCategoricalCrossentropy()}));
-  return model;
-}
 
 // A node of `model` worth explaining: its first MatMul (held through the
 // model's training step), else its first node.
@@ -78,10 +45,9 @@ std::optional<std::string> SomeNodeOf(const Sequential& model) {
 
 std::string LeakReportText(const Sequential& last) {
   Graph& g = last.graph();
-  std::string out = absl::StrFormat("Leak report: %d live nodes\n",
-                                    g.num_nodes());
-  absl::StrAppendFormat(&out, "  %-48s %10s %12s\n", "owner", "nodes",
-                        "bytes");
+  std::string out =
+      absl::StrFormat("Leak report: %d live nodes\n", g.num_nodes());
+  absl::StrAppendFormat(&out, "  %-48s %10s %12s\n", "owner", "nodes", "bytes");
   const std::vector<OwnerUsage> usage = g.LeakReport();
   constexpr size_t kMaxOwners = 20;  // the largest; the rest summed
   int64_t rest_nodes = 0, rest_bytes = 0;
@@ -159,7 +125,7 @@ absl::StatusOr<RunResult> RunConsecutiveModels(const Options& options) {
     policy.automatic = false;
     graph.set_gc_policy(policy);
   }
-  const auto [x, y] = SeedData(options.samples);
+  const auto [x, y] = seed::Data(options.samples);
   std::optional<Layer> shared;
   if (options.share_layer) {
     shared = layers::Dense(64, {.activation = "relu"});
@@ -172,7 +138,8 @@ absl::StatusOr<RunResult> RunConsecutiveModels(const Options& options) {
   const auto run_start = std::chrono::steady_clock::now();
   for (int i = 0; i < options.models; ++i) {
     last.reset();  // the previous model is dropped here unless kept
-    GG_ASSIGN_OR_RETURN(Sequential model, ModelFn(graph, options, shared));
+    GG_ASSIGN_OR_RETURN(Sequential model,
+                        seed::Model(graph, options.threads, shared));
     auto tensorboard = callbacks::TensorBoard::Create(
         {.log_dir = absl::StrCat(options.logdir, "/", i), .update_freq = 600});
     const auto start = std::chrono::steady_clock::now();
@@ -183,9 +150,9 @@ absl::StatusOr<RunResult> RunConsecutiveModels(const Options& options) {
                    .callbacks = {tensorboard}});
     const auto end = std::chrono::steady_clock::now();
     if (!history.ok()) {
-      return absl::Status(history.status().code(),
-                          absl::StrCat("model ", i, ": ",
-                                       history.status().message()));
+      return absl::Status(
+          history.status().code(),
+          absl::StrCat("model ", i, ": ", history.status().message()));
     }
     RunRow row;
     row.run = i;
@@ -201,13 +168,13 @@ absl::StatusOr<RunResult> RunConsecutiveModels(const Options& options) {
     absl::StatusOr<tfevents::EventFileSummary> file =
         tfevents::SummarizeEventFile(tensorboard->train_path());
     if (!file.ok()) {
-      return absl::Status(file.status().code(),
-                          absl::StrCat("model ", i, ": ",
-                                       file.status().message()));
+      return absl::Status(
+          file.status().code(),
+          absl::StrCat("model ", i, ": ", file.status().message()));
     }
     if (!file->corruption.ok()) {
-      return absl::DataLossError(absl::StrCat(
-          "model ", i, ": ", file->corruption.message()));
+      return absl::DataLossError(
+          absl::StrCat("model ", i, ": ", file->corruption.message()));
     }
     row.event_bytes = static_cast<int64_t>(file->size_bytes);
     row.graph_bytes = file->graph_bytes;
@@ -276,10 +243,10 @@ Summary Summarize(const RunResult& result) {
 }
 
 std::string FormatTable(const std::vector<RunRow>& rows) {
-  std::string out = absl::StrFormat(
-      "%5s %12s %12s %9s %11s %10s %8s %12s %13s\n", "run", "event bytes",
-      "graph bytes", "nodes", "live nodes", "us/sample", "loss",
-      "collections", "GC pause ms");
+  std::string out =
+      absl::StrFormat("%5s %12s %12s %9s %11s %10s %8s %12s %13s\n", "run",
+                      "event bytes", "graph bytes", "nodes", "live nodes",
+                      "us/sample", "loss", "collections", "GC pause ms");
   const int n = static_cast<int>(rows.size());
   int previous = -1;
   for (int i : RowsToShow(n)) {
@@ -288,18 +255,18 @@ std::string FormatTable(const std::vector<RunRow>& rows) {
     }
     previous = i;
     const RunRow& r = rows[i];
-    absl::StrAppendFormat(&out, "%5d %12d %12d %9d %11d %10.3f %8.4f %12d %13.2f\n",
-                          r.run, r.event_bytes, r.graph_bytes, r.nodes_exported,
-                          r.live_nodes, r.us_per_sample, r.loss, r.collections,
-                          r.pause_ms_total);
+    absl::StrAppendFormat(
+        &out, "%5d %12d %12d %9d %11d %10.3f %8.4f %12d %13.2f\n", r.run,
+        r.event_bytes, r.graph_bytes, r.nodes_exported, r.live_nodes,
+        r.us_per_sample, r.loss, r.collections, r.pause_ms_total);
   }
   return out;
 }
 
 std::string FormatSummary(const Summary& s) {
-  std::string out = absl::StrFormat(
-      "Summary of %d models (%.1f s in all; last / first):\n", s.models,
-      s.wall_seconds);
+  std::string out =
+      absl::StrFormat("Summary of %d models (%.1f s in all; last / first):\n",
+                      s.models, s.wall_seconds);
   absl::StrAppendFormat(&out, "  event-file bytes   %8.4f\n",
                         s.event_bytes_ratio);
   absl::StrAppendFormat(&out, "  graph bytes        %8.4f\n",
@@ -313,13 +280,13 @@ std::string FormatSummary(const Summary& s) {
       s.us_per_sample_ratio, s.window, s.us_per_sample_last, s.window,
       s.us_per_sample_first);
   absl::StrAppendFormat(
-      &out, "  process RSS        %8.4f  (%d kB after the last model vs %d kB "
-            "after model 1)\n",
+      &out,
+      "  process RSS        %8.4f  (%d kB after the last model vs %d kB "
+      "after model 1)\n",
       s.rss_ratio, s.rss_last_kb, s.rss_first_kb);
-  absl::StrAppendFormat(&out,
-                        "  live graph nodes   first %d, last %d, max %d\n",
-                        s.live_nodes_first, s.live_nodes_last,
-                        s.live_nodes_max);
+  absl::StrAppendFormat(
+      &out, "  live graph nodes   first %d, last %d, max %d\n",
+      s.live_nodes_first, s.live_nodes_last, s.live_nodes_max);
   absl::StrAppendFormat(
       &out,
       "Collector: %d collections, %d nodes swept, %.2f ms total pause "
