@@ -45,8 +45,8 @@ Sequential Model(Graph* g, uint64_t seed) {
 TEST(Stress, BuildersTrainersAndACollectorShareTheDefaultGraph) {
   Graph& g = Graph::Default();
   g.Collect();
-  // Sized to take about a second normally and well under two minutes under
-  // tsan on two cores.
+  // Sized to take under a second normally and well under a minute under tsan
+  // on two cores (measured: 0.4 s, asan 2.6 s, tsan 9.5 s).
   constexpr int kBuilders = 3;
   constexpr int kRounds = 100;
   constexpr int kEpochs = 150;
