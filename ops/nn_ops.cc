@@ -3,6 +3,7 @@
 // dimension (NHWC).
 #include "ops/nn_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -294,28 +295,53 @@ absl::Status XentKernel(OpKernelContext& ctx) {
   }
   const int64_t rows = x.shape()[0];
   const int64_t c = x.shape()[1];
-  absl::StatusOr<std::vector<int64_t>> lv = op_util::IntValues(labels);
-  if (!lv.ok()) return ctx.InvalidArgument(lv.status().message());
+  // Labels are read in place (no int64 copy): this runs every step.
+  auto label_at = [&labels](int64_t i) -> int64_t {
+    return labels.dtype() == DT_INT32 ? labels.data<int32_t>()[i]
+                                      : labels.data<int64_t>()[i];
+  };
+  if (labels.dtype() != DT_INT32 && labels.dtype() != DT_INT64) {
+    return ctx.InvalidArgument(absl::StrCat(
+        "labels must be int32 or int64, got ", DataTypeString(labels.dtype())));
+  }
   for (int64_t i = 0; i < rows; ++i) {
-    if ((*lv)[i] < 0 || (*lv)[i] >= c) {
-      return ctx.InvalidArgument(absl::StrCat("label ", (*lv)[i], " at row ", i,
-                                              " is out of range [0, ", c, ")"));
+    if (label_at(i) < 0 || label_at(i) >= c) {
+      return ctx.InvalidArgument(absl::StrCat("label ", label_at(i), " at row ",
+                                              i, " is out of range [0, ", c,
+                                              ")"));
     }
   }
-  GG_ASSIGN_OR_RETURN(Tensor loss, NewOutput(ctx, DT_FLOAT, TensorShape{rows}));
+  GG_ASSIGN_OR_RETURN(Tensor loss,
+                      NewUninitializedOutput(ctx, DT_FLOAT, TensorShape{rows}));
   GG_ASSIGN_OR_RETURN(Tensor back,
                       NewUninitializedOutput(ctx, DT_FLOAT, x.shape()));
-  if (rows > 0 && c > 0) {
-    ConstRows in(x.data<float>().data(), rows, c);
-    Rows b(back.mutable_data<float>().data(), rows, c);
+  if (rows > 0) {  // rows > 0 implies c > 0: every label is in [0, c)
+    const float* in = x.data<float>().data();
+    float* b = back.mutable_data<float>().data();
     float* l = loss.mutable_data<float>().data();
-    Eigen::ArrayXf max = in.rowwise().maxCoeff();
-    b = in.colwise() - max;  // shifted logits
-    Eigen::ArrayXf lse = b.exp().rowwise().sum().log();
-    for (int64_t i = 0; i < rows; ++i) l[i] = lse(i) - b(i, (*lv)[i]);
-    b.colwise() -= lse;  // log-probabilities
-    b = b.exp();         // probabilities
-    for (int64_t i = 0; i < rows; ++i) b(i, (*lv)[i]) -= 1.0f;
+    // Shift each row by its max, exponentiate the whole batch in one
+    // vectorised pass (rows of a few classes vectorise poorly one by one),
+    // then derive both the loss (log-sum-exp minus the label's logit) and
+    // the backprop (softmax minus the one-hot label) from those exponentials.
+    Eigen::Map<const Eigen::ArrayXf> xs(in, rows * c);
+    Eigen::Map<Eigen::ArrayXf> bs(b, rows * c);
+    for (int64_t i = 0; i < rows; ++i) {
+      const float* xi = in + i * c;
+      const float max = *std::max_element(xi, xi + c);
+      l[i] = max;  // until the loss replaces it below
+      for (int64_t j = 0; j < c; ++j) b[i * c + j] = xi[j] - max;
+    }
+    bs = bs.exp();
+    for (int64_t i = 0; i < rows; ++i) {
+      float* bi = b + i * c;
+      float sum = 0;
+      for (int64_t j = 0; j < c; ++j) sum += bi[j];
+      const int64_t label = label_at(i);
+      l[i] = std::log(sum) - (xs(i * c + label) - l[i]);
+      const float inv = 1.0f / sum;
+      for (int64_t j = 0; j < c; ++j) bi[j] *= inv;
+      bi[label] -= 1.0f;
+    }
   }
   ctx.set_output(0, std::move(loss));
   ctx.set_output(1, std::move(back));

@@ -97,6 +97,23 @@ TEST_F(NnOpsTest, SparseXentLossAndBackprop) {
   EXPECT_NEAR(back[4], -1, 1e-6);
 }
 
+TEST_F(NnOpsTest, SparseXentReadsInt64LabelsAsInt32Ones) {
+  Tensor logits = F({2, 3}, {1, 2, 3, -1, 5, 0});
+  Output with32 = ops::SparseSoftmaxCrossEntropyWithLogits(
+                      C(logits), C(testing::I32({2}, {0, 1})))
+                      .value()
+                      .backprop;
+  Output with64 =
+      ops::SparseSoftmaxCrossEntropyWithLogits(
+          C(logits),
+          C(Tensor::FromData<int64_t>({2}, std::vector<int64_t>{0, 1}).value()))
+          .value()
+          .backprop;
+  std::vector<Tensor> out = run_.Run({with32, with64}).value();
+  EXPECT_EQ(Values(out[0]), Values(out[1]));
+  EXPECT_LT(Values(out[1])[0], 0);  // the label's entry is p - 1
+}
+
 TEST_F(NnOpsTest, SparseXentLabelOutOfRangeNamesLabelAndRow) {
   Output labels = P({-1}, DT_INT32);
   ops::SoftmaxCrossEntropyOutputs x =
