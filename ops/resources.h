@@ -66,6 +66,11 @@ class VariableResource : public NamedResource {
   void set_value_locked(Tensor t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     value_ = std::move(t);
   }
+  // The value itself, for an update written in place. Only when
+  // value_locked().RefCountIsOne(): no tensor read earlier may change.
+  Tensor& mutable_value_locked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return value_;
+  }
   absl::Status UninitializedError() const;
 
   int64_t ApproxBytes() const override ABSL_LOCKS_EXCLUDED(mu_);

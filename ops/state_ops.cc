@@ -224,10 +224,10 @@ absl::StatusOr<float> ScalarInput(const OpKernelContext& ctx, int i,
   return t.data<float>()[0];
 }
 
-// The current value of a locked variable, initialised, of `shape`.
-absl::StatusOr<Tensor> LockedValue(
-    const OpKernelContext& ctx, VariableResource* v,
-    const TensorShape& shape) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+// Checks that a locked variable is initialised and a float of `shape`.
+absl::Status CheckLockedValue(const OpKernelContext& ctx, VariableResource* v,
+                              const TensorShape& shape)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
   const Tensor& t = v->value_locked();
   if (!t.IsInitialized()) return v->UninitializedError();
   if (t.dtype() != DT_FLOAT || t.shape() != shape) {
@@ -236,7 +236,28 @@ absl::StatusOr<Tensor> LockedValue(
         t.shape().DebugString(), ") does not match the gradient of shape ",
         shape.DebugString()));
   }
-  return t;
+  return absl::OkStatus();
+}
+
+// The float value of a locked, checked variable, ready to be updated in
+// place. Copy-on-write: when another tensor shares the buffer (a read of
+// the variable still held by a caller, or the constant it was assigned
+// from), the value is first replaced by a private copy, so nothing read
+// before the update ever changes. In a training step the reads are let go
+// of before the updates run, so the steady state writes in place and
+// allocates nothing. The copy changes no visible value, so an update may
+// make its variables writable one by one and still fail cleanly before its
+// first write.
+absl::StatusOr<Tensor::Flat<float>> WritableLocked(VariableResource* v)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  Tensor& t = v->mutable_value_locked();
+  if (!t.RefCountIsOne()) {
+    GG_ASSIGN_OR_RETURN(Tensor copy,
+                        Tensor::Uninitialized(DT_FLOAT, t.shape()));
+    copy.mutable_flat<float>() = t.flat<float>();
+    t = std::move(copy);
+  }
+  return t.mutable_flat<float>();
 }
 
 absl::Status ApplyGradientDescentKernel(OpKernelContext& ctx)
@@ -245,10 +266,9 @@ absl::Status ApplyGradientDescentKernel(OpKernelContext& ctx)
   GG_ASSIGN_OR_RETURN(float alpha, ScalarInput(ctx, 1, "alpha"));
   const Tensor& delta = ctx.input(2);
   MultiLock lock({var});
-  GG_ASSIGN_OR_RETURN(Tensor old, LockedValue(ctx, var, delta.shape()));
-  Tensor out = Tensor::Uninitialized(DT_FLOAT, old.shape()).value();
-  out.mutable_flat<float>() = old.flat<float>() - alpha * delta.flat<float>();
-  var->set_value_locked(std::move(out));
+  GG_RETURN_IF_ERROR(CheckLockedValue(ctx, var, delta.shape()));
+  GG_ASSIGN_OR_RETURN(Tensor::Flat<float> w, WritableLocked(var));
+  w -= alpha * delta.flat<float>();
   return absl::OkStatus();
 }
 
@@ -271,29 +291,21 @@ absl::Status ApplyAdamKernel(OpKernelContext& ctx)
   }
   const bool nesterov = GetAttrOr<bool>(ctx.attrs(), "use_nesterov", false);
   MultiLock lock({var, m, v});
-  GG_ASSIGN_OR_RETURN(Tensor var_t, LockedValue(ctx, var, grad.shape()));
-  GG_ASSIGN_OR_RETURN(Tensor m_t, LockedValue(ctx, m, grad.shape()));
-  GG_ASSIGN_OR_RETURN(Tensor v_t, LockedValue(ctx, v, grad.shape()));
+  GG_RETURN_IF_ERROR(CheckLockedValue(ctx, var, grad.shape()));
+  GG_RETURN_IF_ERROR(CheckLockedValue(ctx, m, grad.shape()));
+  GG_RETURN_IF_ERROR(CheckLockedValue(ctx, v, grad.shape()));
+  GG_ASSIGN_OR_RETURN(Tensor::Flat<float> w, WritableLocked(var));
+  GG_ASSIGN_OR_RETURN(Tensor::Flat<float> mt, WritableLocked(m));
+  GG_ASSIGN_OR_RETURN(Tensor::Flat<float> vt, WritableLocked(v));
   const float lr_t = lr * std::sqrt(1.0f - beta2_power) / (1.0f - beta1_power);
-  Tensor m_new = Tensor::Uninitialized(DT_FLOAT, grad.shape()).value();
-  Tensor v_new = Tensor::Uninitialized(DT_FLOAT, grad.shape()).value();
-  Tensor var_new = Tensor::Uninitialized(DT_FLOAT, grad.shape()).value();
   auto g = grad.flat<float>();
-  auto mn = m_new.mutable_flat<float>();
-  auto vn = v_new.mutable_flat<float>();
-  mn = m_t.flat<float>() + (g - m_t.flat<float>()) * (1.0f - beta1);
-  vn = v_t.flat<float>() + (g.square() - v_t.flat<float>()) * (1.0f - beta2);
+  mt += (g - mt) * (1.0f - beta1);
+  vt += (g.square() - vt) * (1.0f - beta2);
   if (nesterov) {
-    var_new.mutable_flat<float>() =
-        var_t.flat<float>() -
-        lr_t * (mn * beta1 + (1.0f - beta1) * g) / (vn.sqrt() + epsilon);
+    w -= lr_t * (mt * beta1 + (1.0f - beta1) * g) / (vt.sqrt() + epsilon);
   } else {
-    var_new.mutable_flat<float>() =
-        var_t.flat<float>() - lr_t * mn / (vn.sqrt() + epsilon);
+    w -= lr_t * mt / (vt.sqrt() + epsilon);
   }
-  m->set_value_locked(std::move(m_new));
-  v->set_value_locked(std::move(v_new));
-  var->set_value_locked(std::move(var_new));
   return absl::OkStatus();
 }
 

@@ -176,7 +176,7 @@ class BufferCache {
 
 }  // namespace
 
-struct Tensor::Buffer {
+struct Tensor::Buffer : Tensor::Counted {
   Buffer(size_t n, bool zero) : bytes(n) {
     // 64-byte alignment for Eigen's vectorised loads; aligned_alloc wants a
     // multiple of the alignment, and at least one block so data() is valid.
@@ -198,8 +198,15 @@ struct Tensor::Buffer {
   int cls = -1;  // BufferCache class, -1 when not cached
 };
 
-Tensor::Tensor(DataType dtype, TensorShape shape,
-               std::shared_ptr<Buffer> buffer)
+Tensor::BufferRef::BufferRef(Buffer* adopted) : p_(adopted) {}
+
+Tensor::Buffer* Tensor::BufferRef::get() const {
+  return static_cast<Buffer*>(p_);
+}
+
+void Tensor::BufferRef::Destroy(Counted* p) { delete static_cast<Buffer*>(p); }
+
+Tensor::Tensor(DataType dtype, TensorShape shape, BufferRef buffer)
     : dtype_(dtype),
       shape_(std::move(shape)),
       num_elements_(shape_.num_elements()),
@@ -218,8 +225,8 @@ absl::StatusOr<Tensor> Tensor::Allocate(DataType dtype,
   }
   const size_t bytes = static_cast<size_t>(shape.num_elements()) *
                        static_cast<size_t>(DataTypeSize(dtype));
-  auto buffer = std::make_shared<Buffer>(bytes, zero);
-  if (buffer->data == nullptr) {
+  BufferRef buffer(new Buffer(bytes, zero));
+  if (buffer.get()->data == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "cannot allocate ", bytes, " bytes for a ", DataTypeString(dtype),
         " tensor of shape ", shape.DebugString()));
@@ -237,9 +244,11 @@ absl::StatusOr<Tensor> Tensor::Uninitialized(DataType dtype,
 }
 
 const void* Tensor::raw() const {
-  return buffer_ == nullptr ? nullptr : buffer_->data;
+  return buffer_.get() == nullptr ? nullptr : buffer_.get()->data;
 }
-void* Tensor::raw() { return buffer_ == nullptr ? nullptr : buffer_->data; }
+void* Tensor::raw() {
+  return buffer_.get() == nullptr ? nullptr : buffer_.get()->data;
+}
 
 std::pair<int64_t, int64_t> Tensor::MatrixDims() const {
   if (shape_.dims() == 0) return {1, 1};

@@ -18,6 +18,7 @@
 #ifndef GRAPHGC_RUNTIME_TENSOR_H_
 #define GRAPHGC_RUNTIME_TENSOR_H_
 
+#include <atomic>
 #include <cassert>
 #include <cstdint>
 #include <cstring>
@@ -159,7 +160,7 @@ class Tensor {
   template <typename T>
   absl::Span<T> mutable_data() {
     assert(DataTypeToEnum<T>::value == dtype_);
-    assert(buffer_ == nullptr || buffer_.use_count() == 1);
+    assert(buffer_.get() == nullptr || buffer_.unique());
     return absl::Span<T>(static_cast<T*>(raw()), num_elements_);
   }
 
@@ -203,15 +204,56 @@ class Tensor {
 
   // Whether two tensors share one buffer (used to prove kernels never alias).
   bool SharesBufferWith(const Tensor& other) const {
-    return buffer_ != nullptr && buffer_ == other.buffer_;
+    return buffer_.get() != nullptr && buffer_.get() == other.buffer_.get();
   }
+
+  // Whether this tensor holds the only reference to its buffer, so that its
+  // holder may write it in place (mutable_data) instead of copying: how
+  // optimizers update a variable whose value nobody else holds. A buffer
+  // that other tensors share is never written in place. The check is an
+  // acquire load, so whatever the other holders did with the buffer before
+  // they let go of it happens before the caller's writes.
+  bool RefCountIsOne() const { return buffer_.unique(); }
 
   // "float [2,3] {1, 2, 3, 4, 5, 6}", at most `max_entries` values.
   std::string DebugString(int max_entries = 12) const;
 
  private:
-  struct Buffer;
-  Tensor(DataType dtype, TensorShape shape, std::shared_ptr<Buffer> buffer);
+  struct Buffer;  // the storage, defined in tensor.cc
+  // What a Buffer starts with: its reference count.
+  struct Counted {
+    std::atomic<int32_t> refs{1};
+  };
+  // An intrusive counted reference to a Buffer: one allocation per tensor
+  // fewer than a shared_ptr, and a uniqueness check with acquire ordering.
+  class BufferRef {
+   public:
+    BufferRef() = default;
+    explicit BufferRef(Buffer* adopted);  // takes over one reference
+    BufferRef(const BufferRef& other) : p_(other.p_) {
+      if (p_ != nullptr) p_->refs.fetch_add(1, std::memory_order_relaxed);
+    }
+    BufferRef(BufferRef&& other) noexcept : p_(other.p_) { other.p_ = nullptr; }
+    BufferRef& operator=(BufferRef other) noexcept {
+      std::swap(p_, other.p_);
+      return *this;
+    }
+    ~BufferRef() {
+      if (p_ != nullptr &&
+          p_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        Destroy(p_);
+      }
+    }
+    Buffer* get() const;
+    bool unique() const {
+      return p_ != nullptr && p_->refs.load(std::memory_order_acquire) == 1;
+    }
+
+   private:
+    static void Destroy(Counted* p);
+    Counted* p_ = nullptr;
+  };
+  Tensor(DataType dtype, TensorShape shape, BufferRef buffer);
   static absl::StatusOr<Tensor> Allocate(DataType dtype,
                                          const TensorShape& shape,
                                          bool zero = true);
@@ -222,7 +264,7 @@ class Tensor {
   DataType dtype_ = DT_INVALID;
   TensorShape shape_;
   int64_t num_elements_ = 0;
-  std::shared_ptr<Buffer> buffer_;
+  BufferRef buffer_;
 };
 
 template <typename T>

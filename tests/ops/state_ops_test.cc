@@ -102,6 +102,59 @@ TEST_F(StateOpsTest, ApplyGradientDescent) {
               ElementsAre(0, 3));
 }
 
+TEST_F(StateOpsTest, UpdateLeavesAValueReadBeforeItUnchanged) {
+  Output v = Var("v", {2}, F({2}, {1, 2}));
+  Output step = ops::ResourceApplyGradientDescent(v, C(Tensor::Scalar(0.5f)),
+                                                  C(F({2}, {2, -2})))
+                    .value();
+  ASSERT_TRUE(run_.Run({}, {}, {step}).ok());
+  Tensor before = run_.Run1(ops::ReadVariableOp(v).value()).value();
+  ASSERT_TRUE(run_.Run({}, {}, {step}).ok());
+  Tensor after = run_.Run1(ops::ReadVariableOp(v).value()).value();
+  EXPECT_THAT(Values(before), ElementsAre(0, 3));
+  EXPECT_THAT(Values(after), ElementsAre(-1, 4));
+  EXPECT_FALSE(after.SharesBufferWith(before));
+}
+
+TEST_F(StateOpsTest, UpdateWritesInPlaceWhenNoReadIsHeld) {
+  Output v = Var("v", {2}, F({2}, {1, 2}));
+  Output step = ops::ResourceApplyGradientDescent(v, C(Tensor::Scalar(0.5f)),
+                                                  C(F({2}, {2, -2})))
+                    .value();
+  // The first update copies: the value still shares the assigned constant.
+  ASSERT_TRUE(run_.Run({}, {}, {step}).ok());
+  const float* buffer =
+      run_.Run1(ops::ReadVariableOp(v).value()).value().data<float>().data();
+  ASSERT_TRUE(run_.Run({}, {}, {step}).ok());
+  Tensor after = run_.Run1(ops::ReadVariableOp(v).value()).value();
+  EXPECT_THAT(Values(after), ElementsAre(-1, 4));
+  EXPECT_EQ(after.data<float>().data(), buffer);
+}
+
+TEST_F(StateOpsTest, ApplyAdamWritesItsThreeVariablesInPlace) {
+  Output var = Var("var", {2}, F({2}, {1, -1}));
+  Output m = Var("m", {2}, F({2}, {0, 0}));
+  Output v = Var("v", {2}, F({2}, {0, 0}));
+  auto s = [&](float x) { return C(Tensor::Scalar(x)); };
+  Output step =
+      ops::ResourceApplyAdam(var, m, v, s(0.9f), s(0.999f), s(0.1f), s(0.9f),
+                             s(0.999f), s(1e-7f), C(F({2}, {0.5f, -2.f})))
+          .value();
+  ASSERT_TRUE(run_.Run({}, {}, {step}).ok());
+  std::vector<const float*> buffers;
+  for (const Output& x : {var, m, v}) {
+    buffers.push_back(
+        run_.Run1(ops::ReadVariableOp(x).value()).value().data<float>().data());
+  }
+  ASSERT_TRUE(run_.Run({}, {}, {step}).ok());
+  int i = 0;
+  for (const Output& x : {var, m, v}) {
+    EXPECT_EQ(
+        run_.Run1(ops::ReadVariableOp(x).value()).value().data<float>().data(),
+        buffers[i++]);
+  }
+}
+
 TEST_F(StateOpsTest, ApplyAdamMatchesFormulaOverTwoSteps) {
   const float lr = 0.1f, b1 = 0.9f, b2 = 0.999f, eps = 1e-7f;
   Output var = Var("var", {2}, F({2}, {1, -1}));

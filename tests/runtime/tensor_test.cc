@@ -45,7 +45,8 @@ TEST(Tensor, FromDataCopiesTheValues) {
 }
 
 TEST(Tensor, FromDataRejectsAWrongSize) {
-  absl::StatusOr<Tensor> t = Tensor::FromData<float>({2, 3}, std::vector<float>{1, 2});
+  absl::StatusOr<Tensor> t =
+      Tensor::FromData<float>({2, 3}, std::vector<float>{1, 2});
   EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(t.status().message().find("6 elements"), std::string::npos);
 }
@@ -87,6 +88,23 @@ TEST(Tensor, CopiesShareTheBuffer) {
   EXPECT_TRUE(a.SharesBufferWith(b));
   Tensor c = Tensor::FromData<int32_t>({2}, std::vector<int32_t>{1, 2}).value();
   EXPECT_FALSE(a.SharesBufferWith(c));
+}
+
+TEST(Tensor, RefCountIsOneOnlyWhileNoCopyShares) {
+  Tensor a = Tensor::FromData<float>({2}, std::vector<float>{1, 2}).value();
+  EXPECT_TRUE(a.RefCountIsOne());
+  {
+    Tensor b = a;
+    EXPECT_FALSE(a.RefCountIsOne());
+    EXPECT_FALSE(b.RefCountIsOne());
+    Tensor r = b.Reshaped({2, 1}).value();
+    b = Tensor();
+    EXPECT_FALSE(a.RefCountIsOne());
+  }
+  EXPECT_TRUE(a.RefCountIsOne());
+  Tensor moved = std::move(a);
+  EXPECT_TRUE(moved.RefCountIsOne());
+  EXPECT_FALSE(Tensor().RefCountIsOne());
 }
 
 TEST(Tensor, BuffersAreAlignedForEigen) {
