@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -65,7 +66,10 @@ class OpKernelContext {
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   void set_output(int i, Tensor t) { outputs_[i] = std::move(t); }
-  std::vector<Tensor>& outputs() { return outputs_; }
+  // Inline storage: most ops have one or two outputs, and a context is made
+  // per node per run, so no allocation for them.
+  using Outputs = absl::InlinedVector<Tensor, 2>;
+  Outputs& outputs() { return outputs_; }
 
   // An InvalidArgument status prefixed with the op and node name, e.g.
   // "MatMul 'dense_1/MatMul': inner dims 3 vs 4".
@@ -80,7 +84,7 @@ class OpKernelContext {
   absl::Span<NodeResource* const> input_resources_;
   const Eigen::ThreadPoolDevice* device_;
   int64_t step_id_;
-  std::vector<Tensor> outputs_;
+  Outputs outputs_;
 };
 
 using KernelFn = std::function<absl::Status(OpKernelContext&)>;

@@ -417,7 +417,6 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
     slots[check.slot] = t;
   }
 
-  static const Tensor kNoTensor;
   const int64_t step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
   std::vector<Tensor> in(plan.max_inputs);
   std::vector<NodeResource*> resources(plan.max_inputs, nullptr);
@@ -461,8 +460,8 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
     }
     // Let go of the inputs now, so a taken buffer is freed after its last
     // reader rather than at the end of the run.
-    for (uint32_t k = 0; k < step.num_inputs; ++k) in[k] = kNoTensor;
-    std::vector<Tensor>& outs = ctx.outputs();
+    for (uint32_t k = 0; k < step.num_inputs; ++k) in[k] = Tensor();
+    OpKernelContext::Outputs& outs = ctx.outputs();
     for (uint32_t k = 0; k < step.num_outputs; ++k) {
       const DataType want = node.output_types[k];
       if (want == DT_RESOURCE) continue;  // the consumer reads the resource
