@@ -48,30 +48,30 @@ void RegisterLeaves(OpRegistry& r) {
                return ctx.InvalidArgument(
                    "must be fed a value (it is a Placeholder)");
              }));
-  MustRegister(
-      r, MakeOp(
-             "Const", {}, 1, {{"value", "tensor"}, {"dtype", "type"}},
-             [](const AttrMap& attrs, absl::Span<const InputInfo>)
-                 -> absl::StatusOr<std::vector<OutputInfo>> {
-               GG_ASSIGN_OR_RETURN(Tensor v, GetAttr<Tensor>(attrs, "value"));
-               GG_ASSIGN_OR_RETURN(DataType dt,
-                                   GetAttr<DataType>(attrs, "dtype"));
-               if (!v.IsInitialized()) {
-                 return absl::InvalidArgumentError("value is an empty tensor");
-               }
-               if (v.dtype() != dt) {
-                 return absl::InvalidArgumentError(
-                     absl::StrCat("value is ", DataTypeString(v.dtype()),
-                                  " but dtype is ", DataTypeString(dt)));
-               }
-               return std::vector<OutputInfo>{{dt, v.shape()}};
-             },
-             [](OpKernelContext& ctx) -> absl::Status {
-               GG_ASSIGN_OR_RETURN(Tensor v,
-                                   GetAttr<Tensor>(ctx.attrs(), "value"));
-               ctx.set_output(0, std::move(v));
-               return absl::OkStatus();
-             }));
+  RegisteredOp constant = MakeOp(
+      "Const", {}, 1, {{"value", "tensor"}, {"dtype", "type"}},
+      [](const AttrMap& attrs, absl::Span<const InputInfo>)
+          -> absl::StatusOr<std::vector<OutputInfo>> {
+        GG_ASSIGN_OR_RETURN(Tensor v, GetAttr<Tensor>(attrs, "value"));
+        GG_ASSIGN_OR_RETURN(DataType dt, GetAttr<DataType>(attrs, "dtype"));
+        if (!v.IsInitialized()) {
+          return absl::InvalidArgumentError("value is an empty tensor");
+        }
+        if (v.dtype() != dt) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("value is ", DataTypeString(v.dtype()),
+                           " but dtype is ", DataTypeString(dt)));
+        }
+        return std::vector<OutputInfo>{{dt, v.shape()}};
+      },
+      [](OpKernelContext& ctx) -> absl::Status {
+        GG_ASSIGN_OR_RETURN(Tensor v, GetAttr<Tensor>(ctx.attrs(), "value"));
+        ctx.set_output(0, std::move(v));
+        return absl::OkStatus();
+      });
+  // The value is an attribute: a plan computes it once.
+  constant.def.dispatch = OpDef::Dispatch::kConstant;
+  MustRegister(r, std::move(constant));
   auto identity_kernel = [](OpKernelContext& ctx) -> absl::Status {
     ctx.set_output(0, ctx.input(0));
     return absl::OkStatus();

@@ -141,6 +141,7 @@ void RegisterVariableOps(OpRegistry& r) {
       // respect to a VarHandleOp output are those of its reads.
       {});
   var.def.stateful = true;
+  var.def.dispatch = OpDef::Dispatch::kHandle;
   var.make_resource = [](const AttrMap& attrs)
       -> absl::StatusOr<std::shared_ptr<NodeResource>> {
     GG_ASSIGN_OR_RETURN(DataType dt, GetAttr<DataType>(attrs, "dtype"));

@@ -39,7 +39,10 @@ namespace graphgc {
 // What a kernel sees of one execution of its node.
 class OpKernelContext {
  public:
-  OpKernelContext(const Node& node, absl::Span<const Tensor> inputs,
+  // `inputs` points at the input tensors, which the caller keeps in place
+  // (unchanged) until the kernel returns: the executor passes its slots
+  // without copying a tensor.
+  OpKernelContext(const Node& node, absl::Span<const Tensor* const> inputs,
                   absl::Span<NodeResource* const> input_resources,
                   const Eigen::ThreadPoolDevice* device, int64_t step_id)
       : node_(node),
@@ -50,7 +53,7 @@ class OpKernelContext {
         outputs_(node.output_types.size()) {}
 
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
-  const Tensor& input(int i) const { return inputs_[i]; }
+  const Tensor& input(int i) const { return *inputs_[i]; }
   // The resource of the node that produced input i (e.g. the variable
   // behind a DT_RESOURCE input), or nullptr.
   NodeResource* input_resource(int i) const { return input_resources_[i]; }
@@ -80,7 +83,7 @@ class OpKernelContext {
 
  private:
   const Node& node_;
-  absl::Span<const Tensor> inputs_;
+  absl::Span<const Tensor* const> inputs_;
   absl::Span<NodeResource* const> input_resources_;
   const Eigen::ThreadPoolDevice* device_;
   int64_t step_id_;
@@ -109,6 +112,14 @@ struct OpDef {
   std::string type;  // TensorFlow's op type name, e.g. "MatMul"
   // Stateful ops (variables, random) are never merged or cached away.
   bool stateful = false;
+  // How a Session's plan treats the op's nodes. kKernel: the kernel runs
+  // every time. kConstant: no inputs and outputs that depend only on the
+  // node's attributes (Const); the kernel runs once, when a plan is built,
+  // and each run reuses its outputs. kHandle: every output is a DT_RESOURCE
+  // handle that consumers reach through input_resource() (VarHandleOp); the
+  // kernel does nothing and a plan skips it.
+  enum class Dispatch { kKernel, kConstant, kHandle };
+  Dispatch dispatch = Dispatch::kKernel;
   KernelFn kernel;  // empty only for ops the executor handles itself
   GradFn gradient;  // empty: not differentiable
 };

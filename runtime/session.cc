@@ -28,12 +28,18 @@ struct Step {
   uint32_t output_base = 0;  // its output k goes to slot output_base + k
   uint32_t num_outputs = 0;
   bool has_resource_inputs = false;
+  // kRun: run the kernel. kConstant: copy the outputs the kernel gave when
+  // the plan was built (Plan::constants from constant_begin). kSkip: nothing
+  // to run (NoOp, resource handles).
+  enum class Kind : uint8_t { kRun, kConstant, kSkip };
+  Kind kind = Kind::kRun;
+  uint32_t constant_begin = 0;
 };
 
 struct InputRef {
   uint32_t slot = 0;
-  // The last reader of a slot no fetch needs takes the tensor instead of
-  // sharing it, so intermediate buffers are freed as early as possible.
+  // The last reader of a slot no fetch needs clears the slot once its
+  // kernel returns, so intermediate buffers are freed as early as possible.
   bool take = false;
   NodeId producer;  // whose NodeResource the kernel sees for this input
 };
@@ -53,6 +59,7 @@ struct Plan {
   std::vector<InputRef> inputs;
   std::vector<FeedCheck> feeds;  // in the order of the Run's feeds
   std::vector<uint32_t> fetch_slots;
+  std::vector<Tensor> constants;  // outputs of the kConstant steps
   uint32_t num_slots = 0;
   uint32_t max_inputs = 0;
   uint64_t structure_version = 0;
@@ -133,6 +140,38 @@ uint64_t OutputKey(NodeId id, int index) {
   return (static_cast<uint64_t>(id.index) << 32) ^
          (static_cast<uint64_t>(id.generation) << 8) ^
          static_cast<uint64_t>(static_cast<uint32_t>(index));
+}
+
+// A kernel's failure, named for its node: kernels normally name it
+// (OpKernelContext::InvalidArgument); one that did not gets it prefixed,
+// keeping the code.
+absl::Status KernelError(const Node& node, const absl::Status& s) {
+  if (absl::StrContains(s.message(), absl::StrCat("'", node.name, "'"))) {
+    return s;
+  }
+  return absl::Status(
+      s.code(), absl::StrCat(node.op, " '", node.name, "': ", s.message()));
+}
+
+// Checks a kernel's outputs against the node's declared dtypes and shapes.
+absl::Status CheckOutputs(const Node& node,
+                          const OpKernelContext::Outputs& outs) {
+  for (size_t k = 0; k < node.output_types.size(); ++k) {
+    const DataType want = node.output_types[k];
+    if (want == DT_RESOURCE) continue;  // the consumer reads the resource
+    const Tensor& t = outs[k];
+    if (t.dtype() != want ||
+        !node.output_shapes[k].IsCompatibleWith(t.shape())) {
+      return absl::InternalError(absl::StrCat(
+          node.op, " '", node.name, "': kernel produced output ", k, " as ",
+          t.IsInitialized() ? absl::StrCat(DataTypeString(t.dtype()), " ",
+                                           t.shape().DebugString())
+                            : std::string("nothing"),
+          ", expected ", DataTypeString(want), " ",
+          node.output_shapes[k].DebugString()));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -338,6 +377,26 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
       plan->inputs.push_back(ref);
     }
   }
+  // What needs no kernel per run: constants are computed now, once.
+  for (Step& step : plan->steps) {
+    const Node& n = graph_.NodeForRuntime(step.id);
+    const OpDef::Dispatch dispatch =
+        n.op_def != nullptr ? n.op_def->dispatch : OpDef::Dispatch::kKernel;
+    const bool has_kernel = n.op_def != nullptr && n.op_def->kernel;
+    if (dispatch == OpDef::Dispatch::kHandle ||
+        (!has_kernel && n.op == "NoOp")) {
+      step.kind = Step::Kind::kSkip;
+    } else if (dispatch == OpDef::Dispatch::kConstant && has_kernel &&
+               step.num_inputs == 0) {
+      OpKernelContext ctx(n, {}, {}, device_.get(), /*step_id=*/0);
+      absl::Status s = n.op_def->kernel(ctx);
+      if (!s.ok()) return KernelError(n, s);
+      GG_RETURN_IF_ERROR(CheckOutputs(n, ctx.outputs()));
+      step.kind = Step::Kind::kConstant;
+      step.constant_begin = static_cast<uint32_t>(plan->constants.size());
+      for (Tensor& t : ctx.outputs()) plan->constants.push_back(std::move(t));
+    }
+  }
   for (const Output& o : fetches) {
     const uint32_t slot = slot_of(o.handle().id(), o.index());
     plan->fetch_slots.push_back(slot);
@@ -418,65 +477,48 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
   }
 
   const int64_t step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
-  std::vector<Tensor> in(plan.max_inputs);
+  std::vector<const Tensor*> in(plan.max_inputs, nullptr);
   std::vector<NodeResource*> resources(plan.max_inputs, nullptr);
   for (const Step& step : plan.steps) {
-    const Node& node = graph_.NodeForRuntime(step.id);
     const InputRef* refs = plan.inputs.data() + step.input_begin;
-    for (uint32_t k = 0; k < step.num_inputs; ++k) {
-      Tensor& src = slots[refs[k].slot];
-      if (refs[k].take) {
-        in[k] = std::move(src);
-      } else {
-        in[k] = src;
+    if (step.kind == Step::Kind::kConstant) {
+      for (uint32_t k = 0; k < step.num_outputs; ++k) {
+        slots[step.output_base + k] = plan.constants[step.constant_begin + k];
       }
+      continue;
     }
+    if (step.kind == Step::Kind::kSkip) continue;
+    const Node& node = graph_.NodeForRuntime(step.id);
+    for (uint32_t k = 0; k < step.num_inputs; ++k) in[k] = &slots[refs[k].slot];
     if (step.has_resource_inputs) {
       for (uint32_t k = 0; k < step.num_inputs; ++k) {
         resources[k] = graph_.NodeForRuntime(refs[k].producer).resource.get();
       }
     }
     OpKernelContext ctx(
-        node, absl::Span<const Tensor>(in.data(), step.num_inputs),
+        node, absl::Span<const Tensor* const>(in.data(), step.num_inputs),
         absl::Span<NodeResource* const>(resources.data(), step.num_inputs),
         device_.get(), step_id);
-    if (node.op_def != nullptr && node.op_def->kernel) {
-      absl::Status s = node.op_def->kernel(ctx);
-      if (!s.ok()) {
-        // Kernels normally name their node (OpKernelContext::InvalidArgument);
-        // one that did not gets it prefixed, keeping the code.
-        if (absl::StrContains(s.message(), absl::StrCat("'", node.name, "'"))) {
-          return s;
-        }
-        return absl::Status(s.code(), absl::StrCat(node.op, " '", node.name,
-                                                   "': ", s.message()));
-      }
-    } else if (node.op != "NoOp") {
+    if (node.op_def == nullptr || !node.op_def->kernel) {
       return absl::UnimplementedError(absl::StrCat(
           "Session::Run: ", node.op, " '", node.name, "' has no kernel"));
+    }
+    if (absl::Status s = node.op_def->kernel(ctx); !s.ok()) {
+      return KernelError(node, s);
     }
     if (step.has_resource_inputs) {
       std::fill_n(resources.begin(), step.num_inputs, nullptr);
     }
-    // Let go of the inputs now, so a taken buffer is freed after its last
-    // reader rather than at the end of the run.
-    for (uint32_t k = 0; k < step.num_inputs; ++k) in[k] = Tensor();
+    // Let go of each input this step read last, so its buffer is freed (or
+    // an optimizer finds its variable unshared) after its last reader
+    // rather than at the end of the run.
+    for (uint32_t k = 0; k < step.num_inputs; ++k) {
+      if (refs[k].take) slots[refs[k].slot] = Tensor();
+    }
     OpKernelContext::Outputs& outs = ctx.outputs();
+    GG_RETURN_IF_ERROR(CheckOutputs(node, outs));
     for (uint32_t k = 0; k < step.num_outputs; ++k) {
-      const DataType want = node.output_types[k];
-      if (want == DT_RESOURCE) continue;  // the consumer reads the resource
-      Tensor& t = outs[k];
-      if (t.dtype() != want ||
-          !node.output_shapes[k].IsCompatibleWith(t.shape())) {
-        return absl::InternalError(absl::StrCat(
-            node.op, " '", node.name, "': kernel produced output ", k, " as ",
-            t.IsInitialized() ? absl::StrCat(DataTypeString(t.dtype()), " ",
-                                             t.shape().DebugString())
-                              : std::string("nothing"),
-            ", expected ", DataTypeString(want), " ",
-            node.output_shapes[k].DebugString()));
-      }
-      slots[step.output_base + k] = std::move(t);
+      slots[step.output_base + k] = std::move(outs[k]);
     }
   }
 

@@ -68,7 +68,9 @@ class KernelRunner {
       if (node.op_def == nullptr || !node.op_def->kernel) {
         return absl::InternalError("node " + node.name + " has no kernel");
       }
-      OpKernelContext ctx(node, inputs, resources, &device_, ++step_);
+      std::vector<const Tensor*> input_ptrs;
+      for (const Tensor& t : inputs) input_ptrs.push_back(&t);
+      OpKernelContext ctx(node, input_ptrs, resources, &device_, ++step_);
       absl::Status s = node.op_def->kernel(ctx);
       if (!s.ok()) return s;
       for (size_t i = 0; i < ctx.outputs().size(); ++i) {

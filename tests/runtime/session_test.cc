@@ -322,6 +322,67 @@ TEST_F(SessionTest, KernelOutputOfWrongDtypeIsAnError) {
                    "output 0 as int32"));
 }
 
+// A node of a one-output op with `def`, float [1].
+NodeHandle SourceNode(Graph& g, const OpDef* def, const std::string& name) {
+  NodeSpec spec;
+  spec.op = def->type;
+  spec.op_def = def;
+  spec.name = name;
+  spec.output_types = {DT_FLOAT};
+  spec.output_shapes = {TensorShape{1}};
+  return g.AddNode(std::move(spec)).value();
+}
+
+TEST_F(SessionTest, ConstantKernelRunsOncePerPlan) {
+  int runs = 0;
+  OpDef def{.type = "Seven",
+            .dispatch = OpDef::Dispatch::kConstant,
+            .kernel = [&runs](OpKernelContext& ctx) {
+              ++runs;
+              ctx.set_output(0, Vec({7}));
+              return absl::OkStatus();
+            }};
+  Output seven(SourceNode(g_, &def, "seven"), 0);
+  Output twice = ops_.Add(seven, seven).value();
+  Session s(g_);
+  for (int i = 0; i < 3; ++i) {
+    std::vector<Tensor> out = s.Run({}, {twice, seven}).value();
+    EXPECT_EQ(Values(out[0]), std::vector<float>{14});
+    EXPECT_EQ(Values(out[1]), std::vector<float>{7});
+  }
+  EXPECT_EQ(runs, 1);
+}
+
+TEST_F(SessionTest, FailingConstantKernelFailsEveryRunNamingItsNode) {
+  OpDef def{.type = "NoValue",
+            .dispatch = OpDef::Dispatch::kConstant,
+            .kernel = [](OpKernelContext&) {
+              return absl::InvalidArgumentError("no value");
+            }};
+  Output bad(SourceNode(g_, &def, "bad"), 0);
+  Session s(g_);
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<std::vector<Tensor>> r = s.Run({}, {bad});
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(r.status().message(), "NoValue 'bad': no value");
+  }
+  EXPECT_EQ(s.cached_plans_ForTesting(), 0u);
+}
+
+TEST_F(SessionTest, HandleKernelIsNeverRun) {
+  int runs = 0;
+  OpDef def{.type = "Handle",
+            .dispatch = OpDef::Dispatch::kHandle,
+            .kernel = [&runs](OpKernelContext&) {
+              ++runs;
+              return absl::OkStatus();
+            }};
+  NodeHandle handle = SourceNode(g_, &def, "handle");
+  Session s(g_);
+  ASSERT_TRUE(s.Run({}, {}, {Output(handle, 0)}).ok());
+  EXPECT_EQ(runs, 0);
+}
+
 TEST_F(SessionTest, CycleIsAnError) {
   Output a = ops_.Const(g_, Vec({1})).value();
   Output b = ops_.Identity(a, "b").value();
