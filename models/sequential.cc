@@ -132,13 +132,18 @@ absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
 // Rows `rows` of x (float [n, cols]) as a new [rows.size(), cols] tensor.
 Tensor GatherRows(const Tensor& x, int64_t cols,
                   absl::Span<const int64_t> rows) {
+  // Every element is written below.
   Tensor out =
-      Tensor::Zeros(DT_FLOAT, {static_cast<int64_t>(rows.size()), cols})
+      Tensor::Uninitialized(DT_FLOAT, {static_cast<int64_t>(rows.size()), cols})
           .value();
   const float* src = x.data<float>().data();
   float* dst = out.mutable_data<float>().data();
+  // An element loop rather than a memcpy call per row: rows are short
+  // (tens of features), and this runs every step.
   for (size_t i = 0; i < rows.size(); ++i) {
-    std::memcpy(dst + i * cols, src + rows[i] * cols, cols * sizeof(float));
+    const float* row = src + rows[i] * cols;
+    float* to = dst + i * cols;
+    for (int64_t j = 0; j < cols; ++j) to[j] = row[j];
   }
   return out;
 }
@@ -148,7 +153,7 @@ Tensor GatherLabels(const ModelState& m, const Tensor& y,
                     absl::Span<const int64_t> rows) {
   const int64_t n = static_cast<int64_t>(rows.size());
   if (LabelsOf(m.compile.loss) == LabelKind::kSparse) {
-    Tensor out = Tensor::Zeros(DT_INT32, {n}).value();
+    Tensor out = Tensor::Uninitialized(DT_INT32, {n}).value();
     auto dst = out.mutable_data<int32_t>();
     for (int64_t i = 0; i < n; ++i) {
       dst[i] = y.dtype() == DT_INT32

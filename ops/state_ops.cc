@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
+#include "absl/container/inlined_vector.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 #include "ops/resources.h"
@@ -197,8 +199,8 @@ void RegisterVariableOps(OpRegistry& r) {
 // updates that share variables); each distinct variable once.
 class MultiLock {
  public:
-  explicit MultiLock(std::vector<VariableResource*> vars)
-      : vars_(std::move(vars)) {
+  explicit MultiLock(std::initializer_list<VariableResource*> vars)
+      : vars_(vars) {
     std::sort(vars_.begin(), vars_.end());
     vars_.erase(std::unique(vars_.begin(), vars_.end()), vars_.end());
     for (VariableResource* v : vars_) v->mu().Lock();
@@ -211,7 +213,7 @@ class MultiLock {
   MultiLock& operator=(const MultiLock&) = delete;
 
  private:
-  std::vector<VariableResource*> vars_;
+  absl::InlinedVector<VariableResource*, 3> vars_;  // no allocation per step
 };
 
 absl::StatusOr<float> ScalarInput(const OpKernelContext& ctx, int i,
