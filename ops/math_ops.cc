@@ -9,6 +9,7 @@
 #include "Eigen/Core"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "ops/small_gemm.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -555,21 +556,9 @@ absl::Status MatMulKernel(OpKernelContext& ctx) {
   }
   GG_ASSIGN_OR_RETURN(Tensor out,
                       NewUninitializedOutput(ctx, DT_FLOAT, TensorShape{m, n}));
-  if (m > 0 && n > 0) {
-    auto am = a.matrix<float>();
-    auto bm = b.matrix<float>();
-    auto om = out.mutable_matrix<float>();
-    // Eigen's blocked, vectorised GEMM.
-    if (!ta && !tb) {
-      om.noalias() = am * bm;
-    } else if (!ta && tb) {
-      om.noalias() = am * bm.transpose();
-    } else if (ta && !tb) {
-      om.noalias() = am.transpose() * bm;
-    } else {
-      om.noalias() = am.transpose() * bm.transpose();
-    }
-  }
+  // Register-blocked for small products, Eigen's blocked GEMM otherwise.
+  gemm::MatMul(a.data<float>().data(), b.data<float>().data(),
+               out.mutable_data<float>().data(), m, n, ka, ta, tb);
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }

@@ -68,6 +68,58 @@ TEST_F(MathOpsTest, MatMulMatchesReferenceForAllTransposes) {
   }
 }
 
+// The kernel against RefMatMul over shapes that take the small path
+// (ops/small_gemm.h) and shapes that take Eigen's: vectors, fewer columns
+// than a packet, odd sizes, the MLP products and both sides of the
+// 128^3 threshold (256x64x128 vs 257x64x128).
+TEST_F(MathOpsTest, MatMulMatchesReferenceOverShapeSweep) {
+  const std::vector<std::vector<int64_t>> shapes = {
+      {1, 1, 1},    {1, 9, 5},    {9, 1, 5},    {2, 3, 4},      {7, 8, 1},
+      {8, 8, 8},    {9, 10, 11},  {13, 17, 3},  {32, 64, 10},   {32, 10, 64},
+      {64, 10, 32}, {10, 64, 32}, {33, 31, 65}, {256, 64, 128}, {257, 64, 128}};
+  uint32_t seed = 10;
+  for (const std::vector<int64_t>& s : shapes) {
+    const int64_t m = s[0], n = s[1], k = s[2];
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        Tensor a =
+            RandomTensor(ta ? TensorShape{k, m} : TensorShape{m, k}, seed++);
+        Tensor b =
+            RandomTensor(tb ? TensorShape{n, k} : TensorShape{k, n}, seed++);
+        Output y =
+            ops::MatMul(C(a), C(b), {.transpose_a = ta, .transpose_b = tb})
+                .value();
+        Tensor out = run_.Run1(y).value();
+        ASSERT_EQ(out.shape(), (TensorShape{m, n}));
+        std::vector<float> ref = RefMatMul(a, b, ta, tb);
+        for (int64_t i = 0; i < m * n; ++i) {
+          ASSERT_NEAR(out.data<float>()[i], ref[i], 1e-5 * (k + 1))
+              << m << "x" << n << "x" << k << " ta " << ta << " tb " << tb
+              << " element " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(MathOpsTest, MatMulWithEmptyInnerDimensionIsZeros) {
+  for (int64_t n : {2, 9}) {
+    Output y = ops::MatMul(C(F({3, 0}, {})), C(F({0, n}, {}))).value();
+    Tensor out = run_.Run1(y).value();
+    ASSERT_EQ(out.shape(), (TensorShape{3, n}));
+    for (float x : Values(out)) EXPECT_EQ(x, 0.f) << n;
+  }
+}
+
+TEST_F(MathOpsTest, MatMulWithEmptyOuterDimensionIsEmpty) {
+  Output rows =
+      ops::MatMul(C(F({0, 4}, {})), C(RandomTensor({4, 9}, 1))).value();
+  EXPECT_EQ(run_.Run1(rows).value().shape(), (TensorShape{0, 9}));
+  Output cols =
+      ops::MatMul(C(RandomTensor({9, 4}, 2)), C(F({4, 0}, {}))).value();
+  EXPECT_EQ(run_.Run1(cols).value().shape(), (TensorShape{9, 0}));
+}
+
 TEST_F(MathOpsTest, MatMulByHand) {
   Output y =
       ops::MatMul(C(F({2, 2}, {1, 2, 3, 4})), C(F({2, 1}, {5, 6}))).value();

@@ -1,0 +1,53 @@
+// ops/small_gemm.h
+//
+// Single-precision matrix products for the MatMul kernel: C = op(A) op(B),
+// with op a transpose or not. Eigen's blocked GEMM packs both operands
+// before it multiplies, which costs more than the product itself when the
+// matrices are small (a 32x64x10 product is ~20K multiply-adds). For small
+// shapes SmallMatMul instead keeps a block of C in registers over the whole
+// inner dimension (Eigen packet primitives, so AVX/FMA or SSE as compiled),
+// reading A in place and B in place or from a small transposed/padded copy.
+//
+// All matrices are dense and row-major:
+//   C is m x n; A is m x k (k x m if transpose_a); B is k x n (n x k if
+//   transpose_b). C must not alias A or B.
+//
+// Example:
+//   gemm::MatMul(a, b, c, /*m=*/32, /*n=*/64, /*k=*/10,
+//                /*transpose_a=*/false, /*transpose_b=*/false);
+//
+// Thread safety: all functions are reentrant (scratch lives on the stack).
+#ifndef GRAPHGC_OPS_SMALL_GEMM_H_
+#define GRAPHGC_OPS_SMALL_GEMM_H_
+
+#include <cstdint>
+
+namespace graphgc {
+namespace gemm {
+
+// MatMul computes C = op(A) op(B), choosing SmallMatMul when
+// UseSmallMatMul and Eigen's GEMM otherwise. Any of m, n, k may be
+// 0 (k == 0 gives C = 0).
+void MatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
+            int64_t k, bool transpose_a, bool transpose_b);
+
+// UseSmallMatMul is whether MatMul takes the small-matrix path for an
+// m x n x k product: measured to be at least as fast as Eigen's there.
+bool UseSmallMatMul(int64_t m, int64_t n, int64_t k, bool transpose_a,
+                    bool transpose_b);
+
+// SmallMatMul is the register-blocked path. Correct for any shape whose B
+// copy fits its scratch (SmallMatMulFits); exposed for tests and benchmarks.
+bool SmallMatMulFits(int64_t m, int64_t n, int64_t k, bool transpose_a,
+                     bool transpose_b);
+void SmallMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
+                 int64_t k, bool transpose_a, bool transpose_b);
+
+// EigenMatMul is Eigen's GEMM (`c.noalias() = a * b` on row-major maps).
+void EigenMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
+                 int64_t k, bool transpose_a, bool transpose_b);
+
+}  // namespace gemm
+}  // namespace graphgc
+
+#endif  // GRAPHGC_OPS_SMALL_GEMM_H_

@@ -1,0 +1,144 @@
+#include "ops/small_gemm.h"
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace graphgc {
+namespace {
+
+constexpr float kSentinel = 12345.f;
+
+struct Product {
+  int64_t m, n, k;
+  bool ta, tb;
+};
+
+using MatMulFn = void (*)(const float*, const float*, float*, int64_t, int64_t,
+                          int64_t, bool, bool);
+
+// Runs `fn` on random operands of `p` and compares with a triple loop
+// accumulating in double; C is followed by a sentinel that must survive.
+void ExpectMatchesReference(MatMulFn fn, const Product& p, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> a(p.m * p.k), b(p.k * p.n);
+  for (float& x : a) x = u(rng);
+  for (float& x : b) x = u(rng);
+  std::vector<float> c(p.m * p.n + 1, kSentinel);
+  fn(a.data(), b.data(), c.data(), p.m, p.n, p.k, p.ta, p.tb);
+  const std::string where =
+      ::testing::PrintToString(std::vector<int64_t>{p.m, p.n, p.k, p.ta, p.tb});
+  ASSERT_EQ(c[p.m * p.n], kSentinel) << "wrote past C for " << where;
+  int failures = 0;
+  for (int64_t i = 0; i < p.m; ++i) {
+    for (int64_t j = 0; j < p.n; ++j) {
+      double s = 0;
+      for (int64_t l = 0; l < p.k; ++l) {
+        const double x = p.ta ? a[l * p.m + i] : a[i * p.k + l];
+        const double y = p.tb ? b[j * p.k + l] : b[l * p.n + j];
+        s += x * y;
+      }
+      const float got = c[i * p.n + j];
+      if (std::abs(got - s) > 1e-5 * (p.k + 1) && failures++ < 5) {
+        ADD_FAILURE() << where << " C(" << i << ", " << j << ") = " << got
+                      << ", reference " << s;
+      }
+    }
+  }
+}
+
+// Every m, n, k in `sizes` (up to 64: all small) with all four transposes.
+void SweepAllShapes(MatMulFn fn) {
+  const std::vector<int64_t> sizes = {0,  1,  2,  3,  5,  7,  8,  9,
+                                      10, 13, 16, 17, 31, 32, 33, 64};
+  uint32_t seed = 1;
+  for (int64_t m : sizes) {
+    for (int64_t n : sizes) {
+      for (int64_t k : {0, 1, 2, 7, 10, 32, 65}) {
+        for (int t = 0; t < 4; ++t) {
+          ExpectMatchesReference(fn, {m, n, k, (t & 1) != 0, (t & 2) != 0},
+                                 seed++);
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+TEST(SmallGemmTest, SmallMatMulMatchesReferenceForEveryShapeAndTranspose) {
+  SweepAllShapes(gemm::SmallMatMul);
+}
+
+TEST(SmallGemmTest, MatMulMatchesReferenceForEveryShapeAndTranspose) {
+  SweepAllShapes(gemm::MatMul);
+}
+
+TEST(SmallGemmTest, EigenMatMulMatchesReferenceForEveryShapeAndTranspose) {
+  SweepAllShapes(gemm::EigenMatMul);
+}
+
+// The five products of a 10-64-10 MLP training step at batch 32.
+const Product kMlpProducts[] = {
+    {32, 64, 10, false, false}, {32, 10, 64, false, false},
+    {64, 10, 32, true, false},  {32, 64, 10, false, true},
+    {10, 64, 32, true, false},
+};
+
+TEST(SmallGemmTest, MlpProductsTakeTheSmallPath) {
+  for (const Product& p : kMlpProducts) {
+    EXPECT_TRUE(gemm::UseSmallMatMul(p.m, p.n, p.k, p.ta, p.tb))
+        << p.m << "x" << p.n << "x" << p.k;
+  }
+}
+
+TEST(SmallGemmTest, MlpProductsMatchReference) {
+  for (const Product& p : kMlpProducts)
+    ExpectMatchesReference(gemm::MatMul, p, 7);
+}
+
+TEST(SmallGemmTest, VectorProductsStayWithEigen) {
+  EXPECT_FALSE(gemm::UseSmallMatMul(1, 64, 64, false, false));
+  EXPECT_FALSE(gemm::UseSmallMatMul(64, 1, 64, false, false));
+  EXPECT_FALSE(gemm::UseSmallMatMul(64, 1, 64, true, true));
+}
+
+// 256 x 64 x 128 = 128^3 multiply-adds is the largest small product.
+TEST(SmallGemmTest, ThresholdSeparatesSmallFromEigen) {
+  for (int t = 0; t < 4; ++t) {
+    const bool ta = (t & 1) != 0, tb = (t & 2) != 0;
+    EXPECT_TRUE(gemm::UseSmallMatMul(256, 64, 128, ta, tb)) << t;
+    EXPECT_FALSE(gemm::UseSmallMatMul(257, 64, 128, ta, tb)) << t;
+    EXPECT_FALSE(gemm::UseSmallMatMul(256, 64, 129, ta, tb)) << t;
+  }
+}
+
+TEST(SmallGemmTest, MatMulMatchesReferenceOnBothSidesOfTheThreshold) {
+  for (int t = 0; t < 4; ++t) {
+    const bool ta = (t & 1) != 0, tb = (t & 2) != 0;
+    ExpectMatchesReference(gemm::MatMul, {256, 64, 128, ta, tb}, 11);
+    ExpectMatchesReference(gemm::MatMul, {257, 64, 128, ta, tb}, 12);
+    ExpectMatchesReference(gemm::MatMul, {256, 64, 129, ta, tb}, 13);
+  }
+}
+
+// A transposed B larger than the stack scratch goes to Eigen.
+TEST(SmallGemmTest, SmallMatMulHandlesOperandsBeyondItsScratch) {
+  EXPECT_FALSE(gemm::SmallMatMulFits(16, 100, 100, false, true));
+  ExpectMatchesReference(gemm::SmallMatMul, {16, 100, 100, false, true}, 5);
+  ExpectMatchesReference(gemm::SmallMatMul, {16, 100, 100, true, true}, 6);
+}
+
+TEST(SmallGemmTest, EmptyInnerDimensionGivesZeros) {
+  for (int64_t n : {3, 8, 17}) {
+    std::vector<float> c(4 * n, kSentinel);
+    gemm::MatMul(nullptr, nullptr, c.data(), 4, n, 0, false, false);
+    for (float x : c) EXPECT_EQ(x, 0.f) << n;
+  }
+}
+
+}  // namespace
+}  // namespace graphgc
