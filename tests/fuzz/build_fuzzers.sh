@@ -23,7 +23,7 @@ SRCS=(
   gc/sweeper.cc
   ops/array_ops.cc ops/core_ops.cc ops/math_ops.cc ops/nn_ops.cc
   ops/op_util.cc ops/ops.cc ops/random_ops.cc ops/registry.cc
-  ops/resources.cc ops/state_ops.cc
+  ops/resources.cc ops/small_gemm.cc ops/state_ops.cc
   runtime/attr_value.cc runtime/gradients.cc runtime/gradients_ops.cc
   runtime/graph.cc runtime/session.cc runtime/tensor.cc
   serialize/crc32c.cc serialize/event_file.cc serialize/graph_def.cc
