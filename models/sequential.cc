@@ -389,6 +389,11 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
   std::vector<int64_t> order(n);
   std::vector<Output> fetches = {m.loss};
   if (m.accuracy.has_value()) fetches.push_back(*m.accuracy);
+  // Built once: each step only swaps in its batch, so no node handle is
+  // copied (and counted) per step.
+  std::vector<std::pair<Output, Tensor>> feeds = {{m.input, Tensor()},
+                                                  {m.labels, Tensor()}};
+  const std::vector<Output> targets = {m.train_op};
   Logs epoch_logs;
   for (int epoch = 0; epoch < options.epochs; ++epoch) {
     std::iota(order.begin(), order.end(), 0);
@@ -403,13 +408,12 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
       const int64_t begin = step * options.batch_size;
       const int64_t end = std::min<int64_t>(n, begin + options.batch_size);
       absl::Span<const int64_t> rows(order.data() + begin, end - begin);
-      Tensor xb = GatherRows(x, m.in_dim, rows);
-      Tensor yb = GatherLabels(m, y, rows);
+      feeds[0].second = GatherRows(x, m.in_dim, rows);
+      feeds[1].second = GatherLabels(m, y, rows);
       // A safe point: nothing of this model is in flight.
       m.graph->MaybeCollect();
       GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
-                          m.session->Run({{m.input, xb}, {m.labels, yb}},
-                                         fetches, {m.train_op}));
+                          m.session->Run(feeds, fetches, targets));
       Logs batch_logs;
       batch_logs["loss"] = out[0].data<float>()[0];
       if (out.size() > 1) batch_logs[m.metric_name] = out[1].data<float>()[0];
