@@ -25,6 +25,15 @@ class StateOpsTest : public ::testing::Test {
         run_.Run({}, {}, {ops::AssignVariableOp(v, C(init)).value()}).ok());
     return v;
   }
+  // v -= 0.5 * [2, -2], for a float [2] variable.
+  Output DescentStep(const Output& v) {
+    return ops::ResourceApplyGradientDescent(v, C(Tensor::Scalar(0.5f)),
+                                             C(F({2}, {2, -2})))
+        .value();
+  }
+  Tensor Read(const Output& v) {
+    return run_.Run1(ops::ReadVariableOp(v).value()).value();
+  }
   Graph g_;
   KernelRunner run_;
 };
@@ -94,9 +103,7 @@ TEST_F(StateOpsTest, AssignDtypeMismatchIsBuildError) {
 
 TEST_F(StateOpsTest, ApplyGradientDescent) {
   Output v = Var("v", {2}, F({2}, {1, 2}));
-  Output step = ops::ResourceApplyGradientDescent(v, C(Tensor::Scalar(0.5f)),
-                                                  C(F({2}, {2, -2})))
-                    .value();
+  Output step = DescentStep(v);
   ASSERT_TRUE(run_.Run({}, {}, {step}).ok());
   EXPECT_THAT(Values(run_.Run1(ops::ReadVariableOp(v).value()).value()),
               ElementsAre(0, 3));
@@ -104,13 +111,11 @@ TEST_F(StateOpsTest, ApplyGradientDescent) {
 
 TEST_F(StateOpsTest, UpdateLeavesAValueReadBeforeItUnchanged) {
   Output v = Var("v", {2}, F({2}, {1, 2}));
-  Output step = ops::ResourceApplyGradientDescent(v, C(Tensor::Scalar(0.5f)),
-                                                  C(F({2}, {2, -2})))
-                    .value();
+  Output step = DescentStep(v);
   ASSERT_TRUE(run_.Run({}, {}, {step}).ok());
-  Tensor before = run_.Run1(ops::ReadVariableOp(v).value()).value();
+  Tensor before = Read(v);
   ASSERT_TRUE(run_.Run({}, {}, {step}).ok());
-  Tensor after = run_.Run1(ops::ReadVariableOp(v).value()).value();
+  Tensor after = Read(v);
   EXPECT_THAT(Values(before), ElementsAre(0, 3));
   EXPECT_THAT(Values(after), ElementsAre(-1, 4));
   EXPECT_FALSE(after.SharesBufferWith(before));
@@ -118,15 +123,12 @@ TEST_F(StateOpsTest, UpdateLeavesAValueReadBeforeItUnchanged) {
 
 TEST_F(StateOpsTest, UpdateWritesInPlaceWhenNoReadIsHeld) {
   Output v = Var("v", {2}, F({2}, {1, 2}));
-  Output step = ops::ResourceApplyGradientDescent(v, C(Tensor::Scalar(0.5f)),
-                                                  C(F({2}, {2, -2})))
-                    .value();
+  Output step = DescentStep(v);
   // The first update copies: the value still shares the assigned constant.
   ASSERT_TRUE(run_.Run({}, {}, {step}).ok());
-  const float* buffer =
-      run_.Run1(ops::ReadVariableOp(v).value()).value().data<float>().data();
+  const float* buffer = Read(v).data<float>().data();
   ASSERT_TRUE(run_.Run({}, {}, {step}).ok());
-  Tensor after = run_.Run1(ops::ReadVariableOp(v).value()).value();
+  Tensor after = Read(v);
   EXPECT_THAT(Values(after), ElementsAre(-1, 4));
   EXPECT_EQ(after.data<float>().data(), buffer);
 }
