@@ -323,7 +323,6 @@ absl::Status XentKernel(OpKernelContext& ctx) {
     // vectorised pass (rows of a few classes vectorise poorly one by one),
     // then derive both the loss (log-sum-exp minus the label's logit) and
     // the backprop (softmax minus the one-hot label) from those exponentials.
-    Eigen::Map<const Eigen::ArrayXf> xs(in, rows * c);
     Eigen::Map<Eigen::ArrayXf> bs(b, rows * c);
     for (int64_t i = 0; i < rows; ++i) {
       const float* xi = in + i * c;
@@ -337,7 +336,7 @@ absl::Status XentKernel(OpKernelContext& ctx) {
       float sum = 0;
       for (int64_t j = 0; j < c; ++j) sum += bi[j];
       const int64_t label = label_at(i);
-      l[i] = std::log(sum) - (xs(i * c + label) - l[i]);
+      l[i] = std::log(sum) - (in[i * c + label] - l[i]);
       const float inv = 1.0f / sum;
       for (int64_t j = 0; j < c; ++j) bi[j] *= inv;
       bi[label] -= 1.0f;

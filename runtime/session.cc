@@ -376,10 +376,7 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
       last_reader[ref.slot] = static_cast<uint32_t>(plan->inputs.size());
       plan->inputs.push_back(ref);
     }
-  }
-  // What needs no kernel per run: constants are computed now, once.
-  for (Step& step : plan->steps) {
-    const Node& n = graph_.NodeForRuntime(step.id);
+    // What needs no kernel per run: constants are computed now, once.
     const OpDef::Dispatch dispatch =
         n.op_def != nullptr ? n.op_def->dispatch : OpDef::Dispatch::kKernel;
     const bool has_kernel = n.op_def != nullptr && n.op_def->kernel;
