@@ -9,7 +9,11 @@
 namespace graphgc {
 namespace gc {
 
-CollectStats Collector::Collect() {
+CollectStats Collector::Collect() { return Run(/*minor=*/false); }
+
+CollectStats Collector::CollectYoung() { return Run(/*minor=*/true); }
+
+CollectStats Collector::Run(bool minor) {
   // A collection asked for by a listener would re-enter; defer it.
   if (notifying_thread_.load(std::memory_order_acquire) ==
       std::this_thread::get_id()) {
@@ -19,11 +23,15 @@ CollectStats Collector::Collect() {
   Notify(CollectEvent{.phase = CollectEvent::Phase::kStart});
 
   CollectStats result;
+  result.minor = minor;
   std::vector<NodeId> swept;
+  int64_t first_swept_serial = 0;
   bool save = false;
+  int promote_after = 0;
   {
     std::lock_guard<std::mutex> l(state_mu_);
     save = policy_.save_garbage;
+    promote_after = policy_.promote_after;
   }
   std::vector<std::unique_ptr<Object>> kept;
   int64_t live_after = 0;
@@ -43,12 +51,24 @@ CollectStats Collector::Collect() {
       epoch_ = 1;
     }
     roots_.clear();
-    CollectRoots(heap_, roots_);
-    result.marked = marker_.Mark(heap_, roots_, epoch_);
     garbage_.clear();
-    FindGarbage(heap_, epoch_, garbage_);
+    if (minor) {
+      CollectYoungRoots(heap_, roots_);
+      result.marked = marker_.MarkYoung(heap_, roots_, epoch_);
+      first_swept_serial = FindYoungGarbage(heap_, epoch_, garbage_);
+    } else {
+      CollectRoots(heap_, roots_);
+      result.marked = marker_.Mark(heap_, roots_, epoch_);
+      FindGarbage(heap_, epoch_, garbage_);
+    }
     if (!garbage_.empty() && observer_ != nullptr) observer_->OnSweep(garbage_);
     Sweep(heap_, garbage_, save, &kept);
+    const int64_t promoted = heap_.AgeSurvivors(promote_after);
+    if (minor) {
+      promoted_since_full_.fetch_add(promoted, std::memory_order_relaxed);
+    } else {
+      promoted_since_full_.store(0, std::memory_order_relaxed);
+    }
     result.swept = static_cast<int64_t>(garbage_.size());
     swept.assign(garbage_.begin(), garbage_.end());
     if (garbage_.capacity() > (size_t{1} << 20)) garbage_ = {};
@@ -68,16 +88,18 @@ CollectStats Collector::Collect() {
   {
     std::lock_guard<std::mutex> l(state_mu_);
     ++stats_.collections;
+    if (minor) ++stats_.minor_collections;
     stats_.swept_total += result.swept;
     stats_.pause_ns_total += result.pause_ns;
     stats_.last_pause_ns = result.pause_ns;
     stats_.peak_nodes = std::max(stats_.peak_nodes, peak);
   }
-  UpdateThreshold(live_after);
+  if (!minor) UpdateThreshold(live_after);
   deferred_.store(false, std::memory_order_release);
   Notify(CollectEvent{.phase = CollectEvent::Phase::kEnd,
                       .stats = result,
-                      .swept = std::move(swept)});
+                      .swept = std::move(swept),
+                      .first_swept_serial = first_swept_serial});
   return result;
 }
 
@@ -89,10 +111,18 @@ std::optional<CollectStats> Collector::MaybeCollect() {
   }
   const int64_t created = heap_.allocations() -
                           allocations_at_last_.load(std::memory_order_acquire);
-  if (created < threshold_.load(std::memory_order_relaxed)) {
+  const int64_t full_threshold = threshold_.load(std::memory_order_relaxed);
+  if (promote_after_.load(std::memory_order_relaxed) == 0) {
+    if (created < full_threshold) return std::nullopt;
+    return Collect();
+  }
+  if (created < min_new_nodes_.load(std::memory_order_relaxed)) {
     return std::nullopt;
   }
-  return Collect();
+  if (promoted_since_full_.load(std::memory_order_relaxed) >= full_threshold) {
+    return Collect();
+  }
+  return CollectYoung();
 }
 
 void Collector::UpdateThreshold(int64_t live_after) {
@@ -129,7 +159,11 @@ void Collector::set_policy(const GcPolicy& policy) {
   {
     std::lock_guard<std::mutex> l(state_mu_);
     policy_ = policy;
+    // Survival counts are 8 bits.
+    policy_.promote_after = std::clamp(policy.promote_after, 0, 100);
     automatic_.store(policy.automatic, std::memory_order_relaxed);
+    min_new_nodes_.store(policy.min_new_nodes, std::memory_order_relaxed);
+    promote_after_.store(policy_.promote_after, std::memory_order_relaxed);
   }
   UpdateThreshold(live);
 }
@@ -137,23 +171,45 @@ void Collector::set_policy(const GcPolicy& policy) {
 int Collector::AddListener(Listener listener) {
   std::lock_guard<std::mutex> l(state_mu_);
   const int id = next_listener_++;
-  listeners_.emplace_back(id, std::make_shared<Listener>(std::move(listener)));
+  listeners_.push_back(
+      {id, std::make_shared<Listener>(std::move(listener)), false, 0});
   return id;
+}
+
+int Collector::AddSweepListener(Listener listener, int64_t horizon) {
+  std::lock_guard<std::mutex> l(state_mu_);
+  const int id = next_listener_++;
+  listeners_.push_back(
+      {id, std::make_shared<Listener>(std::move(listener)), true, horizon});
+  return id;
+}
+
+void Collector::RaiseHorizon(int id, int64_t horizon) {
+  std::lock_guard<std::mutex> l(state_mu_);
+  for (ListenerEntry& e : listeners_) {
+    if (e.id == id) e.horizon = std::max(e.horizon, horizon);
+  }
 }
 
 void Collector::RemoveListener(int id) {
   std::lock_guard<std::mutex> l(state_mu_);
-  listeners_.erase(
-      std::remove_if(listeners_.begin(), listeners_.end(),
-                     [id](const auto& p) { return p.first == id; }),
-      listeners_.end());
+  std::erase_if(listeners_,
+                [id](const ListenerEntry& e) { return e.id == id; });
 }
 
 void Collector::Notify(const CollectEvent& event) {
+  // Only the listeners this event concerns are copied (and called): a
+  // sweep listener whose horizon is older than everything swept is not.
+  const bool end = event.phase == CollectEvent::Phase::kEnd;
   std::vector<std::shared_ptr<Listener>> listeners;
   {
     std::lock_guard<std::mutex> l(state_mu_);
-    for (const auto& [id, fn] : listeners_) listeners.push_back(fn);
+    for (const ListenerEntry& e : listeners_) {
+      if (!e.sweeps_only || (end && !event.swept.empty() &&
+                             event.first_swept_serial <= e.horizon)) {
+        listeners.push_back(e.fn);
+      }
+    }
   }
   if (listeners.empty()) return;
   // Listeners of concurrent collections on other threads run concurrently;

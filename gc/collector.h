@@ -16,15 +16,29 @@
 //   4. FindGarbage(), then SweepObserver::OnSweep(garbage): the graph purges
 //      names and indexes while the nodes still exist.
 //   5. Sweep(): after it, every unmarked slot is free and its generation
-//      changed; stats are recorded.
+//      changed; the survivors age (Heap::AgeSurvivors); stats are recorded.
 //   6. end listeners are called with the swept ids (no lock held).
+//
+// Generations: most nodes die young (a model built, trained and dropped),
+// and the ones that live long (the models kept) would otherwise be marked
+// again by every collection. So a node is young until it has survived
+// GcPolicy::promote_after collections, and MaybeCollect() usually runs a
+// minor collection: the same phases over the young generation only (roots
+// among young nodes and the young nodes old ones read, marking that stops
+// at old nodes, garbage among young nodes). Its cost follows the young
+// generation, not the graph, and it frees a dropped model's nodes while
+// they are still in cache. Old garbage waits for a full collection.
+// Collect() is always full.
 //
 // Safe points: the runtime calls MaybeCollect() before each training step
 // and each graph export. It returns at once (a few atomic loads) unless a
-// root was dropped since the last collection AND enough nodes were created
-// since then (growth_ratio x the live nodes the last collection left, at
-// least min_new_nodes), which keeps the amortised cost of collecting
-// proportional to the allocation that made the garbage.
+// root was dropped since the last collection AND min_new_nodes were created
+// since then. It then runs a full collection if the nodes promoted since
+// the last full one reach growth_ratio x the live nodes that one left (at
+// least min_new_nodes), and a minor one otherwise. Either way the amortised
+// cost of collecting stays proportional to the allocation that made the
+// garbage. With promote_after = 0 every automatic collection is full, once
+// growth_ratio x the live nodes (at least min_new_nodes) were created.
 //
 // Thread safety: all methods may be called from any thread. A Collect()
 // requested from inside a listener is deferred: it returns empty stats and
@@ -50,14 +64,19 @@ namespace graphgc {
 struct GcPolicy {
   // Collect at safe points (MaybeCollect). Collect() works either way.
   bool automatic = true;
-  // MaybeCollect() collects once this many nodes were created since the
-  // last collection, relative to the live nodes that collection left...
+  // A full collection waits for this many nodes, relative to the live
+  // nodes the last full collection left, to be promoted (or, with
+  // promote_after = 0, created) since then...
   double growth_ratio = 1.0;
-  // ... and at least this many.
+  // ... and at least this many; and MaybeCollect() does nothing before
+  // this many nodes were created since the last collection.
   int64_t min_new_nodes = 1024;
   // Debug mode like CPython's DEBUG_SAVEALL: swept nodes are set aside
   // (their names and slots freed) instead of destroyed, for inspection.
   bool save_garbage = false;
+  // Collections a node must survive to become old, 0 to 100. 0: no minor
+  // collections.
+  int promote_after = 2;
 };
 
 // What a collection did, told to listeners.
@@ -66,6 +85,12 @@ struct CollectEvent {
   Phase phase = Phase::kStart;
   CollectStats stats;         // kEnd only
   std::vector<NodeId> swept;  // kEnd only: the ids now dead
+  // kEnd only: every swept node was created at or after this allocation
+  // (Heap::allocations() counts the nodes ever created; a node created
+  // when it read n has serial n + 1). 0 when unknown, as after a full
+  // collection. A listener whose ids all come from allocations before it
+  // can skip the swept list.
+  int64_t first_swept_serial = 0;
 };
 
 namespace gc {
@@ -90,7 +115,10 @@ class Collector {
   Collector(const Collector&) = delete;
   Collector& operator=(const Collector&) = delete;
 
+  // A full collection.
   CollectStats Collect() ABSL_LOCKS_EXCLUDED(heap_.mu());
+  // A minor collection (see above), whatever the policy says.
+  CollectStats CollectYoung() ABSL_LOCKS_EXCLUDED(heap_.mu());
   // Collects when the policy says so; nullopt when it did not.
   std::optional<CollectStats> MaybeCollect() ABSL_LOCKS_EXCLUDED(heap_.mu());
 
@@ -102,6 +130,15 @@ class Collector {
   // Listeners must not block on the graph's lock (they run without it, but
   // a Collect() they request is deferred).
   int AddListener(Listener listener);
+  // A listener that needs only the ends of collections that may have swept
+  // a node created at or before allocation `horizon`, i.e. with
+  // CollectEvent::first_swept_serial <= horizon (full collections always
+  // qualify). RaiseHorizon moves it forward (never back), e.g. when the
+  // listener comes to depend on newer nodes. With hundreds of these (one per
+  // session), a minor collection costs a scan of the listener table, not a call
+  // each.
+  int AddSweepListener(Listener listener, int64_t horizon);
+  void RaiseHorizon(int id, int64_t horizon);
   void RemoveListener(int id);
 
   // With GcPolicy::save_garbage: the swept objects set aside so far.
@@ -115,6 +152,7 @@ class Collector {
   void ClearSaved();
 
  private:
+  CollectStats Run(bool minor) ABSL_LOCKS_EXCLUDED(heap_.mu());
   void Notify(const CollectEvent& event);
   void UpdateThreshold(int64_t live_after);
 
@@ -125,7 +163,11 @@ class Collector {
   std::atomic<bool> automatic_{true};
   std::atomic<int64_t> drops_at_last_{0};
   std::atomic<int64_t> allocations_at_last_{0};
-  std::atomic<int64_t> threshold_{1024};
+  std::atomic<int64_t> threshold_{1024};  // for a full collection
+  std::atomic<int64_t> min_new_nodes_{1024};
+  std::atomic<int> promote_after_{2};
+  // Nodes promoted since the last full collection.
+  std::atomic<int64_t> promoted_since_full_{0};
   std::atomic<bool> deferred_{false};
   std::atomic<std::thread::id> notifying_thread_{};
 
@@ -137,7 +179,13 @@ class Collector {
   std::vector<uint32_t> roots_;
   std::vector<NodeId> garbage_;
   int next_listener_ = 1;
-  std::vector<std::pair<int, std::shared_ptr<Listener>>> listeners_;
+  struct ListenerEntry {
+    int id;
+    std::shared_ptr<Listener> fn;
+    bool sweeps_only;
+    int64_t horizon;  // sweeps_only listeners: see AddSweepListener
+  };
+  std::vector<ListenerEntry> listeners_;
 
   mutable std::mutex saved_mu_;
   std::vector<std::unique_ptr<Object>> saved_;

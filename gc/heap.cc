@@ -26,17 +26,47 @@ absl::StatusOr<NodeHandle> Heap::Allocate(std::unique_ptr<Object> object,
   }
   Slot& s = slot(index);
   s.live = true;
+  s.young = true;
+  s.survived = 0;
   s.mark_epoch = 0;
   s.edges.assign(edges.begin(), edges.end());
   s.object = std::move(object);
   if (++live_count_ > peak_live_) peak_live_ = live_count_;
-  allocations_.fetch_add(1, std::memory_order_acq_rel);
-  return NewHandle(NodeId{index, s.generation});
+  const NodeId id{index, s.generation};
+  young_.push_back(
+      YoungEntry{id, allocations_.fetch_add(1, std::memory_order_acq_rel) + 1});
+  return NewHandle(id);
 }
 
 void Heap::AddEdge(uint32_t from, uint32_t to) {
   mu_.AssertHeld();
   slot(from).edges.push_back(to);
+  if (!slot(from).young && slot(to).young) remembered_.push_back(IdOf(to));
+}
+
+int64_t Heap::AgeSurvivors(int promote_after) {
+  mu_.AssertHeld();
+  int64_t promoted = 0;
+  size_t kept = 0;
+  for (const YoungEntry& e : young_) {
+    if (!IsLive(e.id)) continue;
+    Slot& s = slot(e.id.index);
+    if (++s.survived >= promote_after) {
+      s.young = false;
+      ++promoted;
+    } else {
+      young_[kept++] = e;
+    }
+  }
+  young_.resize(kept);
+  std::erase_if(remembered_, [this](NodeId id) {
+    return !IsLive(id) || !slot(id.index).young;
+  });
+  // Do not let one burst of allocation pin huge lists forever.
+  if (young_.capacity() > (size_t{1} << 20) && kept < young_.capacity() / 4) {
+    young_.shrink_to_fit();
+  }
+  return promoted;
 }
 
 std::unique_ptr<Object> Heap::Free(uint32_t index, bool keep) {
@@ -44,6 +74,7 @@ std::unique_ptr<Object> Heap::Free(uint32_t index, bool keep) {
   Slot& s = slot(index);
   std::unique_ptr<Object> object = std::move(s.object);
   s.live = false;
+  s.young = false;
   s.edges = {};  // release the out-of-line buffer, if any
   // Generations skip 0 so that a default NodeId never names a slot.
   if (++s.generation == 0) s.generation = 1;

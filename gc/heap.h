@@ -11,6 +11,14 @@
 //  2. A live slot's edges name live slots: a node keeps its inputs alive, so
 //     an input is swept only together with every node that reads it.
 //  3. A slot is reused only after its generation changed (see node_id.h).
+//  4. Generations of age: a node is young from its allocation until it has
+//     survived GcPolicy::promote_after collections, then old. Every young
+//     node is in young() (in allocation order; the list may also hold stale
+//     ids of freed slots). An old node's edges reach young nodes only
+//     through remembered(): an input edge can point only to an older node,
+//     which ages no slower, so the one way an old node comes to read a young
+//     one is AddEdge, which records it. A minor collection needs nothing
+//     else to see every old-to-young reference.
 //
 // Thread safety: mu() guards everything but Slot::strong (atomic), the
 // owner-label table and the pin table (each behind its own small lock).
@@ -57,6 +65,8 @@ struct Slot {
   uint32_t generation = 1;         // guarded by Heap::mu()
   uint32_t mark_epoch = 0;         // == Heap's epoch: marked this cycle
   bool live = false;
+  bool young = false;    // guarded by Heap::mu(); see invariant 4
+  uint8_t survived = 0;  // collections survived while young
   absl::InlinedVector<uint32_t, 2> edges;
   std::unique_ptr<Object> object;
 };
@@ -66,6 +76,13 @@ struct Slot {
 inline constexpr absl::string_view kUnlabelledRoot =
     "NodeHandle (no owner label)";
 inline constexpr absl::string_view kPinnedRoot = "in-flight Session::Run";
+
+// A young node in allocation order, with its allocation serial: the value of
+// Heap::allocations() just after it was allocated.
+struct YoungEntry {
+  NodeId id;
+  int64_t serial = 0;
+};
 
 class Heap : public std::enable_shared_from_this<Heap> {
  public:
@@ -89,6 +106,7 @@ class Heap : public std::enable_shared_from_this<Heap> {
                                       absl::Span<const uint32_t> edges)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Adds an out-edge from -> to (both live), e.g. a later control input.
+  // When `from` is old and `to` young, `to` goes into remembered().
   void AddEdge(uint32_t from, uint32_t to) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Frees a live slot: its object is destroyed (or handed back when
   // `keep` is set), its generation bumped, the slot put on the free list.
@@ -125,6 +143,27 @@ class Heap : public std::enable_shared_from_this<Heap> {
   }
   size_t free_list_size() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     return free_.size();
+  }
+
+  // --- generations (invariant 4) ---
+
+  // Every young node, oldest first; entries whose id is no longer live are
+  // stale and skipped by the collector.
+  absl::Span<const YoungEntry> young() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return young_;
+  }
+  // Young nodes that an old node has an edge to (they may repeat or be
+  // stale, like young()).
+  absl::Span<const NodeId> remembered() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return remembered_;
+  }
+  // Called by the collector after each collection, once the garbage is
+  // freed: every live young node has survived one more collection, and
+  // those that have now survived `promote_after` become old. Stale entries
+  // are dropped from both lists. Returns how many nodes were promoted.
+  int64_t AgeSurvivors(int promote_after) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int64_t young_count() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return static_cast<int64_t>(young_.size());
   }
 
   // Slot access for the collector's phases.
@@ -190,6 +229,8 @@ class Heap : public std::enable_shared_from_this<Heap> {
   int64_t live_count_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t peak_live_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<uint32_t> free_ ABSL_GUARDED_BY(mu_);
+  std::vector<YoungEntry> young_ ABSL_GUARDED_BY(mu_);
+  std::vector<NodeId> remembered_ ABSL_GUARDED_BY(mu_);
 
   std::atomic<int64_t> drops_{0};
   std::atomic<int64_t> allocations_{0};

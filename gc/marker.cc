@@ -3,8 +3,9 @@
 namespace graphgc {
 namespace gc {
 
-int64_t Marker::Mark(Heap& heap, absl::Span<const uint32_t> roots,
-                     uint32_t epoch) {
+template <bool kYoungOnly>
+int64_t Marker::Trace(Heap& heap, absl::Span<const uint32_t> roots,
+                      uint32_t epoch) {
   heap.mu().AssertHeld();
   int64_t marked = 0;
   worklist_.clear();
@@ -20,7 +21,7 @@ int64_t Marker::Mark(Heap& heap, absl::Span<const uint32_t> roots,
     worklist_.pop_back();
     for (uint32_t in : heap.slot(n).edges) {
       Slot& s = heap.slot(in);
-      if (s.mark_epoch == epoch) continue;
+      if (s.mark_epoch == epoch || (kYoungOnly && !s.young)) continue;
       s.mark_epoch = epoch;
       ++marked;
       worklist_.push_back(in);
@@ -32,6 +33,11 @@ int64_t Marker::Mark(Heap& heap, absl::Span<const uint32_t> roots,
   }
   return marked;
 }
+
+template int64_t Marker::Trace<false>(Heap&, absl::Span<const uint32_t>,
+                                      uint32_t);
+template int64_t Marker::Trace<true>(Heap&, absl::Span<const uint32_t>,
+                                     uint32_t);
 
 }  // namespace gc
 }  // namespace graphgc

@@ -17,6 +17,20 @@ void CollectRoots(const Heap& heap, std::vector<uint32_t>& roots) {
   heap.ForEachPinned([&](uint32_t i) { roots.push_back(i); });
 }
 
+void CollectYoungRoots(const Heap& heap, std::vector<uint32_t>& roots) {
+  for (const YoungEntry& e : heap.young()) {
+    if (heap.IsLive(e.id) && heap.strong_count(e.id.index) > 0) {
+      roots.push_back(e.id.index);
+    }
+  }
+  for (NodeId id : heap.remembered()) {
+    if (heap.IsLive(id) && heap.slot(id.index).young) roots.push_back(id.index);
+  }
+  heap.ForEachPinned([&](uint32_t i) {
+    if (heap.slot(i).young) roots.push_back(i);
+  });
+}
+
 std::optional<RetentionPath> FindRetentionPath(const Heap& heap,
                                                uint32_t target) {
   constexpr uint32_t kUnseen = std::numeric_limits<uint32_t>::max();

@@ -22,6 +22,11 @@ namespace gc {
 // Appends every root's slot index to `roots` (pinned slots may repeat).
 void CollectRoots(const Heap& heap, std::vector<uint32_t>& roots)
     ABSL_SHARED_LOCKS_REQUIRED(heap.mu());
+// The roots of a minor collection: the young roots, and the young slots that
+// old ones read (Heap::remembered()). Costs the young generation, not the
+// heap.
+void CollectYoungRoots(const Heap& heap, std::vector<uint32_t>& roots)
+    ABSL_SHARED_LOCKS_REQUIRED(heap.mu());
 
 // How a node is kept alive: a root, its holders, and the chain of input
 // edges from the root down to the node (root first, node last; a node that

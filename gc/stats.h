@@ -13,6 +13,7 @@ struct CollectStats {
   int64_t marked = 0;    // nodes reached from the roots
   int64_t swept = 0;     // nodes freed
   int64_t pause_ns = 0;  // time the graph was locked for the collection
+  bool minor = false;    // young nodes only (see GcPolicy::promote_after)
 };
 
 struct GcStats {
@@ -22,6 +23,7 @@ struct GcStats {
   int64_t last_pause_ns = 0;
   int64_t live_nodes = 0;
   int64_t peak_nodes = 0;
+  int64_t minor_collections = 0;  // of `collections`, the minor ones
 };
 
 }  // namespace graphgc

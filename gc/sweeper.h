@@ -5,7 +5,7 @@
 // them.
 //
 // After FindGarbage(): `garbage` holds exactly the live slots whose
-// mark_epoch != epoch, in slot order.
+// mark_epoch != epoch, in slot order (FindYoungGarbage: the young ones).
 // After Sweep(): those slots are free, their objects destroyed (or, with
 // `keep`, moved into `kept`) and their generations changed, so every stale
 // NodeId or WeakNodeHandle to them is detected as dead.
@@ -22,6 +22,11 @@ namespace graphgc {
 namespace gc {
 
 void FindGarbage(const Heap& heap, uint32_t epoch, std::vector<NodeId>& garbage)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu());
+// The minor collection's variant: only young slots, in allocation order.
+// Returns the allocation serial of the oldest one found (0 when none).
+int64_t FindYoungGarbage(const Heap& heap, uint32_t epoch,
+                         std::vector<NodeId>& garbage)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu());
 
 void Sweep(Heap& heap, absl::Span<const NodeId> garbage, bool keep,

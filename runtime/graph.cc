@@ -118,17 +118,6 @@ absl::Status Graph::CheckHandle(const NodeHandle& h,
   return absl::OkStatus();
 }
 
-std::string Graph::UniqueNameLocked(absl::string_view base) const {
-  std::string candidate(base);
-  if (!names_.contains(candidate)) return candidate;
-  auto it = bases_.find(candidate);
-  int64_t k = it == bases_.end() ? 1 : it->second.next_suffix;
-  for (;; ++k) {
-    candidate = absl::StrCat(base, "_", k);
-    if (!names_.contains(candidate)) return candidate;
-  }
-}
-
 absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
   std::string base = spec.name.empty() ? spec.op : spec.name;
   if (spec.op.empty()) {
@@ -177,25 +166,12 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
     node->control_inputs.push_back(spec.control_inputs[i].id());
     edges.push_back(spec.control_inputs[i].id().index);
   }
-  node->name = UniqueNameLocked(base);
+  node->name = names_.Unique(base);
   node->base_length = static_cast<uint32_t>(base.size());
-  const Node* node_ptr = node.get();
+  Node* node_ptr = node.get();
   GG_ASSIGN_OR_RETURN(NodeHandle handle,
                       heap_->Allocate(std::move(node), edges));
-  const std::string& name = node_ptr->name;
-  names_.insert(NameEntry{NameHash{}(name), node_ptr, handle.id().index});
-  BaseInfo& info = bases_[base];
-  ++info.live;
-  if (name.size() > base.size()) {
-    int64_t suffix = 0;
-    if (absl::SimpleAtoi(absl::string_view(name).substr(base.size() + 1),
-                         &suffix)) {
-      info.next_suffix = std::max(info.next_suffix, suffix + 1);
-    }
-  }
-  if (const size_t slash = name.find('/'); slash != std::string::npos) {
-    ++scopes_[absl::string_view(name).substr(0, slash)];
-  }
+  names_.Insert(*node_ptr, handle.id().index);
   return handle;
 }
 
@@ -256,18 +232,12 @@ absl::Status Graph::RemoveUnreachableForRollback(absl::Span<const NodeId> ids) {
 
 void Graph::OnSweep(absl::Span<const NodeId> garbage) {
   heap_->mu().AssertHeld();
+  std::vector<Node*> nodes;
+  nodes.reserve(garbage.size());
   for (NodeId id : garbage) {
-    const Node& node = NodeAt(id.index);
-    const absl::string_view name = node.name;
-    // Found by entry (the node itself): no name comparison.
-    names_.erase(NameEntry{NameHash{}(name), &node, id.index});
-    auto base = bases_.find(name.substr(0, node.base_length));
-    if (base != bases_.end() && --base->second.live <= 0) bases_.erase(base);
-    if (const size_t slash = name.find('/'); slash != absl::string_view::npos) {
-      auto scope = scopes_.find(name.substr(0, slash));
-      if (scope != scopes_.end() && --scope->second <= 0) scopes_.erase(scope);
-    }
+    nodes.push_back(static_cast<Node*>(heap_->mutable_object(id.index)));
   }
+  names_.Erase(nodes);
 }
 
 const Node& Graph::NodeAt(uint32_t index) const {
@@ -291,9 +261,9 @@ int64_t Graph::num_nodes() const {
 
 std::optional<NodeHandle> Graph::FindNode(absl::string_view name) const {
   ReaderLock lock(heap_->mu());
-  auto it = names_.find(name);
-  if (it == names_.end()) return std::nullopt;
-  return heap_->NewHandle(heap_->IdOf(it->index));
+  std::optional<uint32_t> slot = names_.Find(name);
+  if (!slot.has_value()) return std::nullopt;
+  return heap_->NewHandle(heap_->IdOf(*slot));
 }
 
 bool Graph::AllLive(absl::Span<const NodeId> ids) const {
@@ -343,16 +313,7 @@ bool Graph::IsScopeInUse(absl::string_view scope) const {
 }
 
 bool Graph::IsScopeInUseLocked(absl::string_view scope) const {
-  if (reserved_.contains(scope)) return true;
-  if (scope.find('/') == absl::string_view::npos) {
-    return scopes_.contains(scope) || names_.contains(scope);
-  }
-  const std::string prefix = absl::StrCat(scope, "/");
-  for (const NameEntry& e : names_) {
-    const std::string& name = e.node->name;
-    if (name == scope || absl::StartsWith(name, prefix)) return true;
-  }
-  return false;
+  return reserved_.contains(scope) || names_.IsScopeInUse(scope);
 }
 
 std::string Graph::UniqueScope(absl::string_view base) const {
@@ -434,6 +395,8 @@ absl::StatusOr<std::vector<NodeHandle>> Graph::ReachableFrom(
 
 CollectStats Graph::Collect() { return collector_->Collect(); }
 
+CollectStats Graph::CollectYoung() { return collector_->CollectYoung(); }
+
 std::optional<CollectStats> Graph::MaybeCollect() {
   return collector_->MaybeCollect();
 }
@@ -449,18 +412,26 @@ int Graph::AddCollectListener(
   return collector_->AddListener(std::move(listener));
 }
 
+int Graph::AddSweepListener(std::function<void(const CollectEvent&)> listener,
+                            int64_t horizon) {
+  return collector_->AddSweepListener(std::move(listener), horizon);
+}
+
+void Graph::RaiseSweepListenerHorizon(int id, int64_t horizon) {
+  collector_->RaiseHorizon(id, horizon);
+}
+
 void Graph::RemoveCollectListener(int id) { collector_->RemoveListener(id); }
 
 absl::StatusOr<std::vector<std::string>> Graph::ExplainRetention(
     absl::string_view node_name) const {
   ReaderLock lock(heap_->mu());
-  auto it = names_.find(node_name);
-  if (it == names_.end()) {
+  std::optional<uint32_t> slot = names_.Find(node_name);
+  if (!slot.has_value()) {
     return absl::NotFoundError(
         absl::StrCat("ExplainRetention: no live node named '", node_name, "'"));
   }
-  std::optional<gc::RetentionPath> path =
-      gc::FindRetentionPath(*heap_, it->index);
+  std::optional<gc::RetentionPath> path = gc::FindRetentionPath(*heap_, *slot);
   if (!path.has_value()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "ExplainRetention: '", node_name,
@@ -550,8 +521,7 @@ absl::StatusOr<gc::PinScope> Graph::Pin(absl::Span<const NodeId> ids) const {
 
 size_t Graph::name_table_size_for_testing() const {
   ReaderLock lock(heap_->mu());
-  return names_.size() + bases_.size() + scopes_.size() + reserved_.size() +
-         heap_->label_table_size();
+  return names_.size() + reserved_.size() + heap_->label_table_size();
 }
 
 }  // namespace graphgc

@@ -46,6 +46,7 @@
 #include "gc/pin.h"
 #include "gc/stats.h"
 #include "runtime/attr_value.h"
+#include "runtime/name_index.h"
 #include "runtime/node.h"
 #include "runtime/tensor.h"
 
@@ -204,6 +205,8 @@ class Graph : private gc::SweepObserver {
   // --- collecting ---
 
   CollectStats Collect();
+  // A minor collection: young nodes only (see gc/collector.h).
+  CollectStats CollectYoung();
   // Collects when the policy says so (see gc/collector.h); the runtime calls
   // it before each training step and each export.
   std::optional<CollectStats> MaybeCollect();
@@ -219,6 +222,12 @@ class Graph : private gc::SweepObserver {
   std::vector<OwnerUsage> LeakReport() const;
   // Collection start/end listeners (see gc/collector.h for the rules).
   int AddCollectListener(std::function<void(const CollectEvent&)> listener);
+  // Sweep listeners: called only at the end of collections that may have
+  // swept a node created at or before allocation `horizon` (see
+  // gc::Collector::AddSweepListener).
+  int AddSweepListener(std::function<void(const CollectEvent&)> listener,
+                       int64_t horizon);
+  void RaiseSweepListenerHorizon(int id, int64_t horizon);
   void RemoveCollectListener(int id);
   // With GcPolicy::save_garbage: "name (op)" of every node set aside.
   std::vector<std::string> SavedGarbage() const;
@@ -249,8 +258,6 @@ class Graph : private gc::SweepObserver {
   }
   absl::Status CheckHandle(const NodeHandle& h, absl::string_view what) const
       ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
-  std::string UniqueNameLocked(absl::string_view base) const
-      ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
   const Node& NodeAt(uint32_t index) const
       ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
   NodeInfo DescribeLocked(NodeId id) const
@@ -260,51 +267,13 @@ class Graph : private gc::SweepObserver {
   std::unique_ptr<gc::Collector> collector_;
   std::atomic<uint64_t> structure_version_{0};  // bumped under heap_mu()
 
-  struct BaseInfo {
-    int64_t live = 0;         // live nodes whose requested name was this
-    int64_t next_suffix = 1;  // where uniquing starts probing
-  };
-  // The name index: one entry per live node, holding the node (whose name is
-  // the key, so names are not stored twice), its slot and the name's hash
-  // (so rehashing and erasing never re-read the name). Looked up by name
-  // (absl::string_view) or by entry.
-  struct NameEntry {
-    size_t hash;
-    const Node* node;
-    uint32_t index;
-  };
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(const NameEntry& e) const { return e.hash; }
-    size_t operator()(absl::string_view name) const {
-      return absl::Hash<absl::string_view>{}(name);
-    }
-  };
-  struct NameEq {
-    using is_transparent = void;
-    bool operator()(const NameEntry& a, const NameEntry& b) const {
-      return a.node == b.node;
-    }
-    bool operator()(const NameEntry& a, absl::string_view b) const {
-      return a.node->name == b;
-    }
-    bool operator()(absl::string_view a, const NameEntry& b) const {
-      return b.node->name == a;
-    }
-  };
-  absl::flat_hash_set<NameEntry, NameHash, NameEq> names_
-      ABSL_GUARDED_BY(heap_mu());
-  absl::flat_hash_map<std::string, BaseInfo> bases_ ABSL_GUARDED_BY(heap_mu());
+  NameIndex names_ ABSL_GUARDED_BY(heap_mu());
   friend class ScopeReservation;
   void ReleaseScope(const std::string& name);
   bool IsScopeInUseLocked(absl::string_view scope) const
       ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
   absl::flat_hash_map<std::string, int64_t> reserved_
       ABSL_GUARDED_BY(heap_mu());
-  // Live nodes per top-level scope (the name up to its first '/'), counting
-  // only names that have a '/': a name without one is its own top scope and
-  // is found in names_, so it needs no second entry here.
-  absl::flat_hash_map<std::string, int64_t> scopes_ ABSL_GUARDED_BY(heap_mu());
 };
 
 }  // namespace graphgc

@@ -22,7 +22,8 @@
 
 namespace graphgc {
 
-struct OpDef;  // runtime/op_def.h
+struct OpDef;      // runtime/op_def.h
+struct NameGroup;  // runtime/name_index.cc
 
 // Per-node state that is not a plain attribute, e.g. a variable's value. It
 // lives exactly as long as its node (it is swept with it).
@@ -39,7 +40,8 @@ struct NodeInput {
 
 struct Node final : public gc::Object {
   std::string name;
-  uint32_t base_length = 0;  // name.substr(0, base_length) was requested
+  uint32_t base_length = 0;         // name.substr(0, base_length) was requested
+  NameGroup* name_group = nullptr;  // the graph's name index's, under its lock
   std::string op;
   const OpDef* op_def = nullptr;
   absl::InlinedVector<NodeInput, 2> inputs;

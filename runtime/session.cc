@@ -63,6 +63,8 @@ struct Plan {
   uint32_t num_slots = 0;
   uint32_t max_inputs = 0;
   uint64_t structure_version = 0;
+  // Heap::allocations() when it was built: every node it names is older.
+  int64_t allocations = 0;
 };
 
 // The cache key: the ids and output indices of feeds, fetches, targets.
@@ -83,11 +85,17 @@ struct PlanCache {
   Mutex mu;
   absl::flat_hash_map<PlanKey, std::shared_ptr<const Plan>> plans
       ABSL_GUARDED_BY(mu);
+  // The largest Plan::allocations of any plan put in the cache: the
+  // horizon of the session's sweep listener.
+  int64_t newest_plan ABSL_GUARDED_BY(mu) = 0;
 
   // Drops every plan that names a node no longer live in `graph`. Costs
   // the size of this session's plans, not of the collection: with hundreds
   // of sessions alive (one per model), building a set of the swept ids in
-  // each made every collection O(sessions x swept).
+  // each made every collection O(sessions x swept). And it is called only
+  // when a collection swept a node no newer than the newest plan (a sweep
+  // listener's horizon), so a minor collection that freed only newer nodes
+  // does not call it at all.
   void DropDead(const Graph& graph) ABSL_LOCKS_EXCLUDED(mu) {
     std::vector<std::shared_ptr<const Plan>> dropped;  // freed unlocked
     WriterLock l(mu);
@@ -187,12 +195,9 @@ Session::Session(Graph& g, SessionOptions options)
   // The graph outlives every session (see the header).
   std::shared_ptr<PlanCache> cache = cache_;
   const Graph* graph = &graph_;
-  listener_id_ =
-      graph_.AddCollectListener([cache, graph](const CollectEvent& e) {
-        if (e.phase == CollectEvent::Phase::kEnd && !e.swept.empty()) {
-          cache->DropDead(*graph);
-        }
-      });
+  listener_id_ = graph_.AddSweepListener(
+      [cache, graph](const CollectEvent&) { cache->DropDead(*graph); },
+      /*horizon=*/0);
 }
 
 Session::~Session() { graph_.RemoveCollectListener(listener_id_); }
@@ -245,6 +250,7 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
   auto plan = std::make_shared<Plan>();
   ReaderLock lock(heap.mu());
   plan->structure_version = graph_.structure_version();
+  plan->allocations = heap.allocations();
 
   // Feeds: each gets a slot; fed_nodes marks nodes with any output fed (they
   // count as done for control dependencies).
@@ -420,15 +426,21 @@ absl::StatusOr<Session::PlanPtr> Session::GetPlan(
   GG_ASSIGN_OR_RETURN(PlanPtr plan, BuildPlan(feeds, fetches, targets));
   plan_builds_.fetch_add(1, std::memory_order_relaxed);
   std::shared_ptr<const Plan> replaced;  // freed unlocked
+  bool newer = false;
   {
     WriterLock l(cache_->mu);
     if (cache_->plans.size() >= PlanCache::kMaxPlans) cache_->plans.clear();
+    if (plan->allocations > cache_->newest_plan) {
+      cache_->newest_plan = plan->allocations;
+      newer = true;
+    }
     auto [it, inserted] = cache_->plans.try_emplace(std::move(key), plan);
     if (!inserted) {
       replaced = std::move(it->second);
       it->second = plan;
     }
   }
+  if (newer) graph_.RaiseSweepListenerHorizon(listener_id_, plan->allocations);
   return plan;
 }
 

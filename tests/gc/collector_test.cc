@@ -1,6 +1,7 @@
 #include "gc/collector.h"
 
 #include <atomic>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -114,7 +115,8 @@ TEST(CollectorPolicy, MaybeCollectDoesNothingWhenNoRootWasDropped) {
 
 TEST(CollectorPolicy, MaybeCollectCollectsOnceEnoughGarbageCouldExist) {
   Graph g;
-  g.set_gc_policy({.automatic = true, .growth_ratio = 1.0, .min_new_nodes = 10});
+  g.set_gc_policy(
+      {.automatic = true, .growth_ratio = 1.0, .min_new_nodes = 10});
   for (int i = 0; i < 9; ++i) AddTestNode(g, "n");
   EXPECT_FALSE(g.MaybeCollect().has_value());  // 9 < 10 new nodes
   AddTestNode(g, "n");
@@ -123,9 +125,12 @@ TEST(CollectorPolicy, MaybeCollectCollectsOnceEnoughGarbageCouldExist) {
   EXPECT_EQ(s->swept, 10);
 }
 
-TEST(CollectorPolicy, ThresholdGrowsWithTheLiveGraph) {
+TEST(CollectorPolicy, WithoutGenerationsTheThresholdGrowsWithTheLiveGraph) {
   Graph g;
-  g.set_gc_policy({.automatic = true, .growth_ratio = 1.0, .min_new_nodes = 1});
+  g.set_gc_policy({.automatic = true,
+                   .growth_ratio = 1.0,
+                   .min_new_nodes = 1,
+                   .promote_after = 0});
   std::vector<NodeHandle> live;
   for (int i = 0; i < 50; ++i) live.push_back(AddTestNode(g, "live"));
   g.Collect();  // 50 live: the next automatic collection waits for 50 more
@@ -133,6 +138,29 @@ TEST(CollectorPolicy, ThresholdGrowsWithTheLiveGraph) {
   EXPECT_FALSE(g.MaybeCollect().has_value());
   AddTestNode(g, "garbage");
   EXPECT_TRUE(g.MaybeCollect().has_value());
+}
+
+TEST(CollectorPolicy, MaybeCollectIsMinorUntilEnoughNodesWerePromoted) {
+  Graph g;
+  g.set_gc_policy({.automatic = true,
+                   .growth_ratio = 1.0,
+                   .min_new_nodes = 10,
+                   .promote_after = 1});
+  std::vector<NodeHandle> held;
+  for (int i = 0; i < 10; ++i) held.push_back(AddTestNode(g, "held"));
+  for (int i = 0; i < 10; ++i) AddTestNode(g, "young_garbage");
+  std::optional<CollectStats> first = g.MaybeCollect();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_TRUE(first->minor);
+  EXPECT_EQ(first->swept, 10);  // the held ten are promoted: 10 >= 10
+  held.clear();
+  for (int i = 0; i < 10; ++i) AddTestNode(g, "young_garbage");
+  std::optional<CollectStats> second = g.MaybeCollect();
+  ASSERT_TRUE(second.has_value());
+  EXPECT_FALSE(second->minor);
+  EXPECT_EQ(second->swept, 20);  // old garbage too
+  EXPECT_EQ(g.gc_stats().minor_collections, 1);
+  EXPECT_EQ(g.gc_stats().collections, 2);
 }
 
 TEST(CollectorPolicy, AutomaticOffLeavesGarbageForExplicitCollect) {
@@ -171,9 +199,39 @@ TEST(CollectorListeners, SeeStartAndEndWithTheSweptIds) {
   g.Collect();
   g.RemoveCollectListener(id);
   g.Collect();
-  EXPECT_EQ(phases, (std::vector<CollectEvent::Phase>{
-                        CollectEvent::Phase::kStart, CollectEvent::Phase::kEnd}));
+  EXPECT_EQ(phases,
+            (std::vector<CollectEvent::Phase>{CollectEvent::Phase::kStart,
+                                              CollectEvent::Phase::kEnd}));
   EXPECT_EQ(swept, std::vector<NodeId>{dead});
+}
+
+TEST(CollectorListeners, SweepListenersHearOnlyOfSweepsWithinTheirHorizon) {
+  Graph g;
+  std::optional<NodeHandle> a = AddTestNode(g, "a");
+  int calls = 0;
+  int id = g.AddSweepListener(
+      [&](const CollectEvent& e) {
+        EXPECT_EQ(e.phase, CollectEvent::Phase::kEnd);
+        ++calls;
+      },
+      /*horizon=*/g.heap().allocations());
+  AddTestNode(g, "newer");
+  EXPECT_EQ(g.CollectYoung().swept, 1);
+  EXPECT_EQ(calls, 0);  // only a node newer than the horizon went
+  a.reset();
+  EXPECT_EQ(g.CollectYoung().swept, 1);
+  EXPECT_EQ(calls, 1);
+  g.Collect();  // swept nothing
+  EXPECT_EQ(calls, 1);
+  AddTestNode(g, "newer_still");
+  g.Collect();  // full: the swept nodes' age is not tracked
+  EXPECT_EQ(calls, 2);
+  g.RaiseSweepListenerHorizon(id, g.heap().allocations());
+  AddTestNode(g, "newest");
+  g.RaiseSweepListenerHorizon(id, 0);  // never moves back
+  g.CollectYoung();
+  EXPECT_EQ(calls, 2);
+  g.RemoveCollectListener(id);
 }
 
 TEST(CollectorListeners, CollectDuringCallbackIsDeferred) {
@@ -205,6 +263,142 @@ TEST(CollectorDebug, SaveGarbageKeepsSweptNodesForInspection) {
   EXPECT_EQ(g.SavedGarbage(), std::vector<std::string>{"lost (Test)"});
   g.ClearSavedGarbage();
   EXPECT_TRUE(g.SavedGarbage().empty());
+}
+
+// Old nodes: held through two collections (the default promote_after).
+std::vector<NodeHandle> PromotedNodes(Graph& g, int n) {
+  std::vector<NodeHandle> nodes;
+  for (int i = 0; i < n; ++i) nodes.push_back(AddTestNode(g, "old"));
+  g.Collect();
+  g.Collect();
+  return nodes;
+}
+
+TEST(CollectorGenerations, MinorCollectionSweepsYoungGarbageAndMarksOnlyYoung) {
+  Graph g;
+  std::vector<NodeHandle> old = PromotedNodes(g, 5);
+  NodeHandle young = AddTestNode(g, "young", {old[0]});
+  for (int i = 0; i < 3; ++i) AddTestNode(g, "garbage", {old[1]});
+  CollectStats s = g.CollectYoung();
+  EXPECT_TRUE(s.minor);
+  EXPECT_EQ(s.swept, 3);
+  EXPECT_EQ(s.marked, 1);  // `young`; its old input is not traced
+  EXPECT_EQ(g.num_nodes(), 6);
+}
+
+TEST(CollectorGenerations, MinorCollectionLeavesOldGarbageForAFullOne) {
+  Graph g;
+  PromotedNodes(g, 4);  // dropped at once: old garbage
+  EXPECT_EQ(g.CollectYoung().swept, 0);
+  EXPECT_EQ(g.num_nodes(), 4);
+  EXPECT_EQ(g.Collect().swept, 4);
+}
+
+TEST(CollectorGenerations, NodesStayYoungUntilTheySurvivePromoteAfter) {
+  Graph g;
+  g.set_gc_policy({.promote_after = 3});
+  std::optional<NodeHandle> a = AddTestNode(g, "a");
+  g.CollectYoung();
+  g.Collect();  // full collections age survivors too: a has survived 2
+  a.reset();
+  EXPECT_EQ(g.CollectYoung().swept, 1);  // still young: swept
+  std::optional<NodeHandle> b = AddTestNode(g, "b");
+  for (int i = 0; i < 3; ++i) g.CollectYoung();
+  b.reset();
+  EXPECT_EQ(g.CollectYoung().swept, 0);  // old now
+  EXPECT_EQ(g.Collect().swept, 1);
+}
+
+TEST(CollectorGenerations, YoungInputsOfYoungRootsSurvive) {
+  Graph g;
+  NodeHandle consumer;
+  {
+    NodeHandle input = AddTestNode(g, "input");
+    consumer = AddTestNode(g, "consumer", {input});
+  }
+  EXPECT_EQ(g.CollectYoung().swept, 0);
+  EXPECT_TRUE(g.FindNode("input").has_value());
+}
+
+TEST(CollectorGenerations, YoungNodeReadByAnOldOneThroughAControlEdgeSurvives) {
+  Graph g;
+  std::vector<NodeHandle> old = PromotedNodes(g, 1);
+  {
+    NodeHandle young = AddTestNode(g, "young");
+    NodeHandle young_input = AddTestNode(g, "young_input");
+    ASSERT_TRUE(g.AddControlEdge(young_input, young).ok());
+    ASSERT_TRUE(g.AddControlEdge(young, old[0]).ok());
+  }
+  EXPECT_EQ(g.CollectYoung().swept, 0);
+  EXPECT_TRUE(g.FindNode("young").has_value());
+  EXPECT_TRUE(g.FindNode("young_input").has_value());
+  old.clear();
+  EXPECT_EQ(g.Collect().swept, 3);
+}
+
+TEST(CollectorGenerations, PinnedYoungNodeSurvivesAMinorCollection) {
+  Graph g;
+  const NodeId id = AddTestNode(g, "pinned").id();
+  {
+    gc::PinScope pin = g.Pin({id}).value();
+    EXPECT_EQ(g.CollectYoung().swept, 0);
+  }
+  EXPECT_EQ(g.CollectYoung().swept, 1);
+}
+
+TEST(CollectorGenerations, MinorListenersLearnTheOldestSweptSerial) {
+  Graph g;
+  std::vector<NodeHandle> old = PromotedNodes(g, 3);
+  const int64_t before = g.heap().allocations();
+  AddTestNode(g, "garbage");
+  int64_t first_serial = -1;
+  int id = g.AddCollectListener([&](const CollectEvent& e) {
+    if (e.phase == CollectEvent::Phase::kEnd) {
+      first_serial = e.first_swept_serial;
+    }
+  });
+  g.CollectYoung();
+  EXPECT_EQ(first_serial, before + 1);
+  g.Collect();
+  EXPECT_EQ(first_serial, 0);  // unknown after a full collection
+  g.RemoveCollectListener(id);
+}
+
+TEST(CollectorConcurrency, BuildersAndMinorCollectionsShareTheGraph) {
+  Graph g;
+  std::vector<NodeHandle> keep = PromotedNodes(g, 1);
+  std::atomic<bool> stop{false};
+  std::thread collector([&] {
+    for (int i = 0; !stop.load(); ++i) {
+      if (i % 8 == 7) {
+        g.Collect();
+      } else {
+        g.CollectYoung();
+      }
+    }
+  });
+  std::vector<std::thread> builders;
+  for (int t = 0; t < 3; ++t) {
+    builders.emplace_back([&, t] {
+      for (int round = 0; round < 200; ++round) {
+        NodeId first;
+        NodeHandle chain;
+        {
+          NodeHandle node = AddTestNode(g, "b" + std::to_string(t), {keep[0]});
+          first = node.id();
+          chain = node;
+        }
+        for (int i = 0; i < 10; ++i) chain = AddTestNode(g, "b", {chain});
+        // Reached only through the chain: no collection may sweep it.
+        EXPECT_TRUE(g.AllLive({first}));
+      }
+    });
+  }
+  for (auto& b : builders) b.join();
+  stop.store(true);
+  collector.join();
+  g.Collect();
+  EXPECT_EQ(g.num_nodes(), 1);
 }
 
 TEST(CollectorConcurrency, BuildersAndACollectorShareTheGraph) {

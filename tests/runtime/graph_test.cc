@@ -41,6 +41,33 @@ TEST(GraphNames, NamesAreReusableAfterASweep) {
   EXPECT_EQ(g.Describe(again)->name, "x");
 }
 
+TEST(GraphNames, SweepingPartOfAScopeKeepsTheRestOfIt) {
+  Graph g;
+  NodeHandle keep = AddTestNode(g, "scope/keep");
+  AddTestNode(g, "scope/x");
+  AddTestNode(g, "scope/x");  // scope/x_1
+  EXPECT_EQ(g.Collect().swept, 2);
+  EXPECT_TRUE(g.FindNode("scope/keep").has_value());
+  EXPECT_FALSE(g.FindNode("scope/x").has_value());
+  EXPECT_TRUE(g.IsScopeInUse("scope"));
+  EXPECT_EQ(g.Describe(AddTestNode(g, "scope/x"))->name, "scope/x");
+  EXPECT_EQ(g.Describe(AddTestNode(g, "scope/keep"))->name, "scope/keep_1");
+}
+
+TEST(GraphScopes, ANestedScopeIsInUseWhileANodeUnderItLives) {
+  Graph g;
+  {
+    NodeHandle c = AddTestNode(g, "a/b/c");
+    EXPECT_TRUE(g.IsScopeInUse("a/b"));
+    EXPECT_TRUE(g.IsScopeInUse("a/b/c"));
+    EXPECT_FALSE(g.IsScopeInUse("a/bc"));
+    EXPECT_FALSE(g.IsScopeInUse("b"));
+  }
+  g.Collect();
+  EXPECT_FALSE(g.IsScopeInUse("a/b"));
+  EXPECT_FALSE(g.IsScopeInUse("a"));
+}
+
 TEST(GraphLiveness, AllLiveIsFalseOnceAnyIdIsSweptEvenIfItsSlotIsReused) {
   Graph g;
   NodeHandle kept = AddTestNode(g, "kept");

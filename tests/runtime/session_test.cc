@@ -151,6 +151,24 @@ TEST_F(SessionTest, SweepDropsEveryPlanNamingASweptNode) {
   EXPECT_EQ(s.plan_builds_ForTesting(), 2);
 }
 
+TEST_F(SessionTest, MinorCollectionDropsThePlansNamingTheSweptNodes) {
+  Output a = ops_.Const(g_, Vec({2})).value();
+  Output sq = ops_.Square(a).value();
+  g_.Collect();
+  g_.Collect();  // a and sq are old now
+  Session s(g_);
+  ASSERT_TRUE(s.Run({}, {sq}).ok());
+  {
+    Output id = ops_.Identity(sq).value();
+    ASSERT_TRUE(s.Run({}, {id}).ok());
+  }
+  ASSERT_EQ(s.cached_plans_ForTesting(), 2u);
+  EXPECT_EQ(g_.CollectYoung().swept, 1);  // the Identity
+  EXPECT_EQ(s.cached_plans_ForTesting(), 1u);
+  EXPECT_EQ(Values(s.Run({}, {sq}).value()[0]), (std::vector<float>{4}));
+  EXPECT_EQ(s.plan_builds_ForTesting(), 2);
+}
+
 TEST_F(SessionTest, SweepOfUnrelatedNodesKeepsEveryPlan) {
   Output a = ops_.Const(g_, Vec({3})).value();
   Output sq = ops_.Square(a).value();

@@ -1,0 +1,161 @@
+#include "runtime/name_index.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace graphgc {
+
+// One top-level scope's live names.
+struct NameGroup {
+  struct BaseInfo {
+    int64_t live = 0;         // live nodes whose requested name was this
+    int64_t next_suffix = 1;  // where uniquing starts probing
+  };
+  // One entry per node, holding the node (whose name is the key, so names
+  // are not stored twice), its slot and the name's hash (so rehashing and
+  // erasing never re-read the name). Looked up by name or by entry.
+  struct Entry {
+    size_t hash;
+    const Node* node;
+    uint32_t slot;
+  };
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(const Entry& e) const { return e.hash; }
+    size_t operator()(absl::string_view name) const {
+      return absl::Hash<absl::string_view>{}(name);
+    }
+  };
+  struct Eq {
+    using is_transparent = void;
+    bool operator()(const Entry& a, const Entry& b) const {
+      return a.node == b.node;
+    }
+    bool operator()(const Entry& a, absl::string_view b) const {
+      return a.node->name == b;
+    }
+    bool operator()(absl::string_view a, const Entry& b) const {
+      return b.node->name == a;
+    }
+  };
+
+  explicit NameGroup(absl::string_view s) : scope(s) {}
+
+  const std::string scope;
+  int64_t live = 0;
+  bool dying = false;  // within Erase(): every node is going
+  absl::flat_hash_set<Entry, Hash, Eq> names;
+  absl::flat_hash_map<std::string, BaseInfo> bases;
+};
+
+namespace {
+
+absl::string_view TopScope(absl::string_view name) {
+  const size_t slash = name.find('/');
+  return slash == absl::string_view::npos ? absl::string_view()
+                                          : name.substr(0, slash);
+}
+
+}  // namespace
+
+NameIndex::NameIndex() = default;
+NameIndex::~NameIndex() = default;
+
+const NameGroup* NameIndex::FindGroup(absl::string_view name) const {
+  auto it = groups_.find(TopScope(name));
+  return it == groups_.end() ? nullptr : it->second.get();
+}
+
+std::optional<uint32_t> NameIndex::Find(absl::string_view name) const {
+  const Group* group = FindGroup(name);
+  if (group == nullptr) return std::nullopt;
+  auto it = group->names.find(name);
+  if (it == group->names.end()) return std::nullopt;
+  return it->slot;
+}
+
+std::string NameIndex::Unique(absl::string_view base) const {
+  // "base_k" has the top-level scope of "base": one group answers.
+  const Group* group = FindGroup(base);
+  if (group == nullptr || !group->names.contains(base)) {
+    return std::string(base);
+  }
+  auto it = group->bases.find(base);
+  for (int64_t k = it == group->bases.end() ? 1 : it->second.next_suffix;;
+       ++k) {
+    std::string candidate = absl::StrCat(base, "_", k);
+    if (!group->names.contains(candidate)) return candidate;
+  }
+}
+
+bool NameIndex::IsScopeInUse(absl::string_view scope) const {
+  if (scope.empty()) return false;  // "" is the group of unscoped names
+  if (scope.find('/') == absl::string_view::npos) {
+    return groups_.contains(scope) || Contains(scope);
+  }
+  const Group* group = FindGroup(scope);
+  if (group == nullptr) return false;
+  const std::string prefix = absl::StrCat(scope, "/");
+  for (const NameGroup::Entry& e : group->names) {
+    const std::string& name = e.node->name;
+    if (name == scope || absl::StartsWith(name, prefix)) return true;
+  }
+  return false;
+}
+
+void NameIndex::Insert(Node& node, uint32_t slot) {
+  const absl::string_view name = node.name;
+  std::unique_ptr<Group>& owned = groups_[TopScope(name)];
+  if (owned == nullptr) owned = std::make_unique<Group>(TopScope(name));
+  Group& group = *owned;
+  group.names.insert(NameGroup::Entry{NameGroup::Hash{}(name), &node, slot});
+  const absl::string_view base = name.substr(0, node.base_length);
+  NameGroup::BaseInfo& info = group.bases[base];
+  ++info.live;
+  int64_t suffix = 0;
+  if (name.size() > base.size() &&
+      absl::SimpleAtoi(name.substr(base.size() + 1), &suffix)) {
+    info.next_suffix = std::max(info.next_suffix, suffix + 1);
+  }
+  ++group.live;
+  node.name_group = &group;
+}
+
+void NameIndex::Erase(absl::Span<Node* const> nodes) {
+  for (Node* node : nodes) --node->name_group->live;
+  std::vector<Group*> dead;
+  for (Node* node : nodes) {
+    Group& group = *node->name_group;
+    node->name_group = nullptr;
+    if (group.live == 0) {
+      // The whole group goes below: no per-node work.
+      if (!group.dying) dead.push_back(&group);
+      group.dying = true;
+      continue;
+    }
+    const absl::string_view name = node->name;
+    group.names.erase(NameGroup::Entry{NameGroup::Hash{}(name), node, 0});
+    auto base = group.bases.find(name.substr(0, node->base_length));
+    if (base != group.bases.end() && --base->second.live <= 0) {
+      group.bases.erase(base);
+    }
+  }
+  for (Group* group : dead) groups_.erase(groups_.find(group->scope));
+}
+
+size_t NameIndex::size() const {
+  size_t n = groups_.size();
+  for (const auto& [scope, group] : groups_) {
+    n += group->names.size() + group->bases.size();
+  }
+  return n;
+}
+
+}  // namespace graphgc
