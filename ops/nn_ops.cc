@@ -78,19 +78,17 @@ absl::Status BiasAddKernel(OpKernelContext& ctx) {
   }
   GG_ASSIGN_OR_RETURN(Tensor out,
                       NewUninitializedOutput(ctx, DT_FLOAT, x.shape()));
-  // Row by row: each row is a contiguous vectorised add (Eigen's rowwise()
-  // broadcast on a row-major map does not vectorise).
   const int64_t c = b.num_elements();
   if (out.num_elements() > 0 && c > 0) {
-    using Row = Eigen::Map<Eigen::ArrayXf>;
-    using ConstRow = Eigen::Map<const Eigen::ArrayXf>;
-    const ConstRow bv(b.data<float>().data(), c);
-    const float* xp = x.data<float>().data();
-    float* op = out.mutable_data<float>().data();
+    // A row-major [rows, c] buffer is a column-major c x rows matrix: one
+    // column-wise broadcast, vectorised along each row of the value (a
+    // rowwise() broadcast on a row-major map does not vectorise, and one
+    // Eigen assignment per row costs more than the adds in a small batch).
     const int64_t rows = out.num_elements() / c;
-    for (int64_t r = 0; r < rows; ++r) {
-      Row(op + r * c, c) = ConstRow(xp + r * c, c) + bv;
-    }
+    Eigen::Map<Eigen::MatrixXf>(out.mutable_data<float>().data(), c, rows) =
+        Eigen::Map<const Eigen::MatrixXf>(x.data<float>().data(), c, rows)
+            .colwise() +
+        Eigen::Map<const Eigen::VectorXf>(b.data<float>().data(), c);
   }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
@@ -106,15 +104,14 @@ absl::Status BiasAddGradKernel(OpKernelContext& ctx) {
   GG_ASSIGN_OR_RETURN(Tensor out,
                       NewUninitializedOutput(ctx, DT_FLOAT, TensorShape{c}));
   if (c > 0) {
-    // Summing whole rows into the result vectorises; a column-wise
-    // reduction of a row-major map walks with a stride.
-    Eigen::Map<Eigen::ArrayXf> acc(out.mutable_data<float>().data(), c);
-    acc.setZero();
-    const float* gp = g.data<float>().data();
+    // Viewed as a column-major c x rows matrix, the sum over rows is a
+    // row-wise sum that Eigen vectorises across the columns; a column-wise
+    // reduction of a row-major map would walk with a stride.
     const int64_t rows = g.num_elements() / c;
-    for (int64_t r = 0; r < rows; ++r) {
-      acc += Eigen::Map<const Eigen::ArrayXf>(gp + r * c, c);
-    }
+    Eigen::Map<Eigen::VectorXf>(out.mutable_data<float>().data(), c) =
+        Eigen::Map<const Eigen::MatrixXf>(g.data<float>().data(), c, rows)
+            .rowwise()
+            .sum();
   }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();

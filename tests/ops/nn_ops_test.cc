@@ -50,6 +50,29 @@ TEST_F(NnOpsTest, BiasAddGradSumsColumns) {
   EXPECT_THAT(Values(run_.Run1(y).value()), ElementsAre(9, 12));
 }
 
+// Rank 3 with a last dimension of 11: vectorised packets and a scalar tail,
+// over 12 rows.
+TEST_F(NnOpsTest, BiasAddAndBiasAddGradMatchALoopOnRankThree) {
+  const Tensor x = RandomTensor({3, 4, 11}, 1);
+  const Tensor bias = RandomTensor({11}, 2);
+  const std::vector<float> xv = Values(x);
+  const std::vector<float> bv = Values(bias);
+  std::vector<float> sum(xv.size());
+  std::vector<float> column_sums(11, 0.0f);
+  for (size_t i = 0; i < xv.size(); ++i) {
+    sum[i] = xv[i] + bv[i % 11];
+    column_sums[i % 11] += xv[i];
+  }
+  const std::vector<float> y =
+      Values(run_.Run1(ops::BiasAdd(C(x), C(bias)).value()).value());
+  ASSERT_EQ(y.size(), sum.size());
+  for (size_t i = 0; i < y.size(); ++i) EXPECT_FLOAT_EQ(y[i], sum[i]) << i;
+  const std::vector<float> g =
+      Values(run_.Run1(ops::BiasAddGrad(C(x)).value()).value());
+  ASSERT_EQ(g.size(), 11u);
+  for (size_t j = 0; j < 11; ++j) EXPECT_NEAR(g[j], column_sums[j], 1e-5) << j;
+}
+
 TEST_F(NnOpsTest, ReluAndReluGrad) {
   Output x = C(F({4}, {-1, 0, 2, -3}));
   EXPECT_THAT(Values(run_.Run1(ops::Relu(x).value()).value()),
