@@ -18,25 +18,27 @@
 namespace graphgc {
 namespace {
 
-NodeHandle AddNode(Graph& g, const std::vector<NodeHandle>& inputs) {
+NodeHandle AddNode(Graph& g, const std::vector<NodeHandle>& inputs,
+                   const std::string& name = "n") {
   NodeSpec spec;
   spec.op = "NoOp";
-  spec.name = "n";
+  spec.name = name;
   for (const NodeHandle& in : inputs) spec.inputs.emplace_back(in, 0);
   spec.output_types = {DT_FLOAT};
   spec.output_shapes = {TensorShape{}};
   return g.AddNode(std::move(spec)).value();
 }
 
-// Builds `nodes` nodes as chains of `chain` nodes, each chain held by one
-// handle on its last node.
-std::vector<NodeHandle> BuildChains(Graph& g, int64_t nodes, int64_t chain) {
+// Builds `nodes` nodes named `name` (uniqued) as chains of `chain` nodes,
+// each chain held by one handle on its last node.
+std::vector<NodeHandle> BuildChains(Graph& g, int64_t nodes, int64_t chain,
+                                    const std::string& name = "n") {
   std::vector<NodeHandle> roots;
   for (int64_t built = 0; built < nodes;) {
-    NodeHandle tail = AddNode(g, {});
+    NodeHandle tail = AddNode(g, {}, name);
     ++built;
     for (int64_t i = 1; i < chain && built < nodes; ++i, ++built) {
-      tail = AddNode(g, {tail});
+      tail = AddNode(g, {tail}, name);
     }
     roots.push_back(std::move(tail));
   }
@@ -106,16 +108,51 @@ void BM_Collect(benchmark::State& state) {
     state.SetIterationTime(std::chrono::duration<double>(end - start).count());
     roots.clear();
   }
-  state.counters["ns_per_node"] = benchmark::Counter(
-      static_cast<double>(nodes) * 1e-9,
-      benchmark::Counter::kIsIterationInvariantRate |
-          benchmark::Counter::kInvert);
+  state.counters["ns_per_node"] =
+      benchmark::Counter(static_cast<double>(nodes) * 1e-9,
+                         benchmark::Counter::kIsIterationInvariantRate |
+                             benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_Collect)
     ->ArgsProduct({{1000, 10000, 100000, 1000000}, {0, 50, 90}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
+
+// Args: old nodes (held, promoted) in the graph; whether young and old
+// nodes share one top-level scope (0: "old/n" and "young/n", as models
+// have scopes of their own; 1: every node named "n"). Each iteration
+// builds 10,000 young nodes in chains of 10, keeps a tenth of the chains,
+// and times one minor collection, whose work is the young nodes only.
+void BM_CollectYoung(benchmark::State& state) {
+  const int64_t old_nodes = state.range(0);
+  const bool one_scope = state.range(1) != 0;
+  constexpr int64_t kYoung = 10000;
+  Graph g;
+  std::vector<NodeHandle> old =
+      BuildChains(g, old_nodes, 10, one_scope ? "n" : "old/n");
+  g.Collect();
+  g.Collect();  // survived promote_after (2) collections: old
+  for (auto _ : state) {
+    std::vector<NodeHandle> young =
+        BuildChains(g, kYoung, 10, one_scope ? "n" : "young/n");
+    young.resize(young.size() / 10);
+    const auto start = std::chrono::steady_clock::now();
+    CollectStats s = g.CollectYoung();
+    const auto end = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(s);
+    state.SetIterationTime(std::chrono::duration<double>(end - start).count());
+  }
+  state.counters["ns_per_young_node"] =
+      benchmark::Counter(static_cast<double>(kYoung) * 1e-9,
+                         benchmark::Counter::kIsIterationInvariantRate |
+                             benchmark::Counter::kInvert);
+  state.counters["live_nodes"] = static_cast<double>(g.num_nodes());
+}
+BENCHMARK(BM_CollectYoung)
+    ->ArgsProduct({{0, 100000, 1000000}, {0, 1}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_CollectDeepChain(benchmark::State& state) {
   const int64_t nodes = state.range(0);
@@ -129,10 +166,10 @@ void BM_CollectDeepChain(benchmark::State& state) {
     benchmark::DoNotOptimize(s);
     state.SetIterationTime(std::chrono::duration<double>(end - start).count());
   }
-  state.counters["ns_per_node"] = benchmark::Counter(
-      static_cast<double>(nodes) * 1e-9,
-      benchmark::Counter::kIsIterationInvariantRate |
-          benchmark::Counter::kInvert);
+  state.counters["ns_per_node"] =
+      benchmark::Counter(static_cast<double>(nodes) * 1e-9,
+                         benchmark::Counter::kIsIterationInvariantRate |
+                             benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_CollectDeepChain)
     ->Arg(1000000)
@@ -155,10 +192,10 @@ void BM_CollectWideFanIn(benchmark::State& state) {
     benchmark::DoNotOptimize(s);
     state.SetIterationTime(std::chrono::duration<double>(end - start).count());
   }
-  state.counters["ns_per_node"] = benchmark::Counter(
-      static_cast<double>(nodes) * 1e-9,
-      benchmark::Counter::kIsIterationInvariantRate |
-          benchmark::Counter::kInvert);
+  state.counters["ns_per_node"] =
+      benchmark::Counter(static_cast<double>(nodes) * 1e-9,
+                         benchmark::Counter::kIsIterationInvariantRate |
+                             benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_CollectWideFanIn)
     ->Arg(100000)

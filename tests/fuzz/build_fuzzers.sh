@@ -25,7 +25,7 @@ SRCS=(
   ops/op_util.cc ops/ops.cc ops/random_ops.cc ops/registry.cc
   ops/resources.cc ops/small_gemm.cc ops/state_ops.cc
   runtime/attr_value.cc runtime/gradients.cc runtime/gradients_ops.cc
-  runtime/graph.cc runtime/session.cc runtime/tensor.cc
+  runtime/graph.cc runtime/name_index.cc runtime/session.cc runtime/tensor.cc
   serialize/crc32c.cc serialize/event_file.cc serialize/graph_def.cc
   serialize/tfrecord.cc
 )
