@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "ops/ops.h"
+#include "runtime/gradients.h"
 #include "tests/ops/kernel_test_util.h"
 
 namespace graphgc {
@@ -393,6 +394,20 @@ TEST_F(MathOpsTest, ReductionGradients) {
       ops::Sum(x, {.axes = {0, 2}, .keep_dims = true}).value(), feeds, 0);
   ExpectGradientMatches(ops::Mean(x).value(), feeds, 0);
   ExpectGradientMatches(ops::Mean(x, {.axes = {2}}).value(), feeds, 0);
+}
+
+// A loss is a full reduction: its output has one element, so the gradient
+// divides by Size(x) alone rather than by Size(x) / Size(y) each step.
+TEST_F(MathOpsTest, FullMeanGradientDividesBySizeOfTheInputOnly) {
+  Output x = P({-1, 3});
+  Output y = ops::Mean(x, {.name = "loss"}).value();
+  ASSERT_TRUE(AddGradients(y, {x}, std::nullopt, "g").ok());
+  EXPECT_TRUE(g_.FindNode("g/loss_grad/Size").has_value());
+  EXPECT_FALSE(g_.FindNode("g/loss_grad/Size_1").has_value());
+  EXPECT_FALSE(g_.FindNode("g/loss_grad/count").has_value());
+  Output partial = ops::Mean(x, {.name = "partial", .axes = {0}}).value();
+  ASSERT_TRUE(AddGradients(partial, {x}, std::nullopt, "h").ok());
+  EXPECT_TRUE(g_.FindNode("h/partial_grad/Size_1").has_value());
 }
 
 TEST_F(MathOpsTest, MeanGradientWithUnknownBatch) {
