@@ -43,6 +43,7 @@ CollectStats Collector::Run(bool minor) {
     // next collection to find.
     const int64_t drops = heap_.drops();
     const int64_t allocations = heap_.allocations();
+    const int64_t old_drops = heap_.old_drops();
     if (++epoch_ == 0) {
       // The epoch wrapped: clear every stamp so none looks current.
       for (uint32_t i = 0; i < heap_.num_slots(); ++i) {
@@ -68,6 +69,8 @@ CollectStats Collector::Run(bool minor) {
       promoted_since_full_.fetch_add(promoted, std::memory_order_relaxed);
     } else {
       promoted_since_full_.store(0, std::memory_order_relaxed);
+      allocations_at_full_.store(allocations, std::memory_order_relaxed);
+      old_drops_at_full_.store(old_drops, std::memory_order_relaxed);
     }
     result.swept = static_cast<int64_t>(garbage_.size());
     swept.assign(garbage_.begin(), garbage_.end());
@@ -121,6 +124,12 @@ std::optional<CollectStats> Collector::MaybeCollect() {
   }
   if (promoted_since_full_.load(std::memory_order_relaxed) >= full_threshold) {
     return Collect();
+  }
+  if (heap_.old_drops() != old_drops_at_full_.load(std::memory_order_relaxed) &&
+      heap_.allocations() -
+              allocations_at_full_.load(std::memory_order_relaxed) >=
+          full_threshold) {
+    return Collect();  // an old root went away: its garbage needs a full one
   }
   return CollectYoung();
 }

@@ -35,10 +35,13 @@
 // root was dropped since the last collection AND min_new_nodes were created
 // since then. It then runs a full collection if the nodes promoted since
 // the last full one reach growth_ratio x the live nodes that one left (at
-// least min_new_nodes), and a minor one otherwise. Either way the amortised
-// cost of collecting stays proportional to the allocation that made the
-// garbage. With promote_after = 0 every automatic collection is full, once
-// growth_ratio x the live nodes (at least min_new_nodes) were created.
+// least min_new_nodes), or if an old node lost its last handle since the
+// last full collection and that many nodes were created since it (old
+// garbage, e.g. a long-lived model dropped, waits at most that long); a
+// minor one otherwise. Either way the amortised cost of collecting stays
+// proportional to the allocation that made the garbage. With
+// promote_after = 0 every automatic collection is full, once growth_ratio x
+// the live nodes (at least min_new_nodes) were created.
 //
 // Thread safety: all methods may be called from any thread. A Collect()
 // requested from inside a listener is deferred: it returns empty stats and
@@ -166,8 +169,11 @@ class Collector {
   std::atomic<int64_t> threshold_{1024};  // for a full collection
   std::atomic<int64_t> min_new_nodes_{1024};
   std::atomic<int> promote_after_{2};
-  // Nodes promoted since the last full collection.
+  // Nodes promoted since the last full collection, and the heap's
+  // allocations and old-root drops when it started.
   std::atomic<int64_t> promoted_since_full_{0};
+  std::atomic<int64_t> allocations_at_full_{0};
+  std::atomic<int64_t> old_drops_at_full_{0};
   std::atomic<bool> deferred_{false};
   std::atomic<std::thread::id> notifying_thread_{};
 

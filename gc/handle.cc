@@ -45,7 +45,7 @@ void NodeHandle::Release() {
   if (slot_ == nullptr) return;
   if (label_ != 0) heap_->DropLabelRef(id_.index, label_);
   if (slot_->strong.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    heap_->NoteDrop();
+    heap_->NoteDrop(*slot_);
   }
   heap_ = nullptr;
   slot_ = nullptr;

@@ -26,7 +26,7 @@ absl::StatusOr<NodeHandle> Heap::Allocate(std::unique_ptr<Object> object,
   }
   Slot& s = slot(index);
   s.live = true;
-  s.young = true;
+  s.young.store(true, std::memory_order_relaxed);
   s.survived = 0;
   s.mark_epoch = 0;
   s.edges.assign(edges.begin(), edges.end());
@@ -52,7 +52,7 @@ int64_t Heap::AgeSurvivors(int promote_after) {
     if (!IsLive(e.id)) continue;
     Slot& s = slot(e.id.index);
     if (++s.survived >= promote_after) {
-      s.young = false;
+      s.young.store(false, std::memory_order_relaxed);
       ++promoted;
     } else {
       young_[kept++] = e;
@@ -74,7 +74,7 @@ std::unique_ptr<Object> Heap::Free(uint32_t index, bool keep) {
   Slot& s = slot(index);
   std::unique_ptr<Object> object = std::move(s.object);
   s.live = false;
-  s.young = false;
+  s.young.store(false, std::memory_order_relaxed);
   s.edges = {};  // release the out-of-line buffer, if any
   // Generations skip 0 so that a default NodeId never names a slot.
   if (++s.generation == 0) s.generation = 1;

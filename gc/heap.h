@@ -65,7 +65,9 @@ struct Slot {
   uint32_t generation = 1;         // guarded by Heap::mu()
   uint32_t mark_epoch = 0;         // == Heap's epoch: marked this cycle
   bool live = false;
-  bool young = false;    // guarded by Heap::mu(); see invariant 4
+  // Written under Heap::mu() (see invariant 4); atomic because a handle's
+  // last drop reads it without the lock, to count drops of old roots.
+  std::atomic<bool> young{false};
   uint8_t survived = 0;  // collections survived while young
   absl::InlinedVector<uint32_t, 2> edges;
   std::unique_ptr<Object> object;
@@ -184,6 +186,11 @@ class Heap : public std::enable_shared_from_this<Heap> {
   int64_t allocations() const {
     return allocations_.load(std::memory_order_acquire);
   }
+  // Of drops(), those of old nodes: their garbage, if any, waits for a full
+  // collection, so the collector schedules one (see collector.h).
+  int64_t old_drops() const {
+    return old_drops_.load(std::memory_order_acquire);
+  }
 
   // Owner labels of the handles holding a slot, with how many hold it each;
   // handles without a label are counted under kUnlabelledRoot.
@@ -214,7 +221,12 @@ class Heap : public std::enable_shared_from_this<Heap> {
   friend class ::graphgc::NodeHandle;
 
   // Handle bookkeeping, lock-free but for labelled handles.
-  void NoteDrop() { drops_.fetch_add(1, std::memory_order_acq_rel); }
+  void NoteDrop(const Slot& s) {
+    if (!s.young.load(std::memory_order_relaxed)) {
+      old_drops_.fetch_add(1, std::memory_order_acq_rel);
+    }
+    drops_.fetch_add(1, std::memory_order_acq_rel);
+  }
   // Interns `text` and counts one more handle of that label on the slot.
   uint32_t AddLabelRef(uint32_t index, absl::string_view text);
   void AddLabelRef(uint32_t index, uint32_t label);
@@ -233,6 +245,7 @@ class Heap : public std::enable_shared_from_this<Heap> {
   std::vector<NodeId> remembered_ ABSL_GUARDED_BY(mu_);
 
   std::atomic<int64_t> drops_{0};
+  std::atomic<int64_t> old_drops_{0};
   std::atomic<int64_t> allocations_{0};
 
   struct LabelEntry {

@@ -21,7 +21,9 @@ int64_t Marker::Trace(Heap& heap, absl::Span<const uint32_t> roots,
     worklist_.pop_back();
     for (uint32_t in : heap.slot(n).edges) {
       Slot& s = heap.slot(in);
-      if (s.mark_epoch == epoch || (kYoungOnly && !s.young)) continue;
+      if (s.mark_epoch == epoch ||
+          (kYoungOnly && !s.young.load(std::memory_order_relaxed)))
+        continue;
       s.mark_epoch = epoch;
       ++marked;
       worklist_.push_back(in);

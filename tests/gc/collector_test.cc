@@ -163,6 +163,42 @@ TEST(CollectorPolicy, MaybeCollectIsMinorUntilEnoughNodesWerePromoted) {
   EXPECT_EQ(g.gc_stats().collections, 2);
 }
 
+TEST(CollectorPolicy, DroppingAnOldRootSchedulesAFullCollection) {
+  Graph g;
+  g.set_gc_policy({.automatic = true,
+                   .growth_ratio = 1.0,
+                   .min_new_nodes = 10,
+                   .promote_after = 1});
+  std::vector<NodeHandle> held;
+  for (int i = 0; i < 10; ++i) held.push_back(AddTestNode(g, "old"));
+  g.Collect();   // held: promoted; the full threshold is now 10
+  held.clear();  // ten old roots go: old garbage
+  for (int i = 0; i < 9; ++i) AddTestNode(g, "young_garbage");
+  EXPECT_FALSE(g.MaybeCollect().has_value());  // 9 < 10 new nodes
+  AddTestNode(g, "young_garbage");
+  std::optional<CollectStats> s = g.MaybeCollect();
+  ASSERT_TRUE(s.has_value());
+  EXPECT_FALSE(s->minor);
+  EXPECT_EQ(s->swept, 20);
+  EXPECT_EQ(g.num_nodes(), 0);
+}
+
+TEST(CollectorPolicy, WithNoOldRootDroppedMaybeCollectStaysMinor) {
+  Graph g;
+  g.set_gc_policy({.automatic = true,
+                   .growth_ratio = 1.0,
+                   .min_new_nodes = 10,
+                   .promote_after = 1});
+  std::vector<NodeHandle> held;
+  for (int i = 0; i < 10; ++i) held.push_back(AddTestNode(g, "old"));
+  g.Collect();
+  for (int i = 0; i < 10; ++i) AddTestNode(g, "young_garbage");
+  std::optional<CollectStats> s = g.MaybeCollect();
+  ASSERT_TRUE(s.has_value());
+  EXPECT_TRUE(s->minor);
+  EXPECT_EQ(s->swept, 10);
+}
+
 TEST(CollectorPolicy, AutomaticOffLeavesGarbageForExplicitCollect) {
   Graph g;
   g.set_gc_policy({.automatic = false, .min_new_nodes = 1});
