@@ -68,8 +68,8 @@ struct GcPolicy {
   // Collect at safe points (MaybeCollect). Collect() works either way.
   bool automatic = true;
   // A full collection waits for this many nodes, relative to the live
-  // nodes the last full collection left, to be promoted (or, with
-  // promote_after = 0, created) since then...
+  // nodes the last full collection left, to be promoted since then (or
+  // created, once an old root was dropped or with promote_after = 0)...
   double growth_ratio = 1.0;
   // ... and at least this many; and MaybeCollect() does nothing before
   // this many nodes were created since the last collection.

@@ -289,10 +289,11 @@ std::string FormatSummary(const Summary& s) {
       s.live_nodes_first, s.live_nodes_last, s.live_nodes_max);
   absl::StrAppendFormat(
       &out,
-      "Collector: %d collections, %d nodes swept, %.2f ms total pause "
-      "(last %.3f ms), peak %d nodes, %d live now\n",
-      s.gc.collections, s.gc.swept_total, s.gc.pause_ns_total / 1e6,
-      s.gc.last_pause_ns / 1e6, s.gc.peak_nodes, s.gc.live_nodes);
+      "Collector: %d collections (%d minor), %d nodes swept, %.2f ms total "
+      "pause (last %.3f ms), peak %d nodes, %d live now\n",
+      s.gc.collections, s.gc.minor_collections, s.gc.swept_total,
+      s.gc.pause_ns_total / 1e6, s.gc.last_pause_ns / 1e6, s.gc.peak_nodes,
+      s.gc.live_nodes);
   return out;
 }
 
