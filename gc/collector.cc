@@ -112,8 +112,9 @@ std::optional<CollectStats> Collector::MaybeCollect() {
   if (heap_.drops() == drops_at_last_.load(std::memory_order_acquire)) {
     return std::nullopt;  // no root went away: nothing can be garbage
   }
-  const int64_t created = heap_.allocations() -
-                          allocations_at_last_.load(std::memory_order_acquire);
+  const int64_t allocations = heap_.allocations();
+  const int64_t created =
+      allocations - allocations_at_last_.load(std::memory_order_acquire);
   const int64_t full_threshold = threshold_.load(std::memory_order_relaxed);
   if (promote_after_.load(std::memory_order_relaxed) == 0) {
     if (created < full_threshold) return std::nullopt;
@@ -126,8 +127,7 @@ std::optional<CollectStats> Collector::MaybeCollect() {
     return Collect();
   }
   if (heap_.old_drops() != old_drops_at_full_.load(std::memory_order_relaxed) &&
-      heap_.allocations() -
-              allocations_at_full_.load(std::memory_order_relaxed) >=
+      allocations - allocations_at_full_.load(std::memory_order_relaxed) >=
           full_threshold) {
     return Collect();  // an old root went away: its garbage needs a full one
   }

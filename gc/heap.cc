@@ -59,9 +59,7 @@ int64_t Heap::AgeSurvivors(int promote_after) {
     }
   }
   young_.resize(kept);
-  std::erase_if(remembered_, [this](NodeId id) {
-    return !IsLive(id) || !slot(id.index).young;
-  });
+  std::erase_if(remembered_, [this](NodeId id) { return !IsYoung(id); });
   // Do not let one burst of allocation pin huge lists forever.
   if (young_.capacity() > (size_t{1} << 20) && kept < young_.capacity() / 4) {
     young_.shrink_to_fit();

@@ -164,8 +164,9 @@ class Heap : public std::enable_shared_from_this<Heap> {
   // those that have now survived `promote_after` become old. Stale entries
   // are dropped from both lists. Returns how many nodes were promoted.
   int64_t AgeSurvivors(int promote_after) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  int64_t young_count() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-    return static_cast<int64_t>(young_.size());
+  // Whether `id` names a live young node (stale list entries do not).
+  bool IsYoung(NodeId id) const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return IsLive(id) && slot(id.index).young.load(std::memory_order_relaxed);
   }
 
   // Slot access for the collector's phases.

@@ -24,7 +24,7 @@ void CollectYoungRoots(const Heap& heap, std::vector<uint32_t>& roots) {
     }
   }
   for (NodeId id : heap.remembered()) {
-    if (heap.IsLive(id) && heap.slot(id.index).young) roots.push_back(id.index);
+    if (heap.IsYoung(id)) roots.push_back(id.index);
   }
   heap.ForEachPinned([&](uint32_t i) {
     if (heap.slot(i).young) roots.push_back(i);

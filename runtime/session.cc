@@ -85,10 +85,6 @@ struct PlanCache {
   Mutex mu;
   absl::flat_hash_map<PlanKey, std::shared_ptr<const Plan>> plans
       ABSL_GUARDED_BY(mu);
-  // The largest Plan::allocations of any plan put in the cache: the
-  // horizon of the session's sweep listener.
-  int64_t newest_plan ABSL_GUARDED_BY(mu) = 0;
-
   // Drops every plan that names a node no longer live in `graph`. Costs
   // the size of this session's plans, not of the collection: with hundreds
   // of sessions alive (one per model), building a set of the swept ids in
@@ -426,21 +422,17 @@ absl::StatusOr<Session::PlanPtr> Session::GetPlan(
   GG_ASSIGN_OR_RETURN(PlanPtr plan, BuildPlan(feeds, fetches, targets));
   plan_builds_.fetch_add(1, std::memory_order_relaxed);
   std::shared_ptr<const Plan> replaced;  // freed unlocked
-  bool newer = false;
   {
     WriterLock l(cache_->mu);
     if (cache_->plans.size() >= PlanCache::kMaxPlans) cache_->plans.clear();
-    if (plan->allocations > cache_->newest_plan) {
-      cache_->newest_plan = plan->allocations;
-      newer = true;
-    }
     auto [it, inserted] = cache_->plans.try_emplace(std::move(key), plan);
     if (!inserted) {
       replaced = std::move(it->second);
       it->second = plan;
     }
   }
-  if (newer) graph_.RaiseSweepListenerHorizon(listener_id_, plan->allocations);
+  // The listener's horizon is the newest plan's (it only moves forward).
+  graph_.RaiseSweepListenerHorizon(listener_id_, plan->allocations);
   return plan;
 }
 

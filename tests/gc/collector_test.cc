@@ -140,21 +140,34 @@ TEST(CollectorPolicy, WithoutGenerationsTheThresholdGrowsWithTheLiveGraph) {
   EXPECT_TRUE(g.MaybeCollect().has_value());
 }
 
+// The generational policy of the CollectorPolicy tests below: a node is
+// old after one collection, and an automatic collection needs 10 new nodes.
+constexpr GcPolicy kPromoteAfterOne = {.automatic = true,
+                                       .growth_ratio = 1.0,
+                                       .min_new_nodes = 10,
+                                       .promote_after = 1};
+
+std::vector<NodeHandle> AddHeld(Graph& g, int n) {
+  std::vector<NodeHandle> held;
+  for (int i = 0; i < n; ++i) held.push_back(AddTestNode(g, "held"));
+  return held;
+}
+
+void AddGarbage(Graph& g, int n) {
+  for (int i = 0; i < n; ++i) AddTestNode(g, "garbage");
+}
+
 TEST(CollectorPolicy, MaybeCollectIsMinorUntilEnoughNodesWerePromoted) {
   Graph g;
-  g.set_gc_policy({.automatic = true,
-                   .growth_ratio = 1.0,
-                   .min_new_nodes = 10,
-                   .promote_after = 1});
-  std::vector<NodeHandle> held;
-  for (int i = 0; i < 10; ++i) held.push_back(AddTestNode(g, "held"));
-  for (int i = 0; i < 10; ++i) AddTestNode(g, "young_garbage");
+  g.set_gc_policy(kPromoteAfterOne);
+  std::vector<NodeHandle> held = AddHeld(g, 10);
+  AddGarbage(g, 10);
   std::optional<CollectStats> first = g.MaybeCollect();
   ASSERT_TRUE(first.has_value());
   EXPECT_TRUE(first->minor);
   EXPECT_EQ(first->swept, 10);  // the held ten are promoted: 10 >= 10
   held.clear();
-  for (int i = 0; i < 10; ++i) AddTestNode(g, "young_garbage");
+  AddGarbage(g, 10);
   std::optional<CollectStats> second = g.MaybeCollect();
   ASSERT_TRUE(second.has_value());
   EXPECT_FALSE(second->minor);
@@ -165,17 +178,13 @@ TEST(CollectorPolicy, MaybeCollectIsMinorUntilEnoughNodesWerePromoted) {
 
 TEST(CollectorPolicy, DroppingAnOldRootSchedulesAFullCollection) {
   Graph g;
-  g.set_gc_policy({.automatic = true,
-                   .growth_ratio = 1.0,
-                   .min_new_nodes = 10,
-                   .promote_after = 1});
-  std::vector<NodeHandle> held;
-  for (int i = 0; i < 10; ++i) held.push_back(AddTestNode(g, "old"));
+  g.set_gc_policy(kPromoteAfterOne);
+  std::vector<NodeHandle> held = AddHeld(g, 10);
   g.Collect();   // held: promoted; the full threshold is now 10
   held.clear();  // ten old roots go: old garbage
-  for (int i = 0; i < 9; ++i) AddTestNode(g, "young_garbage");
+  AddGarbage(g, 9);
   EXPECT_FALSE(g.MaybeCollect().has_value());  // 9 < 10 new nodes
-  AddTestNode(g, "young_garbage");
+  AddGarbage(g, 1);
   std::optional<CollectStats> s = g.MaybeCollect();
   ASSERT_TRUE(s.has_value());
   EXPECT_FALSE(s->minor);
@@ -185,14 +194,10 @@ TEST(CollectorPolicy, DroppingAnOldRootSchedulesAFullCollection) {
 
 TEST(CollectorPolicy, WithNoOldRootDroppedMaybeCollectStaysMinor) {
   Graph g;
-  g.set_gc_policy({.automatic = true,
-                   .growth_ratio = 1.0,
-                   .min_new_nodes = 10,
-                   .promote_after = 1});
-  std::vector<NodeHandle> held;
-  for (int i = 0; i < 10; ++i) held.push_back(AddTestNode(g, "old"));
+  g.set_gc_policy(kPromoteAfterOne);
+  std::vector<NodeHandle> held = AddHeld(g, 10);
   g.Collect();
-  for (int i = 0; i < 10; ++i) AddTestNode(g, "young_garbage");
+  AddGarbage(g, 10);
   std::optional<CollectStats> s = g.MaybeCollect();
   ASSERT_TRUE(s.has_value());
   EXPECT_TRUE(s->minor);
