@@ -176,6 +176,22 @@ TEST(CollectorPolicy, MaybeCollectIsMinorUntilEnoughNodesWerePromoted) {
   EXPECT_EQ(g.gc_stats().collections, 2);
 }
 
+// The promotion trigger alone: no root is dropped, so only the nodes
+// promoted since the last full collection can make the next one full.
+TEST(CollectorPolicy, EnoughPromotionsScheduleAFullCollection) {
+  Graph g;
+  g.set_gc_policy(kPromoteAfterOne);
+  std::vector<NodeHandle> held = AddHeld(g, 10);
+  AddGarbage(g, 10);
+  ASSERT_TRUE(g.MaybeCollect().value().minor);  // promotes the held ten
+  AddGarbage(g, 10);
+  std::optional<CollectStats> s = g.MaybeCollect();
+  ASSERT_TRUE(s.has_value());
+  EXPECT_FALSE(s->minor);
+  EXPECT_EQ(s->swept, 10);
+  EXPECT_EQ(g.num_nodes(), 10);
+}
+
 TEST(CollectorPolicy, DroppingAnOldRootSchedulesAFullCollection) {
   Graph g;
   g.set_gc_policy(kPromoteAfterOne);
