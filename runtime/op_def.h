@@ -50,7 +50,23 @@ class OpKernelContext {
         input_resources_(input_resources),
         device_(device),
         step_id_(step_id),
-        outputs_(node.output_types.size()) {}
+        owned_outputs_(node.output_types.size()),
+        outputs_(absl::MakeSpan(owned_outputs_)) {}
+  // The same, with the outputs written straight into `outputs` (one empty
+  // tensor per output of the node), which the caller keeps: the executor
+  // passes its slots, so no output is moved after the kernel returns.
+  OpKernelContext(const Node& node, absl::Span<const Tensor* const> inputs,
+                  absl::Span<NodeResource* const> input_resources,
+                  const Eigen::ThreadPoolDevice* device, int64_t step_id,
+                  absl::Span<Tensor> outputs)
+      : node_(node),
+        inputs_(inputs),
+        input_resources_(input_resources),
+        device_(device),
+        step_id_(step_id),
+        outputs_(outputs) {}
+  OpKernelContext(const OpKernelContext&) = delete;
+  OpKernelContext& operator=(const OpKernelContext&) = delete;
 
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   const Tensor& input(int i) const { return *inputs_[i]; }
@@ -69,10 +85,10 @@ class OpKernelContext {
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   void set_output(int i, Tensor t) { outputs_[i] = std::move(t); }
-  // Inline storage: most ops have one or two outputs, and a context is made
-  // per node per run, so no allocation for them.
+  // Inline storage, when the context holds its outputs itself: most ops
+  // have one or two outputs, so no allocation for them.
   using Outputs = absl::InlinedVector<Tensor, 2>;
-  Outputs& outputs() { return outputs_; }
+  absl::Span<Tensor> outputs() { return outputs_; }
 
   // An InvalidArgument status prefixed with the op and node name, e.g.
   // "MatMul 'dense_1/MatMul': inner dims 3 vs 4".
@@ -87,7 +103,8 @@ class OpKernelContext {
   absl::Span<NodeResource* const> input_resources_;
   const Eigen::ThreadPoolDevice* device_;
   int64_t step_id_;
-  Outputs outputs_;
+  Outputs owned_outputs_;  // empty when the caller gave the outputs
+  absl::Span<Tensor> outputs_;
 };
 
 using KernelFn = std::function<absl::Status(OpKernelContext&)>;

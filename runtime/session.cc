@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/node.h"
@@ -23,6 +24,9 @@ inline constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
 // One node to run: where its inputs come from and where its outputs go.
 struct Step {
   NodeId id;
+  // The node's op (registered ops live as long as the process), read here
+  // rather than through the node: one dependent load fewer per step.
+  const OpDef* op_def = nullptr;
   uint32_t input_begin = 0;  // first entry in Plan::inputs
   uint32_t num_inputs = 0;
   uint32_t output_base = 0;  // its output k goes to slot output_base + k
@@ -41,7 +45,10 @@ struct InputRef {
   // The last reader of a slot no fetch needs clears the slot once its
   // kernel returns, so intermediate buffers are freed as early as possible.
   bool take = false;
-  NodeId producer;  // whose NodeResource the kernel sees for this input
+  // The producer's NodeResource (a variable's state), which the kernel sees
+  // for this input, or nullptr. It lives as long as the producer, and a
+  // plan only runs while every node it names is pinned.
+  NodeResource* resource = nullptr;
 };
 
 struct FeedCheck {
@@ -158,8 +165,7 @@ absl::Status KernelError(const Node& node, const absl::Status& s) {
 }
 
 // Checks a kernel's outputs against the node's declared dtypes and shapes.
-absl::Status CheckOutputs(const Node& node,
-                          const OpKernelContext::Outputs& outs) {
+absl::Status CheckOutputs(const Node& node, absl::Span<const Tensor> outs) {
   for (size_t k = 0; k < node.output_types.size(); ++k) {
     const DataType want = node.output_types[k];
     if (want == DT_RESOURCE) continue;  // the consumer reads the resource
@@ -280,21 +286,27 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
   // Depth-first walk from fetches and targets through data and control
   // inputs, stopping at fed outputs; post-order is a topological order.
   // Only the needed subgraph is visited.
-  enum class Mark : uint8_t { kOpen, kDone };
-  absl::flat_hash_map<uint32_t, Mark> mark;
-  absl::flat_hash_map<uint32_t, uint32_t> step_of;  // slot index -> step
+  // Slot index -> kOpen while on the walk's stack, then the node's step.
+  // Reserved up front: a plan is built for every new model, and growing the
+  // table rehashed it several times per build.
+  constexpr uint32_t kOpen = kNoSlot;
+  absl::flat_hash_map<uint32_t, uint32_t> step_of;
+  step_of.reserve(256);
   struct Frame {
     NodeId id;
+    const Node* node;   // pinned by the caller's lock on the heap
     uint32_t next = 0;  // data inputs first, then control inputs
   };
   std::vector<Frame> stack;
+  stack.reserve(64);
   auto visit = [&](NodeId root) -> absl::Status {
-    if (mark.contains(root.index)) return absl::OkStatus();
-    mark[root.index] = Mark::kOpen;
-    stack.push_back(Frame{root});
+    if (!step_of.try_emplace(root.index, kOpen).second) {
+      return absl::OkStatus();
+    }
+    stack.push_back(Frame{root, &graph_.NodeForRuntime(root)});
     while (!stack.empty()) {
       Frame& top = stack.back();
-      const Node& n = graph_.NodeForRuntime(top.id);
+      const Node& n = *top.node;
       const uint32_t num_data = static_cast<uint32_t>(n.inputs.size());
       const uint32_t num_all =
           num_data + static_cast<uint32_t>(n.control_inputs.size());
@@ -309,10 +321,10 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
           next = n.control_inputs[e - num_data];
           if (fed_nodes.contains(next.index)) continue;
         }
-        auto [it, inserted] = mark.try_emplace(next.index, Mark::kOpen);
+        auto [it, inserted] = step_of.try_emplace(next.index, kOpen);
         if (inserted) {
-          stack.push_back(Frame{next});
-        } else if (it->second == Mark::kOpen) {
+          stack.push_back(Frame{next, &graph_.NodeForRuntime(next)});
+        } else if (it->second == kOpen) {
           const Node& other = graph_.NodeForRuntime(next);
           return absl::InvalidArgumentError(absl::StrCat(
               "Session::Run: the graph has a cycle through ", other.op, " '",
@@ -324,7 +336,6 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
         return absl::InvalidArgumentError(
             absl::StrCat("Placeholder '", n.name, "' must be fed"));
       }
-      mark[top.id.index] = Mark::kDone;
       step_of[top.id.index] = static_cast<uint32_t>(plan->steps.size());
       Step step;
       step.id = top.id;
@@ -371,10 +382,8 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
     for (const NodeInput& in : n.inputs) {
       InputRef ref;
       ref.slot = slot_of(in.node, in.index);
-      ref.producer = in.node;
-      if (graph_.NodeForRuntime(in.node).resource != nullptr) {
-        step.has_resource_inputs = true;
-      }
+      ref.resource = graph_.NodeForRuntime(in.node).resource.get();
+      if (ref.resource != nullptr) step.has_resource_inputs = true;
       last_reader[ref.slot] = static_cast<uint32_t>(plan->inputs.size());
       plan->inputs.push_back(ref);
     }
@@ -382,6 +391,7 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
     const OpDef::Dispatch dispatch =
         n.op_def != nullptr ? n.op_def->dispatch : OpDef::Dispatch::kKernel;
     const bool has_kernel = n.op_def != nullptr && n.op_def->kernel;
+    if (has_kernel) step.op_def = n.op_def;
     if (dispatch == OpDef::Dispatch::kHandle ||
         (!has_kernel && n.op == "NoOp")) {
       step.kind = Step::Kind::kSkip;
@@ -478,8 +488,9 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
   }
 
   const int64_t step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
-  std::vector<const Tensor*> in(plan.max_inputs, nullptr);
-  std::vector<NodeResource*> resources(plan.max_inputs, nullptr);
+  // Inline for the usual few inputs: no allocation per run.
+  absl::InlinedVector<const Tensor*, 16> in(plan.max_inputs, nullptr);
+  absl::InlinedVector<NodeResource*, 16> resources(plan.max_inputs, nullptr);
   for (const Step& step : plan.steps) {
     const InputRef* refs = plan.inputs.data() + step.input_begin;
     if (step.kind == Step::Kind::kConstant) {
@@ -493,18 +504,21 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
     for (uint32_t k = 0; k < step.num_inputs; ++k) in[k] = &slots[refs[k].slot];
     if (step.has_resource_inputs) {
       for (uint32_t k = 0; k < step.num_inputs; ++k) {
-        resources[k] = graph_.NodeForRuntime(refs[k].producer).resource.get();
+        resources[k] = refs[k].resource;
       }
     }
+    // The kernel writes its outputs straight into their slots.
+    const absl::Span<Tensor> outs(slots.data() + step.output_base,
+                                  step.num_outputs);
     OpKernelContext ctx(
         node, absl::Span<const Tensor* const>(in.data(), step.num_inputs),
         absl::Span<NodeResource* const>(resources.data(), step.num_inputs),
-        device_.get(), step_id);
-    if (node.op_def == nullptr || !node.op_def->kernel) {
+        device_.get(), step_id, outs);
+    if (step.op_def == nullptr) {
       return absl::UnimplementedError(absl::StrCat(
           "Session::Run: ", node.op, " '", node.name, "' has no kernel"));
     }
-    if (absl::Status s = node.op_def->kernel(ctx); !s.ok()) {
+    if (absl::Status s = step.op_def->kernel(ctx); !s.ok()) {
       return KernelError(node, s);
     }
     if (step.has_resource_inputs) {
@@ -514,13 +528,9 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
     // an optimizer finds its variable unshared) after its last reader
     // rather than at the end of the run.
     for (uint32_t k = 0; k < step.num_inputs; ++k) {
-      if (refs[k].take) slots[refs[k].slot] = Tensor();
+      if (refs[k].take) slots[refs[k].slot].Clear();
     }
-    OpKernelContext::Outputs& outs = ctx.outputs();
     GG_RETURN_IF_ERROR(CheckOutputs(node, outs));
-    for (uint32_t k = 0; k < step.num_outputs; ++k) {
-      slots[step.output_base + k] = std::move(outs[k]);
-    }
   }
 
   std::vector<Tensor> result;

@@ -1,7 +1,8 @@
 #include "runtime/tensor.h"
 
 #include <cstdlib>
-#include <mutex>
+#include <cstring>
+#include <new>
 #include <vector>
 
 #include "absl/strings/str_join.h"
@@ -66,14 +67,6 @@ bool TensorShape::IsFullyDefined() const {
   return true;
 }
 
-bool TensorShape::IsCompatibleWith(const TensorShape& concrete) const {
-  if (dims() != concrete.dims()) return false;
-  for (int i = 0; i < dims(); ++i) {
-    if (dims_[i] >= 0 && dims_[i] != concrete.dims_[i]) return false;
-  }
-  return true;
-}
-
 std::string TensorShape::DebugString() const {
   return absl::StrCat("[",
                       absl::StrJoin(dims_, ",",
@@ -102,32 +95,35 @@ absl::Status TensorShape::Validate(absl::Span<const int64_t> dims,
           allow_unknown ? " (only -1 may mark an unknown size)"
                         : " (must be >= 0)"));
     }
-    if (d > 0 && n > kMaxElements / d) {
+    // A multiplication rather than a division per dimension: every kernel
+    // output's shape is validated.
+    if (__builtin_mul_overflow(n, d == 0 ? 1 : d, &n) || n > kMaxElements) {
       return absl::InvalidArgumentError(absl::StrCat(
           "shape [", absl::StrJoin(dims, ","), "] has too many elements"));
     }
-    n *= (d == 0 ? 1 : d);
   }
   return absl::OkStatus();
 }
 
 namespace {
 
-// A small cache of freed tensor buffers, so the steady state of a training
-// loop (the same output sizes every step) does not go to malloc for each
-// kernel output. Sizes are rounded up to powers of two from 64 bytes to
-// kMaxCachedBytes; each class keeps at most kMaxPerClass buffers, so the
-// cache holds a bounded amount of memory (at most kMaxPerClass * 2 *
-// kMaxCachedBytes). Larger buffers go straight to aligned_alloc/free.
-// Thread-safe (one small lock).
-class BufferCache {
+// Freed tensor blocks kept for reuse, per thread, so the steady state of a
+// training loop (the same output sizes every step) neither goes to malloc
+// nor takes a lock for each kernel output. Block sizes are powers of two
+// from 128 bytes to kMaxCachedBytes; each class keeps at most kMaxPerClass
+// blocks, so a thread's cache holds a bounded amount of memory (less than
+// kMaxPerClass * 2 * kMaxCachedBytes). Larger blocks go straight to
+// aligned_alloc/free. A block freed on another thread than the one that
+// allocated it simply joins that thread's cache.
+class BlockCache {
  public:
-  static constexpr int kMinShift = 6;   // 64 bytes
+  static constexpr int kMinShift = 7;   // 128 bytes: a header and 64
   static constexpr int kMaxShift = 18;  // 256 KiB
+  static constexpr int kClasses = kMaxShift - kMinShift + 1;
   static constexpr size_t kMaxCachedBytes = size_t{1} << kMaxShift;
-  static constexpr size_t kMaxPerClass = 32;
+  static constexpr int kMaxPerClass = 32;
 
-  // The bytes to allocate for a request of `n` bytes (at least 64, a
+  // The bytes to allocate for a block of `n` bytes (at least 128, a
   // multiple of 64) and its class, or -1 when not cached.
   static int ClassOf(size_t n, size_t* rounded) {
     if (n <= (size_t{1} << kMinShift)) {
@@ -143,60 +139,83 @@ class BufferCache {
     return shift - kMinShift;
   }
 
-  void* Get(int cls) {
-    std::lock_guard<std::mutex> l(mu_);
-    auto& list = free_[cls];
-    if (list.empty()) return nullptr;
-    void* p = list.back();
-    list.pop_back();
-    return p;
+  // This thread's cache, or nullptr once the thread is tearing down its
+  // thread_locals (blocks freed then go straight to free()).
+  static BlockCache* ForThisThread() {
+    if (current_ != nullptr) return current_;
+    if (gone_) return nullptr;
+    current_ = new BlockCache();
+    owner_.armed = true;  // first use: registers ~Owner for this thread
+    return current_;
   }
 
+  void* Get(int cls) {
+    return count_[cls] == 0 ? nullptr : blocks_[cls][--count_[cls]];
+  }
   // Takes `p` back; false when the class is full (the caller frees it).
   bool Put(int cls, void* p) {
-    std::lock_guard<std::mutex> l(mu_);
-    auto& list = free_[cls];
-    if (list.size() >= kMaxPerClass) return false;
-    list.push_back(p);
+    if (count_[cls] == kMaxPerClass) return false;
+    blocks_[cls][count_[cls]++] = p;
     return true;
   }
 
-  static BufferCache& Get() {
-    static BufferCache* const cache = new BufferCache();  // never destroyed
-    return *cache;
-  }
-
  private:
-  BufferCache() {
-    for (auto& list : free_) list.reserve(kMaxPerClass);
-  }
-  std::mutex mu_;
-  std::vector<void*> free_[kMaxShift - kMinShift + 1];
+  // Frees the thread's cache when the thread ends. current_ and gone_ are
+  // trivially destructible, so they stay readable after this runs (a
+  // thread_local tensor destroyed later still finds gone_ set).
+  struct Owner {
+    bool armed = false;
+    ~Owner() {
+      BlockCache* cache = current_;
+      current_ = nullptr;
+      gone_ = true;
+      if (cache == nullptr) return;
+      for (int c = 0; c < kClasses; ++c) {
+        for (int i = 0; i < cache->count_[c]; ++i)
+          std::free(cache->blocks_[c][i]);
+      }
+      delete cache;
+    }
+  };
+  static thread_local BlockCache* current_;
+  static thread_local bool gone_;
+  static thread_local Owner owner_;
+
+  void* blocks_[kClasses][kMaxPerClass] = {};
+  int count_[kClasses] = {};
 };
+
+thread_local BlockCache* BlockCache::current_ = nullptr;
+thread_local bool BlockCache::gone_ = false;
+thread_local BlockCache::Owner BlockCache::owner_;
 
 }  // namespace
 
+// A tensor's storage is one 64-byte-aligned block: this header (the
+// reference count and the block's size class), then the elements from
+// kBufferHeaderBytes on. One allocation per tensor, and none at all in the
+// steady state (BlockCache).
 struct Tensor::Buffer : Tensor::Counted {
-  Buffer(size_t n, bool zero) : bytes(n) {
-    // 64-byte alignment for Eigen's vectorised loads; aligned_alloc wants a
-    // multiple of the alignment, and at least one block so data() is valid.
-    size_t rounded = 0;
-    cls = BufferCache::ClassOf(n, &rounded);
-    if (cls >= 0) data = BufferCache::Get().Get(cls);
-    if (data == nullptr) data = std::aligned_alloc(64, rounded);
-    if (data != nullptr && zero) std::memset(data, 0, rounded);
-  }
-  ~Buffer() {
-    if (data == nullptr) return;
-    if (cls < 0 || !BufferCache::Get().Put(cls, data)) std::free(data);
-  }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-
-  void* data = nullptr;
-  size_t bytes = 0;
-  int cls = -1;  // BufferCache class, -1 when not cached
+  int cls = -1;  // BlockCache class, -1 when not cached
 };
+Tensor::Buffer* Tensor::NewBuffer(size_t bytes, bool zero) {
+  static_assert(sizeof(Buffer) <= kBufferHeaderBytes);
+  size_t rounded = 0;
+  const int cls = BlockCache::ClassOf(bytes + kBufferHeaderBytes, &rounded);
+  void* block = nullptr;
+  if (cls >= 0) {
+    if (BlockCache* cache = BlockCache::ForThisThread())
+      block = cache->Get(cls);
+  }
+  if (block == nullptr) block = std::aligned_alloc(64, rounded);
+  if (block == nullptr) return nullptr;
+  auto* buffer = new (block) Buffer();
+  buffer->cls = cls;
+  if (zero) {
+    std::memset(static_cast<char*>(block) + kBufferHeaderBytes, 0, bytes);
+  }
+  return buffer;
+}
 
 Tensor::BufferRef::BufferRef(Buffer* adopted) : p_(adopted) {}
 
@@ -204,7 +223,16 @@ Tensor::Buffer* Tensor::BufferRef::get() const {
   return static_cast<Buffer*>(p_);
 }
 
-void Tensor::BufferRef::Destroy(Counted* p) { delete static_cast<Buffer*>(p); }
+void Tensor::BufferRef::Destroy(Counted* p) {
+  auto* buffer = static_cast<Buffer*>(p);
+  const int cls = buffer->cls;
+  buffer->~Buffer();
+  if (cls >= 0) {
+    BlockCache* cache = BlockCache::ForThisThread();
+    if (cache != nullptr && cache->Put(cls, buffer)) return;
+  }
+  std::free(buffer);
+}
 
 Tensor::Tensor(DataType dtype, TensorShape shape, BufferRef buffer)
     : dtype_(dtype),
@@ -225,8 +253,8 @@ absl::StatusOr<Tensor> Tensor::Allocate(DataType dtype,
   }
   const size_t bytes = static_cast<size_t>(shape.num_elements()) *
                        static_cast<size_t>(DataTypeSize(dtype));
-  BufferRef buffer(new Buffer(bytes, zero));
-  if (buffer.get()->data == nullptr) {
+  BufferRef buffer(NewBuffer(bytes, zero));
+  if (buffer.get() == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "cannot allocate ", bytes, " bytes for a ", DataTypeString(dtype),
         " tensor of shape ", shape.DebugString()));
@@ -241,13 +269,6 @@ absl::StatusOr<Tensor> Tensor::Zeros(DataType dtype, const TensorShape& shape) {
 absl::StatusOr<Tensor> Tensor::Uninitialized(DataType dtype,
                                              const TensorShape& shape) {
   return Allocate(dtype, shape, /*zero=*/false);
-}
-
-const void* Tensor::raw() const {
-  return buffer_.get() == nullptr ? nullptr : buffer_.get()->data;
-}
-void* Tensor::raw() {
-  return buffer_.get() == nullptr ? nullptr : buffer_.get()->data;
 }
 
 std::pair<int64_t, int64_t> Tensor::MatrixDims() const {

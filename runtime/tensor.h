@@ -96,9 +96,18 @@ class TensorShape {
   int64_t num_elements() const;
   bool IsFullyDefined() const;
   // Whether a tensor of shape `concrete` fits this (possibly partial) shape.
-  bool IsCompatibleWith(const TensorShape& concrete) const;
+  // Inline: the executor checks every kernel output with it.
+  bool IsCompatibleWith(const TensorShape& concrete) const {
+    if (dims_.size() != concrete.dims_.size()) return false;
+    for (size_t i = 0; i < dims_.size(); ++i) {
+      if (dims_[i] >= 0 && dims_[i] != concrete.dims_[i]) return false;
+    }
+    return true;
+  }
 
   void AddDim(int64_t size) { dims_.push_back(size); }
+  // Back to the scalar shape [] (no dimension).
+  void Clear() { dims_.clear(); }
   void set_dim(int i, int64_t size) { dims_[i] = size; }
   void RemoveDim(int i) { dims_.erase(dims_.begin() + i); }
   void InsertDim(int i, int64_t size) { dims_.insert(dims_.begin() + i, size); }
@@ -199,6 +208,16 @@ class Tensor {
     return Matrix<T>(mutable_data<T>().data(), rows, cols);
   }
 
+  // Lets go of the buffer and becomes an empty tensor, as Tensor() but in
+  // place: the executor clears each input after its last reader, and
+  // assigning a temporary there cost a store-forwarding stall per input.
+  void Clear() {
+    dtype_ = DT_INVALID;
+    shape_.Clear();
+    num_elements_ = 0;
+    buffer_.Reset();
+  }
+
   // A tensor with the same buffer and another shape of as many elements.
   absl::StatusOr<Tensor> Reshaped(const TensorShape& shape) const;
 
@@ -219,7 +238,13 @@ class Tensor {
   std::string DebugString(int max_entries = 12) const;
 
  private:
-  struct Buffer;  // the storage, defined in tensor.cc
+  struct Buffer;  // the storage's header, defined in tensor.cc
+  // Where the elements start in a buffer's block: one cache line, so they
+  // are 64-byte aligned for Eigen's vectorised loads.
+  static constexpr size_t kBufferHeaderBytes = 64;
+  // A buffer for `bytes` of elements (zeroed if `zero`), with one
+  // reference; nullptr when memory is exhausted.
+  static Buffer* NewBuffer(size_t bytes, bool zero);
   // What a Buffer starts with: its reference count.
   struct Counted {
     std::atomic<int32_t> refs{1};
@@ -238,18 +263,29 @@ class Tensor {
       std::swap(p_, other.p_);
       return *this;
     }
-    ~BufferRef() {
-      if (p_ != nullptr &&
-          p_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        Destroy(p_);
-      }
+    ~BufferRef() { Release(p_); }
+    void Reset() {
+      Counted* p = p_;
+      p_ = nullptr;
+      Release(p);
     }
     Buffer* get() const;
+    // The elements, which follow the header in the buffer's block.
+    void* data() const {
+      return p_ == nullptr ? nullptr
+                           : reinterpret_cast<char*>(p_) + kBufferHeaderBytes;
+    }
     bool unique() const {
       return p_ != nullptr && p_->refs.load(std::memory_order_acquire) == 1;
     }
 
    private:
+    static void Release(Counted* p) {
+      if (p != nullptr &&
+          p->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        Destroy(p);
+      }
+    }
     static void Destroy(Counted* p);
     Counted* p_ = nullptr;
   };
@@ -257,8 +293,8 @@ class Tensor {
   static absl::StatusOr<Tensor> Allocate(DataType dtype,
                                          const TensorShape& shape,
                                          bool zero = true);
-  const void* raw() const;
-  void* raw();
+  const void* raw() const { return buffer_.data(); }
+  void* raw() { return buffer_.data(); }
   std::pair<int64_t, int64_t> MatrixDims() const;
 
   DataType dtype_ = DT_INVALID;

@@ -1,6 +1,7 @@
 #include "runtime/tensor.h"
 
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -138,6 +139,51 @@ TEST(Tensor, ReshapedSharesTheBufferAndChecksTheCount) {
   Tensor r = t.Reshaped({3, 2}).value();
   EXPECT_TRUE(r.SharesBufferWith(t));
   EXPECT_FALSE(t.Reshaped({4}).ok());
+}
+
+TEST(Tensor, ClearLetsGoOfTheBufferAndEmptiesTheTensor) {
+  Tensor a =
+      Tensor::FromData<float>({2, 3}, std::vector<float>(6, 1.f)).value();
+  Tensor b = a;
+  EXPECT_FALSE(a.RefCountIsOne());
+  b.Clear();
+  EXPECT_TRUE(a.RefCountIsOne());
+  EXPECT_FALSE(b.IsInitialized());
+  EXPECT_EQ(b.shape().dims(), 0);
+  EXPECT_EQ(b.num_elements(), 0);
+  b.Clear();  // clearing an empty tensor is a no-op
+  EXPECT_FALSE(b.IsInitialized());
+  EXPECT_EQ(a.data<float>()[5], 1.f);
+}
+
+TEST(Tensor, ARecycledBufferIsZeroedForZeros) {
+  // Each size class reuses the last freed block of its thread: fill one,
+  // free it, and ask for zeros of the same size.
+  {
+    Tensor dirty = Tensor::Uninitialized(DT_FLOAT, {100}).value();
+    for (float& v : dirty.mutable_data<float>()) v = 7.f;
+  }
+  Tensor t = Tensor::Zeros(DT_FLOAT, {100}).value();
+  for (float v : t.data<float>()) EXPECT_EQ(v, 0.f);
+}
+
+TEST(Tensor, ABufferMayBeFreedOnAnotherThread) {
+  // Blocks are cached per thread: one allocated here and released by
+  // another thread joins that thread's cache (freed when it exits).
+  std::vector<Tensor> made;
+  for (int i = 0; i < 100; ++i) {
+    made.push_back(
+        Tensor::FromData<float>({3}, std::vector<float>{1, 2, 3}).value());
+  }
+  Tensor kept = made[0];
+  std::thread other([moved = std::move(made)]() mutable {
+    Tensor fresh = Tensor::Zeros(DT_FLOAT, {3}).value();
+    moved.clear();
+    EXPECT_EQ(fresh.data<float>()[2], 0.f);
+  });
+  other.join();
+  EXPECT_EQ(kept.data<float>()[2], 3.f);
+  EXPECT_TRUE(kept.RefCountIsOne());
 }
 
 TEST(Tensor, EmptyTensorIsNotInitialized) {
