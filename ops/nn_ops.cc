@@ -10,6 +10,7 @@
 #include "Eigen/Core"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "ops/small_gemm.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -313,31 +314,35 @@ absl::Status XentKernel(OpKernelContext& ctx) {
   GG_ASSIGN_OR_RETURN(Tensor back,
                       NewUninitializedOutput(ctx, DT_FLOAT, x.shape()));
   if (rows > 0) {  // rows > 0 implies c > 0: every label is in [0, c)
-    const float* in = x.data<float>().data();
-    float* b = back.mutable_data<float>().data();
-    float* l = loss.mutable_data<float>().data();
-    // Shift each row by its max, exponentiate the whole batch in one
-    // vectorised pass (rows of a few classes vectorise poorly one by one),
-    // then derive both the loss (log-sum-exp minus the label's logit) and
-    // the backprop (softmax minus the one-hot label) from those exponentials.
-    Eigen::Map<Eigen::ArrayXf> bs(b, rows * c);
-    for (int64_t i = 0; i < rows; ++i) {
-      const float* xi = in + i * c;
-      const float max = *std::max_element(xi, xi + c);
-      l[i] = max;  // until the loss replaces it below
-      for (int64_t j = 0; j < c; ++j) b[i * c + j] = xi[j] - max;
-    }
-    bs = bs.exp();
-    for (int64_t i = 0; i < rows; ++i) {
-      float* bi = b + i * c;
-      float sum = 0;
-      for (int64_t j = 0; j < c; ++j) sum += bi[j];
-      const int64_t label = label_at(i);
-      l[i] = std::log(sum) - (in[i * c + label] - l[i]);
-      const float inv = 1.0f / sum;
-      for (int64_t j = 0; j < c; ++j) bi[j] *= inv;
-      bi[label] -= 1.0f;
-    }
+    // Vectorised across the batch rather than along each row (a row of a
+    // few classes fills a packet poorly): the logits are first transposed
+    // into a column-major scratch, where each class is a contiguous column and
+    // every per-row step (max, shift, exp, sum) is a packet operation over
+    // many rows at once. Both outputs then come from the exponentials: the
+    // loss is log-sum-exp minus the label's shifted logit, the backprop is
+    // the softmax minus the one-hot label.
+    using ColMajor = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic>;
+    // The scratch: the rows x c exponentials, then one sum per row.
+    GG_ASSIGN_OR_RETURN(
+        Tensor scratch,
+        Tensor::Uninitialized(DT_FLOAT, TensorShape{rows * (c + 1)}));
+    float* const base = scratch.mutable_data<float>().data();
+    Eigen::Map<ColMajor> e(base, rows, c);
+    Eigen::Map<Eigen::ArrayXf> sum(base + rows * c, rows);
+    gemm::Transpose(x.data<float>().data(), rows, c, c, base, rows);
+    sum = e.rowwise().maxCoeff();  // the max, until the sum replaces it
+    e.colwise() -= sum;
+    // The label's shifted logit, read before the exponentials replace it.
+    Eigen::Map<Eigen::ArrayXf> l(loss.mutable_data<float>().data(), rows);
+    for (int64_t i = 0; i < rows; ++i) l[i] = e(i, label_at(i));
+    e = e.exp();
+    sum = e.rowwise().sum();
+    l = sum.log() - l;
+    sum = sum.inverse();
+    e.colwise() *= sum;
+    float* const b = back.mutable_data<float>().data();
+    gemm::Transpose(base, c, rows, rows, b, c);
+    for (int64_t i = 0; i < rows; ++i) b[i * c + label_at(i)] -= 1.0f;
   }
   ctx.set_output(0, std::move(loss));
   ctx.set_output(1, std::move(back));

@@ -167,38 +167,6 @@ void Multiply(const Operands& o, int64_t m, int64_t n) {
   }
 }
 
-// dst (cols x rows, row stride ldd) = src^T (src rows x cols, stride lds),
-// kPacket x kPacket tiles transposed in registers, the edges one by one.
-void Transpose(const float* src, int64_t rows, int64_t cols, int64_t lds,
-               float* dst, int64_t ldd) {
-  using Eigen::internal::ploadu;
-  using Eigen::internal::pstoreu;
-  const int64_t rows_tiled = rows / kPacket * kPacket;
-  const int64_t cols_tiled = cols / kPacket * kPacket;
-  for (int64_t i = 0; i < rows_tiled; i += kPacket) {
-    for (int64_t j = 0; j < cols_tiled; j += kPacket) {
-      Tile tile;
-#pragma GCC unroll 16
-      for (int r = 0; r < kPacket; ++r) {
-        tile.packet[r] = ploadu<Packet>(src + (i + r) * lds + j);
-      }
-      Eigen::internal::ptranspose(tile);
-#pragma GCC unroll 16
-      for (int r = 0; r < kPacket; ++r) {
-        pstoreu(dst + (j + r) * ldd + i, tile.packet[r]);
-      }
-    }
-    for (int64_t j = cols_tiled; j < cols; ++j) {
-      for (int64_t r = i; r < i + kPacket; ++r) {
-        dst[j * ldd + r] = src[r * lds + j];
-      }
-    }
-  }
-  for (int64_t r = rows_tiled; r < rows; ++r) {
-    for (int64_t j = 0; j < cols; ++j) dst[j * ldd + r] = src[r * lds + j];
-  }
-}
-
 // Whether to compute C^T = B^T A^T (vectorised over C's rows, then
 // transposed into C) rather than C = A B (vectorised over C's columns).
 // Only with transpose_a, where A's columns are contiguous in memory. Costs
@@ -290,6 +258,36 @@ void SmallMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
     o.b = scratch;
   }
   Multiply(o, m, n);
+}
+
+void Transpose(const float* src, int64_t rows, int64_t cols, int64_t lds,
+               float* dst, int64_t ldd) {
+  using Eigen::internal::ploadu;
+  using Eigen::internal::pstoreu;
+  const int64_t rows_tiled = rows / kPacket * kPacket;
+  const int64_t cols_tiled = cols / kPacket * kPacket;
+  for (int64_t i = 0; i < rows_tiled; i += kPacket) {
+    for (int64_t j = 0; j < cols_tiled; j += kPacket) {
+      Tile tile;
+#pragma GCC unroll 16
+      for (int r = 0; r < kPacket; ++r) {
+        tile.packet[r] = ploadu<Packet>(src + (i + r) * lds + j);
+      }
+      Eigen::internal::ptranspose(tile);
+#pragma GCC unroll 16
+      for (int r = 0; r < kPacket; ++r) {
+        pstoreu(dst + (j + r) * ldd + i, tile.packet[r]);
+      }
+    }
+    for (int64_t j = cols_tiled; j < cols; ++j) {
+      for (int64_t r = i; r < i + kPacket; ++r) {
+        dst[j * ldd + r] = src[r * lds + j];
+      }
+    }
+  }
+  for (int64_t r = rows_tiled; r < rows; ++r) {
+    for (int64_t j = 0; j < cols; ++j) dst[j * ldd + r] = src[r * lds + j];
+  }
 }
 
 void EigenMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,

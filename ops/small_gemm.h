@@ -43,6 +43,12 @@ bool SmallMatMulFits(int64_t m, int64_t n, int64_t k, bool transpose_a,
 void SmallMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
                  int64_t k, bool transpose_a, bool transpose_b);
 
+// Transpose writes dst = src^T: src is rows x cols with row stride lds,
+// dst cols x rows with row stride ldd (both row-major, not aliasing).
+// Packet-sized tiles are transposed in registers, the edges one by one.
+void Transpose(const float* src, int64_t rows, int64_t cols, int64_t lds,
+               float* dst, int64_t ldd);
+
 // EigenMatMul is Eigen's GEMM (`c.noalias() = a * b` on row-major maps).
 void EigenMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
                  int64_t k, bool transpose_a, bool transpose_b);

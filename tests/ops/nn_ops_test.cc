@@ -1,6 +1,10 @@
 #include "ops/nn_ops.h"
 
+#include <algorithm>
 #include <cmath>
+#include <random>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "ops/ops.h"
@@ -118,6 +122,43 @@ TEST_F(NnOpsTest, SparseXentLossAndBackprop) {
   EXPECT_NEAR(back[2], std::exp(3.0) / z - 1, 1e-6);
   EXPECT_NEAR(back[3], 1, 1e-6);
   EXPECT_NEAR(back[4], -1, 1e-6);
+}
+
+TEST_F(NnOpsTest, SparseXentMatchesAReferenceOnBatchesOfOddSizes) {
+  // Rows and classes that fill no packet evenly, and one batch of a single
+  // row, against a per-row double-precision log-sum-exp.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-20.f, 20.f);
+  for (auto [rows, classes] : {std::pair<int64_t, int64_t>{1, 10},
+                               {13, 11},
+                               {32, 10},
+                               {9, 1},
+                               {40, 17}}) {
+    std::vector<float> x(rows * classes);
+    for (float& v : x) v = u(rng);
+    std::vector<int32_t> y(rows);
+    for (int64_t i = 0; i < rows; ++i) y[i] = static_cast<int32_t>(i % classes);
+    ops::SoftmaxCrossEntropyOutputs xent =
+        ops::SparseSoftmaxCrossEntropyWithLogits(C(F({rows, classes}, x)),
+                                                 C(testing::I32({rows}, y)))
+            .value();
+    std::vector<Tensor> out = run_.Run({xent.loss, xent.backprop}).value();
+    std::vector<float> loss = Values(out[0]);
+    std::vector<float> back = Values(out[1]);
+    for (int64_t i = 0; i < rows; ++i) {
+      const float* row = x.data() + i * classes;
+      const double max = *std::max_element(row, row + classes);
+      double z = 0;
+      for (int64_t j = 0; j < classes; ++j) z += std::exp(row[j] - max);
+      EXPECT_NEAR(loss[i], std::log(z) - (row[y[i]] - max), 1e-5)
+          << rows << "x" << classes << " row " << i;
+      for (int64_t j = 0; j < classes; ++j) {
+        const double want = std::exp(row[j] - max) / z - (j == y[i] ? 1 : 0);
+        EXPECT_NEAR(back[i * classes + j], want, 1e-6)
+            << rows << "x" << classes << " (" << i << ", " << j << ")";
+      }
+    }
+  }
 }
 
 TEST_F(NnOpsTest, SparseXentReadsInt64LabelsAsInt32Ones) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -130,6 +131,33 @@ TEST(SmallGemmTest, SmallMatMulHandlesOperandsBeyondItsScratch) {
   EXPECT_FALSE(gemm::SmallMatMulFits(16, 100, 100, false, true));
   ExpectMatchesReference(gemm::SmallMatMul, {16, 100, 100, false, true}, 5);
   ExpectMatchesReference(gemm::SmallMatMul, {16, 100, 100, true, true}, 6);
+}
+
+TEST(SmallGemmTest, TransposeMatchesALoopForTiledAndEdgeShapes) {
+  // Shapes with full packet tiles, edges on either side, and strides wider
+  // than the rows.
+  uint32_t seed = 3;
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{32, 10},
+                            {10, 32},
+                            {8, 8},
+                            {1, 1},
+                            {17, 9},
+                            {3, 40}}) {
+    const int64_t lds = cols + 2, ldd = rows + 3;
+    std::mt19937 rng(seed++);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    std::vector<float> src(rows * lds);
+    for (float& x : src) x = u(rng);
+    std::vector<float> dst(cols * ldd, kSentinel);
+    gemm::Transpose(src.data(), rows, cols, lds, dst.data(), ldd);
+    for (int64_t j = 0; j < cols; ++j) {
+      for (int64_t i = 0; i < ldd; ++i) {
+        const float want = i < rows ? src[i * lds + j] : kSentinel;
+        ASSERT_EQ(dst[j * ldd + i], want)
+            << rows << "x" << cols << " dst(" << j << ", " << i << ")";
+      }
+    }
+  }
 }
 
 TEST(SmallGemmTest, EmptyInnerDimensionGivesZeros) {
