@@ -125,6 +125,20 @@ TEST(CollectorPolicy, MaybeCollectCollectsOnceEnoughGarbageCouldExist) {
   EXPECT_EQ(s->swept, 10);
 }
 
+TEST(CollectorPolicy, ByDefaultAMinorCollectionComesEvery256NewNodes) {
+  // Small enough that a dropped model's nodes are swept while still in
+  // cache (gc/collector.h).
+  Graph g;
+  EXPECT_EQ(GcPolicy{}.min_new_nodes, 256);
+  for (int i = 0; i < 255; ++i) AddTestNode(g, "n");
+  EXPECT_FALSE(g.MaybeCollect().has_value());  // 255 < 256 new nodes
+  AddTestNode(g, "n");
+  std::optional<CollectStats> s = g.MaybeCollect();
+  ASSERT_TRUE(s.has_value());
+  EXPECT_TRUE(s->minor);
+  EXPECT_EQ(s->swept, 256);
+}
+
 TEST(CollectorPolicy, WithoutGenerationsTheThresholdGrowsWithTheLiveGraph) {
   Graph g;
   g.set_gc_policy({.automatic = true,
