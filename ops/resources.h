@@ -38,7 +38,7 @@ class NamedResource : public NodeResource {
   std::string name_;
 };
 
-class VariableResource : public NamedResource {
+class VariableResource final : public NamedResource {
  public:
   VariableResource(DataType dtype, TensorShape shape)
       : dtype_(dtype), shape_(std::move(shape)) {}

@@ -34,7 +34,7 @@ absl::string_view AttrTypeName(const AttrValue& value);
 
 template <typename T>
 absl::StatusOr<T> GetAttr(const AttrMap& attrs, absl::string_view name) {
-  auto it = attrs.find(std::string(name));
+  auto it = attrs.find(name);  // heterogeneous: no string is built
   if (it == attrs.end()) {
     return absl::InvalidArgumentError(
         absl::StrCat("attribute '", name, "' is missing"));
@@ -47,7 +47,7 @@ absl::StatusOr<T> GetAttr(const AttrMap& attrs, absl::string_view name) {
 // The attribute's value, or `fallback` when it is absent or of another type.
 template <typename T>
 T GetAttrOr(const AttrMap& attrs, absl::string_view name, T fallback) {
-  auto it = attrs.find(std::string(name));
+  auto it = attrs.find(name);  // heterogeneous: no string is built
   if (it == attrs.end()) return fallback;
   if (const T* v = std::get_if<T>(&it->second)) return *v;
   return fallback;
