@@ -212,9 +212,16 @@ Tensor VectorOf(absl::Span<const int64_t> v) {
   return Tensor::FromData<T>({static_cast<int64_t>(v.size())}, data).value();
 }
 
+// Marks an op whose outputs depend only on its inputs' shapes and dtypes
+// (OpDef::shape_only).
+RegisteredOp ShapeOnly(RegisteredOp op) {
+  op.def.shape_only = true;
+  return op;
+}
+
 void RegisterShapeOps(OpRegistry& r) {
   MustRegister(
-      r, MakeOp(
+      r, ShapeOnly(MakeOp(
              "Shape", {"input"}, 1,
              {{"T", "type"}, {"out_type", "type", AttrValue(DT_INT32)}},
              [](const AttrMap& attrs, absl::Span<const InputInfo> in)
@@ -233,9 +240,9 @@ void RegisterShapeOps(OpRegistry& r) {
                                      ? VectorOf<int64_t>(dims)
                                      : VectorOf<int32_t>(dims));
                return absl::OkStatus();
-             }));
+             })));
   MustRegister(
-      r, MakeOp(
+      r, ShapeOnly(MakeOp(
              "Size", {"input"}, 1,
              {{"T", "type"}, {"out_type", "type", AttrValue(DT_INT32)}},
              [](const AttrMap& attrs, absl::Span<const InputInfo>)
@@ -255,7 +262,7 @@ void RegisterShapeOps(OpRegistry& r) {
                      0, Tensor::Scalar<int32_t>(static_cast<int32_t>(n)));
                }
                return absl::OkStatus();
-             }));
+             })));
 }
 
 // --- Fill, ZerosLike, OnesLike ---
@@ -346,10 +353,10 @@ void RegisterFillOps(OpRegistry& r) {
     GG_RETURN_IF_ERROR(op_util::CheckInputsMatchT(attrs, in, kAllTypes));
     return Same(in[0]);
   };
-  MustRegister(r, MakeOp("ZerosLike", {"x"}, 1, {{"T", "type"}}, same,
-                         ConstantLikeKernel<0>));
-  MustRegister(r, MakeOp("OnesLike", {"x"}, 1, {{"T", "type"}}, same,
-                         ConstantLikeKernel<1>));
+  MustRegister(r, ShapeOnly(MakeOp("ZerosLike", {"x"}, 1, {{"T", "type"}}, same,
+                                   ConstantLikeKernel<0>)));
+  MustRegister(r, ShapeOnly(MakeOp("OnesLike", {"x"}, 1, {{"T", "type"}}, same,
+                                   ConstantLikeKernel<1>)));
 }
 
 // --- Cast ---

@@ -137,6 +137,10 @@ struct OpDef {
   // kernel does nothing and a plan skips it.
   enum class Dispatch { kKernel, kConstant, kHandle };
   Dispatch dispatch = Dispatch::kKernel;
+  // The outputs depend only on the inputs' dtypes and shapes, never on
+  // their values (Shape, Size, ZerosLike, OnesLike): where every input's
+  // static shape is fully defined, a plan computes them once, at build.
+  bool shape_only = false;
   KernelFn kernel;  // empty only for ops the executor handles itself
   GradFn gradient;  // empty: not differentiable
 };

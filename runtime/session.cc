@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <thread>
 
 #include "absl/container/flat_hash_map.h"
@@ -24,9 +25,10 @@ inline constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
 // One node to run: where its inputs come from and where its outputs go.
 struct Step {
   NodeId id;
-  // The node's op (registered ops live as long as the process), read here
-  // rather than through the node: one dependent load fewer per step.
-  const OpDef* op_def = nullptr;
+  // The op's kernel, copied from its OpDef when the plan is built (empty
+  // when the op has none): the plan's steps are walked in order, while
+  // reaching each OpDef (and the node) missed cache on most steps.
+  KernelFn kernel;
   uint32_t input_begin = 0;  // first entry in Plan::inputs
   uint32_t num_inputs = 0;
   uint32_t output_base = 0;  // its output k goes to slot output_base + k
@@ -182,6 +184,67 @@ absl::Status CheckOutputs(const Node& node, absl::Span<const Tensor> outs) {
     }
   }
   return absl::OkStatus();
+}
+
+// A folded step's outputs are kept by the plan; larger ones are computed
+// per run instead.
+constexpr int64_t kMaxFoldedBytes = int64_t{1} << 20;
+
+// The outputs of node `n` when a plan can compute them once, at build:
+// for a Const (no inputs), for a stateless op whose inputs are all such
+// values (constant folding), and for a shape-only op (OpDef::shape_only)
+// whose inputs' static shapes are fully defined. nullopt when the step
+// must run each time. `refs` are its inputs; `constant_of` maps a slot to
+// its index in `constants`, or -1.
+absl::StatusOr<std::optional<OpKernelContext::Outputs>> Fold(
+    const Graph& graph, const Eigen::ThreadPoolDevice* device, const Node& n,
+    absl::Span<const InputRef> refs, absl::Span<const int32_t> constant_of,
+    absl::Span<const Tensor> constants) {
+  const OpDef& def = *n.op_def;
+  // The stand-ins a kernel reads instead of run-time inputs: the values of
+  // constant inputs, or for a shape-only op tensors of the inputs' static
+  // shapes (its kernel reads nothing else).
+  absl::InlinedVector<Tensor, 4> stand_ins;
+  absl::InlinedVector<const Tensor*, 4> inputs;
+  if (def.dispatch == OpDef::Dispatch::kConstant) {
+    if (!refs.empty()) return std::nullopt;
+  } else if (def.stateful || refs.empty()) {
+    return std::nullopt;
+  } else if (std::all_of(refs.begin(), refs.end(), [&](const InputRef& r) {
+               return r.resource == nullptr && constant_of[r.slot] >= 0;
+             })) {
+    for (const InputRef& r : refs)
+      inputs.push_back(&constants[constant_of[r.slot]]);
+  } else if (def.shape_only) {
+    for (const NodeInput& in : n.inputs) {
+      const Node& producer = graph.NodeForRuntime(in.node);
+      const DataType dtype = producer.output_types[in.index];
+      const TensorShape& shape = producer.output_shapes[in.index];
+      if (dtype == DT_RESOURCE || !shape.IsFullyDefined() ||
+          shape.num_elements() * DataTypeSize(dtype) > kMaxFoldedBytes) {
+        return std::nullopt;
+      }
+      GG_ASSIGN_OR_RETURN(Tensor t, Tensor::Uninitialized(dtype, shape));
+      stand_ins.push_back(std::move(t));
+    }
+    for (const Tensor& t : stand_ins) inputs.push_back(&t);
+  } else {
+    return std::nullopt;
+  }
+  const absl::InlinedVector<NodeResource*, 4> no_resources(inputs.size(),
+                                                           nullptr);
+  OpKernelContext ctx(n, inputs, no_resources, device, /*step_id=*/0);
+  // Its error is the one every run would have met.
+  if (absl::Status s = def.kernel(ctx); !s.ok()) return KernelError(n, s);
+  GG_RETURN_IF_ERROR(CheckOutputs(n, ctx.outputs()));
+  int64_t bytes = 0;
+  for (const Tensor& t : ctx.outputs()) bytes += t.TotalBytes();
+  if (bytes > kMaxFoldedBytes && def.dispatch != OpDef::Dispatch::kConstant) {
+    return std::nullopt;  // cheaper to compute per run than to keep
+  }
+  OpKernelContext::Outputs outs;
+  for (Tensor& t : ctx.outputs()) outs.push_back(std::move(t));
+  return outs;
 }
 
 }  // namespace
@@ -374,6 +437,9 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
            static_cast<uint32_t>(index);
   };
   std::vector<uint32_t> last_reader(plan->num_slots, kNoSlot);
+  // Slot -> index in plan->constants of its value when the plan computes it
+  // once (a Const's output or a folded step's), or -1.
+  std::vector<int32_t> constant_of(plan->num_slots, -1);
   for (Step& step : plan->steps) {
     const Node& n = graph_.NodeForRuntime(step.id);
     step.input_begin = static_cast<uint32_t>(plan->inputs.size());
@@ -384,26 +450,37 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
       ref.slot = slot_of(in.node, in.index);
       ref.resource = graph_.NodeForRuntime(in.node).resource.get();
       if (ref.resource != nullptr) step.has_resource_inputs = true;
-      last_reader[ref.slot] = static_cast<uint32_t>(plan->inputs.size());
       plan->inputs.push_back(ref);
     }
-    // What needs no kernel per run: constants are computed now, once.
+    const absl::Span<const InputRef> refs(
+        plan->inputs.data() + step.input_begin, step.num_inputs);
     const OpDef::Dispatch dispatch =
         n.op_def != nullptr ? n.op_def->dispatch : OpDef::Dispatch::kKernel;
     const bool has_kernel = n.op_def != nullptr && n.op_def->kernel;
-    if (has_kernel) step.op_def = n.op_def;
+    if (has_kernel) step.kernel = n.op_def->kernel;
     if (dispatch == OpDef::Dispatch::kHandle ||
         (!has_kernel && n.op == "NoOp")) {
       step.kind = Step::Kind::kSkip;
-    } else if (dispatch == OpDef::Dispatch::kConstant && has_kernel &&
-               step.num_inputs == 0) {
-      OpKernelContext ctx(n, {}, {}, device_.get(), /*step_id=*/0);
-      absl::Status s = n.op_def->kernel(ctx);
-      if (!s.ok()) return KernelError(n, s);
-      GG_RETURN_IF_ERROR(CheckOutputs(n, ctx.outputs()));
-      step.kind = Step::Kind::kConstant;
-      step.constant_begin = static_cast<uint32_t>(plan->constants.size());
-      for (Tensor& t : ctx.outputs()) plan->constants.push_back(std::move(t));
+    } else if (has_kernel) {
+      // What needs no kernel per run is computed now, once.
+      GG_ASSIGN_OR_RETURN(
+          std::optional<OpKernelContext::Outputs> folded,
+          Fold(graph_, device_.get(), n, refs, constant_of, plan->constants));
+      if (folded.has_value()) {
+        step.kind = Step::Kind::kConstant;
+        step.constant_begin = static_cast<uint32_t>(plan->constants.size());
+        for (uint32_t k = 0; k < step.num_outputs; ++k) {
+          constant_of[step.output_base + k] =
+              static_cast<int32_t>(plan->constants.size());
+          plan->constants.push_back(std::move((*folded)[k]));
+        }
+      }
+    }
+    // A folded step reads nothing at run time: it is nobody's last reader.
+    if (step.kind != Step::Kind::kConstant) {
+      for (uint32_t k = 0; k < step.num_inputs; ++k) {
+        last_reader[refs[k].slot] = step.input_begin + k;
+      }
     }
   }
   for (const Output& o : fetches) {
@@ -514,11 +591,11 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
         node, absl::Span<const Tensor* const>(in.data(), step.num_inputs),
         absl::Span<NodeResource* const>(resources.data(), step.num_inputs),
         device_.get(), step_id, outs);
-    if (step.op_def == nullptr) {
+    if (!step.kernel) {
       return absl::UnimplementedError(absl::StrCat(
           "Session::Run: ", node.op, " '", node.name, "' has no kernel"));
     }
-    if (absl::Status s = step.op_def->kernel(ctx); !s.ok()) {
+    if (absl::Status s = step.kernel(ctx); !s.ok()) {
       return KernelError(node, s);
     }
     if (step.has_resource_inputs) {

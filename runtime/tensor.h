@@ -280,9 +280,14 @@ class Tensor {
     }
 
    private:
+    // The sole holder (a count of 1, read with acquire ordering) destroys
+    // without a locked decrement: no other thread holds a reference it
+    // could copy, and every earlier holder's release happened before.
+    // Most of the executor's intermediate tensors end this way.
     static void Release(Counted* p) {
       if (p != nullptr &&
-          p->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+          (p->refs.load(std::memory_order_acquire) == 1 ||
+           p->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)) {
         Destroy(p);
       }
     }

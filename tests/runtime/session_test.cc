@@ -371,6 +371,104 @@ TEST_F(SessionTest, ConstantKernelRunsOncePerPlan) {
   EXPECT_EQ(runs, 1);
 }
 
+// A node of `def` reading `inputs`, one float output of `shape`.
+NodeHandle ConsumerNode(Graph& g, const OpDef* def, const std::string& name,
+                        std::vector<Output> inputs, TensorShape shape) {
+  NodeSpec spec;
+  spec.op = def->type;
+  spec.op_def = def;
+  spec.name = name;
+  spec.inputs = std::move(inputs);
+  spec.output_types = {DT_FLOAT};
+  spec.output_shapes = {std::move(shape)};
+  return g.AddNode(std::move(spec)).value();
+}
+
+// A counting op that doubles its input (or, shape-only, gives its size).
+OpDef CountingOp(std::string type, int* runs, bool shape_only = false) {
+  return OpDef{.type = std::move(type),
+               .shape_only = shape_only,
+               .kernel = [runs, shape_only](OpKernelContext& ctx) {
+                 ++*runs;
+                 const Tensor& x = ctx.input(0);
+                 std::vector<float> out(x.num_elements());
+                 for (size_t i = 0; i < out.size(); ++i) {
+                   out[i] = shape_only ? static_cast<float>(out.size())
+                                       : 2 * x.data<float>()[i];
+                 }
+                 ctx.set_output(0, Vec(out));
+                 return absl::OkStatus();
+               }};
+}
+
+TEST_F(SessionTest, StatelessOpOfConstantsIsFoldedOncePerPlan) {
+  int seven_runs = 0, twice_runs = 0;
+  OpDef seven_def{.type = "Seven",
+                  .dispatch = OpDef::Dispatch::kConstant,
+                  .kernel = [&seven_runs](OpKernelContext& ctx) {
+                    ++seven_runs;
+                    ctx.set_output(0, Vec({7}));
+                    return absl::OkStatus();
+                  }};
+  OpDef twice_def = CountingOp("Twice", &twice_runs);
+  Output seven(SourceNode(g_, &seven_def, "seven"), 0);
+  Output twice(ConsumerNode(g_, &twice_def, "twice", {seven}, {1}), 0);
+  Output sum = ops_.Add(twice, seven).value();
+  Session s(g_);
+  for (int i = 0; i < 3; ++i) {
+    std::vector<Tensor> out = s.Run({}, {sum, twice}).value();
+    EXPECT_EQ(Values(out[0]), std::vector<float>{21});
+    EXPECT_EQ(Values(out[1]), std::vector<float>{14});
+  }
+  EXPECT_EQ(twice_runs, 1);
+  EXPECT_EQ(ops_.runs("Add"), 1);  // folded in turn: both its inputs are
+}
+
+TEST_F(SessionTest, StatefulOpOfConstantsRunsEveryTime) {
+  int runs = 0;
+  OpDef seven_def{.type = "Seven",
+                  .dispatch = OpDef::Dispatch::kConstant,
+                  .kernel = [](OpKernelContext& ctx) {
+                    ctx.set_output(0, Vec({7}));
+                    return absl::OkStatus();
+                  }};
+  OpDef twice_def = CountingOp("Twice", &runs);
+  twice_def.stateful = true;
+  Output seven(SourceNode(g_, &seven_def, "seven"), 0);
+  Output twice(ConsumerNode(g_, &twice_def, "twice", {seven}, {1}), 0);
+  Session s(g_);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(s.Run({}, {twice}).ok());
+  EXPECT_EQ(runs, 3);
+}
+
+TEST_F(SessionTest, ShapeOnlyOpOfAStaticShapeRunsOncePerPlan) {
+  int runs = 0;
+  OpDef size_def = CountingOp("SizeLike", &runs, /*shape_only=*/true);
+  Output x = ops_.Const(g_, Vec({1, 2, 3})).value();  // static shape [3]
+  Output size(ConsumerNode(g_, &size_def, "size", {x}, {3}), 0);
+  Output sum = ops_.Add(size, x).value();
+  Session s(g_);
+  for (int i = 0; i < 3; ++i) {
+    std::vector<Tensor> out = s.Run({}, {sum}).value();
+    EXPECT_EQ(Values(out[0]), (std::vector<float>{4, 5, 6}));
+  }
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(ops_.runs("TestConst"), 3);  // its value is still computed
+}
+
+TEST_F(SessionTest, ShapeOnlyOpOfAnUnknownShapeRunsEveryTime) {
+  int runs = 0;
+  OpDef size_def = CountingOp("SizeLike", &runs, /*shape_only=*/true);
+  Output x = ops_.Placeholder(g_, TensorShape{-1}).value();
+  Output size(ConsumerNode(g_, &size_def, "size", {x}, {-1}), 0);
+  Session s(g_);
+  EXPECT_EQ(Values(s.Run({{x, Vec({5, 5})}}, {size}).value()[0]),
+            (std::vector<float>{2, 2}));
+  EXPECT_EQ(Values(s.Run({{x, Vec({5, 5, 5})}}, {size}).value()[0]),
+            (std::vector<float>{3, 3, 3}));
+  EXPECT_EQ(runs, 2);
+}
+
 TEST_F(SessionTest, FailingConstantKernelFailsEveryRunNamingItsNode) {
   OpDef def{.type = "NoValue",
             .dispatch = OpDef::Dispatch::kConstant,
