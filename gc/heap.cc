@@ -78,6 +78,7 @@ std::unique_ptr<Object> Heap::Free(uint32_t index, bool keep) {
   if (++s.generation == 0) s.generation = 1;
   free_.push_back(index);
   --live_count_;
+  ++frees_;
   if (!keep) object.reset();
   return object;
 }

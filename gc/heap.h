@@ -140,6 +140,9 @@ class Heap : public std::enable_shared_from_this<Heap> {
   int64_t live_count() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     return live_count_;
   }
+  // Slots freed so far. While it is unchanged, every id that was live is
+  // still live (freeing is the only way a slot stops being live).
+  int64_t frees() const ABSL_SHARED_LOCKS_REQUIRED(mu_) { return frees_; }
   int64_t peak_live() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     return peak_live_;
   }
@@ -240,6 +243,7 @@ class Heap : public std::enable_shared_from_this<Heap> {
   std::unique_ptr<Slot[]> chunks_[kMaxChunks] ABSL_GUARDED_BY(mu_);
   uint32_t num_slots_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t live_count_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t frees_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t peak_live_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<uint32_t> free_ ABSL_GUARDED_BY(mu_);
   std::vector<YoungEntry> young_ ABSL_GUARDED_BY(mu_);

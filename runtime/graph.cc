@@ -504,17 +504,24 @@ std::vector<std::string> Graph::SavedGarbage() const {
 
 void Graph::ClearSavedGarbage() { collector_->ClearSaved(); }
 
-absl::StatusOr<gc::PinScope> Graph::Pin(absl::Span<const NodeId> ids) const {
+absl::StatusOr<gc::PinScope> Graph::Pin(
+    absl::Span<const NodeId> ids, std::atomic<int64_t>* live_as_of) const {
   ReaderLock lock(heap_->mu());
+  const int64_t frees = heap_->frees();
+  const bool known_live = live_as_of != nullptr &&
+                          live_as_of->load(std::memory_order_relaxed) == frees;
   std::vector<uint32_t> slots;
   slots.reserve(ids.size());
   for (NodeId id : ids) {
-    if (!heap_->IsLive(id)) {
+    if (!known_live && !heap_->IsLive(id)) {
       return absl::NotFoundError(absl::StrCat("node in slot ", id.index,
                                               " (generation ", id.generation,
                                               ") was swept"));
     }
     slots.push_back(id.index);
+  }
+  if (live_as_of != nullptr) {
+    live_as_of->store(frees, std::memory_order_relaxed);
   }
   return gc::PinScope(heap_, heap_->Pin(std::move(slots)));
 }

@@ -236,7 +236,12 @@ class Graph : private gc::SweepObserver {
   // --- for the runtime's own code ---
 
   // Pins live nodes for an in-flight run; NotFound if any id is dead.
-  absl::StatusOr<gc::PinScope> Pin(absl::Span<const NodeId> ids) const;
+  // `live_as_of`, when given, remembers the heap's free count at which the
+  // same ids were last found live: while no slot was freed since, they are
+  // not checked again (a session's plan pins the same ids every step).
+  absl::StatusOr<gc::PinScope> Pin(
+      absl::Span<const NodeId> ids,
+      std::atomic<int64_t>* live_as_of = nullptr) const;
   // The node a live handle (or pin) keeps; valid while that holds.
   const Node& NodeForRuntime(const NodeHandle& node) const;
   const Node& NodeForRuntime(NodeId id) const;

@@ -1,6 +1,7 @@
 #include "runtime/session.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <optional>
 #include <thread>
@@ -74,11 +75,15 @@ struct Plan {
   uint64_t structure_version = 0;
   // Heap::allocations() when it was built: every node it names is older.
   int64_t allocations = 0;
+  // The heap's free count when a run last found every id live (Graph::Pin):
+  // until a slot is freed, later runs skip the check.
+  mutable std::atomic<int64_t> live_as_of{-1};
 };
 
 // The cache key: the ids and output indices of feeds, fetches, targets.
 struct PlanKey {
-  std::vector<uint32_t> words;
+  // Inline for the usual few feeds and fetches: one is made per run.
+  absl::InlinedVector<uint32_t, 24> words;
   friend bool operator==(const PlanKey& a, const PlanKey& b) {
     return a.words == b.words;
   }
@@ -129,7 +134,7 @@ using session_internal::Step;
 
 using Feeds = std::vector<std::pair<Output, Tensor>>;
 
-void AppendKey(const Output& o, std::vector<uint32_t>& words) {
+void AppendKey(const Output& o, absl::InlinedVector<uint32_t, 24>& words) {
   words.push_back(o.handle().id().index);
   words.push_back(o.handle().id().generation);
   words.push_back(static_cast<uint32_t>(o.index()));
@@ -527,13 +532,13 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     const Feeds& feeds, const std::vector<Output>& fetches,
     const std::vector<Output>& targets) {
   GG_ASSIGN_OR_RETURN(PlanPtr plan, GetPlan(feeds, fetches, targets, false));
-  absl::StatusOr<gc::PinScope> pin = graph_.Pin(plan->ids);
+  absl::StatusOr<gc::PinScope> pin = graph_.Pin(plan->ids, &plan->live_as_of);
   if (!pin.ok()) {
     // A node of the cached plan was swept between the sweep and the
     // listener that drops the plan: build it again. If a fetch itself is
     // gone, building says so.
     GG_ASSIGN_OR_RETURN(plan, GetPlan(feeds, fetches, targets, true));
-    pin = graph_.Pin(plan->ids);
+    pin = graph_.Pin(plan->ids, &plan->live_as_of);
     if (!pin.ok()) {
       return absl::AbortedError(absl::StrCat(
           "Session::Run: a node of the run was swept while it started: ",
