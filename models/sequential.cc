@@ -138,6 +138,9 @@ Tensor GatherRows(const Tensor& x, int64_t cols,
           .value();
   const float* src = x.data<float>().data();
   float* dst = out.mutable_data<float>().data();
+  // The rows are scattered (shuffled) and x rarely stays in L1 between
+  // steps: ask for every row's first line up front so the misses overlap.
+  for (int64_t r : rows) __builtin_prefetch(src + r * cols);
   // An element loop rather than a memcpy call per row: rows are short
   // (tens of features), and this runs every step.
   for (size_t i = 0; i < rows.size(); ++i) {
