@@ -35,12 +35,12 @@ struct Step {
   uint32_t output_base = 0;  // its output k goes to slot output_base + k
   uint32_t num_outputs = 0;
   bool has_resource_inputs = false;
-  // kRun: run the kernel. kConstant: copy the outputs the kernel gave when
-  // the plan was built (Plan::constants from constant_begin). kSkip: nothing
-  // to run (NoOp, resource handles).
+  // kRun: run the kernel. kConstant: nothing to run; the kernel's outputs
+  // were computed when the plan was built (Plan::constants, which readers
+  // and fetches reach through InputRef::constant). kSkip: nothing to run
+  // (NoOp, resource handles).
   enum class Kind : uint8_t { kRun, kConstant, kSkip };
   Kind kind = Kind::kRun;
-  uint32_t constant_begin = 0;
 };
 
 struct InputRef {
@@ -52,6 +52,10 @@ struct InputRef {
   // for this input, or nullptr. It lives as long as the producer, and a
   // plan only runs while every node it names is pinned.
   NodeResource* resource = nullptr;
+  // Index in Plan::constants of the input's value when the plan computed
+  // it once (a Const's or a folded step's output), or -1. Kernels read such
+  // an input in place: its slot is never filled, and no run copies it.
+  int32_t constant = -1;
 };
 
 struct FeedCheck {
@@ -69,7 +73,8 @@ struct Plan {
   std::vector<InputRef> inputs;
   std::vector<FeedCheck> feeds;  // in the order of the Run's feeds
   std::vector<uint32_t> fetch_slots;
-  std::vector<Tensor> constants;  // outputs of the kConstant steps
+  std::vector<int32_t> fetch_constants;  // as InputRef::constant, per fetch
+  std::vector<Tensor> constants;         // outputs of the kConstant steps
   uint32_t num_slots = 0;
   uint32_t max_inputs = 0;
   uint64_t structure_version = 0;
@@ -455,6 +460,7 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
       ref.slot = slot_of(in.node, in.index);
       ref.resource = graph_.NodeForRuntime(in.node).resource.get();
       if (ref.resource != nullptr) step.has_resource_inputs = true;
+      ref.constant = constant_of[ref.slot];
       plan->inputs.push_back(ref);
     }
     const absl::Span<const InputRef> refs(
@@ -473,7 +479,6 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
           Fold(graph_, device_.get(), n, refs, constant_of, plan->constants));
       if (folded.has_value()) {
         step.kind = Step::Kind::kConstant;
-        step.constant_begin = static_cast<uint32_t>(plan->constants.size());
         for (uint32_t k = 0; k < step.num_outputs; ++k) {
           constant_of[step.output_base + k] =
               static_cast<int32_t>(plan->constants.size());
@@ -481,16 +486,20 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
         }
       }
     }
-    // A folded step reads nothing at run time: it is nobody's last reader.
+    // A folded step reads nothing at run time, and a constant input is
+    // read in place: neither makes a last reader.
     if (step.kind != Step::Kind::kConstant) {
       for (uint32_t k = 0; k < step.num_inputs; ++k) {
-        last_reader[refs[k].slot] = step.input_begin + k;
+        if (refs[k].constant < 0) {
+          last_reader[refs[k].slot] = step.input_begin + k;
+        }
       }
     }
   }
   for (const Output& o : fetches) {
     const uint32_t slot = slot_of(o.handle().id(), o.index());
     plan->fetch_slots.push_back(slot);
+    plan->fetch_constants.push_back(constant_of[slot]);
     last_reader[slot] = kNoSlot;  // a fetched tensor is never taken
   }
   for (uint32_t r : last_reader) {
@@ -575,15 +584,13 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
   absl::InlinedVector<NodeResource*, 16> resources(plan.max_inputs, nullptr);
   for (const Step& step : plan.steps) {
     const InputRef* refs = plan.inputs.data() + step.input_begin;
-    if (step.kind == Step::Kind::kConstant) {
-      for (uint32_t k = 0; k < step.num_outputs; ++k) {
-        slots[step.output_base + k] = plan.constants[step.constant_begin + k];
-      }
-      continue;
-    }
-    if (step.kind == Step::Kind::kSkip) continue;
+    // A constant's consumers and fetches read it from the plan.
+    if (step.kind != Step::Kind::kRun) continue;
     const Node& node = graph_.NodeForRuntime(step.id);
-    for (uint32_t k = 0; k < step.num_inputs; ++k) in[k] = &slots[refs[k].slot];
+    for (uint32_t k = 0; k < step.num_inputs; ++k) {
+      in[k] = refs[k].constant >= 0 ? &plan.constants[refs[k].constant]
+                                    : &slots[refs[k].slot];
+    }
     if (step.has_resource_inputs) {
       for (uint32_t k = 0; k < step.num_inputs; ++k) {
         resources[k] = refs[k].resource;
@@ -617,7 +624,11 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
 
   std::vector<Tensor> result;
   result.reserve(plan.fetch_slots.size());
-  for (uint32_t slot : plan.fetch_slots) result.push_back(slots[slot]);
+  for (size_t i = 0; i < plan.fetch_slots.size(); ++i) {
+    const int32_t constant = plan.fetch_constants[i];
+    result.push_back(constant >= 0 ? plan.constants[constant]
+                                   : slots[plan.fetch_slots[i]]);
+  }
   return result;
 }
 

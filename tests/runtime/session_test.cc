@@ -351,15 +351,20 @@ NodeHandle SourceNode(Graph& g, const OpDef* def, const std::string& name) {
   return g.AddNode(std::move(spec)).value();
 }
 
+// A constant op (Dispatch::kConstant) giving float [7], counting its runs.
+OpDef SevenDef(int* runs) {
+  return OpDef{.type = "Seven",
+               .dispatch = OpDef::Dispatch::kConstant,
+               .kernel = [runs](OpKernelContext& ctx) {
+                 ++*runs;
+                 ctx.set_output(0, Vec({7}));
+                 return absl::OkStatus();
+               }};
+}
+
 TEST_F(SessionTest, ConstantKernelRunsOncePerPlan) {
   int runs = 0;
-  OpDef def{.type = "Seven",
-            .dispatch = OpDef::Dispatch::kConstant,
-            .kernel = [&runs](OpKernelContext& ctx) {
-              ++runs;
-              ctx.set_output(0, Vec({7}));
-              return absl::OkStatus();
-            }};
+  OpDef def = SevenDef(&runs);
   Output seven(SourceNode(g_, &def, "seven"), 0);
   Output twice = ops_.Add(seven, seven).value();
   Session s(g_);
@@ -403,13 +408,7 @@ OpDef CountingOp(std::string type, int* runs, bool shape_only = false) {
 
 TEST_F(SessionTest, StatelessOpOfConstantsIsFoldedOncePerPlan) {
   int seven_runs = 0, twice_runs = 0;
-  OpDef seven_def{.type = "Seven",
-                  .dispatch = OpDef::Dispatch::kConstant,
-                  .kernel = [&seven_runs](OpKernelContext& ctx) {
-                    ++seven_runs;
-                    ctx.set_output(0, Vec({7}));
-                    return absl::OkStatus();
-                  }};
+  OpDef seven_def = SevenDef(&seven_runs);
   OpDef twice_def = CountingOp("Twice", &twice_runs);
   Output seven(SourceNode(g_, &seven_def, "seven"), 0);
   Output twice(ConsumerNode(g_, &twice_def, "twice", {seven}, {1}), 0);
@@ -420,18 +419,14 @@ TEST_F(SessionTest, StatelessOpOfConstantsIsFoldedOncePerPlan) {
     EXPECT_EQ(Values(out[0]), std::vector<float>{21});
     EXPECT_EQ(Values(out[1]), std::vector<float>{14});
   }
+  EXPECT_EQ(seven_runs, 1);
   EXPECT_EQ(twice_runs, 1);
   EXPECT_EQ(ops_.runs("Add"), 1);  // folded in turn: both its inputs are
 }
 
 TEST_F(SessionTest, StatefulOpOfConstantsRunsEveryTime) {
-  int runs = 0;
-  OpDef seven_def{.type = "Seven",
-                  .dispatch = OpDef::Dispatch::kConstant,
-                  .kernel = [](OpKernelContext& ctx) {
-                    ctx.set_output(0, Vec({7}));
-                    return absl::OkStatus();
-                  }};
+  int runs = 0, seven_runs = 0;
+  OpDef seven_def = SevenDef(&seven_runs);
   OpDef twice_def = CountingOp("Twice", &runs);
   twice_def.stateful = true;
   Output seven(SourceNode(g_, &seven_def, "seven"), 0);
