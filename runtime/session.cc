@@ -34,7 +34,6 @@ struct Step {
   uint32_t num_inputs = 0;
   uint32_t output_base = 0;  // its output k goes to slot output_base + k
   uint32_t num_outputs = 0;
-  bool has_resource_inputs = false;
   // kRun: run the kernel. kConstant: nothing to run; the kernel's outputs
   // were computed when the plan was built (Plan::constants, which readers
   // and fetches reach through InputRef::constant). kSkip: nothing to run
@@ -204,12 +203,11 @@ constexpr int64_t kMaxFoldedBytes = int64_t{1} << 20;
 // for a Const (no inputs), for a stateless op whose inputs are all such
 // values (constant folding), and for a shape-only op (OpDef::shape_only)
 // whose inputs' static shapes are fully defined. nullopt when the step
-// must run each time. `refs` are its inputs; `constant_of` maps a slot to
-// its index in `constants`, or -1.
+// must run each time. `refs` are its inputs (InputRef::constant indexes
+// `constants`).
 absl::StatusOr<std::optional<OpKernelContext::Outputs>> Fold(
     const Graph& graph, const Eigen::ThreadPoolDevice* device, const Node& n,
-    absl::Span<const InputRef> refs, absl::Span<const int32_t> constant_of,
-    absl::Span<const Tensor> constants) {
+    absl::Span<const InputRef> refs, absl::Span<const Tensor> constants) {
   const OpDef& def = *n.op_def;
   // The stand-ins a kernel reads instead of run-time inputs: the values of
   // constant inputs, or for a shape-only op tensors of the inputs' static
@@ -221,10 +219,9 @@ absl::StatusOr<std::optional<OpKernelContext::Outputs>> Fold(
   } else if (def.stateful || refs.empty()) {
     return std::nullopt;
   } else if (std::all_of(refs.begin(), refs.end(), [&](const InputRef& r) {
-               return r.resource == nullptr && constant_of[r.slot] >= 0;
+               return r.resource == nullptr && r.constant >= 0;
              })) {
-    for (const InputRef& r : refs)
-      inputs.push_back(&constants[constant_of[r.slot]]);
+    for (const InputRef& r : refs) inputs.push_back(&constants[r.constant]);
   } else if (def.shape_only) {
     for (const NodeInput& in : n.inputs) {
       const Node& producer = graph.NodeForRuntime(in.node);
@@ -459,7 +456,6 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
       InputRef ref;
       ref.slot = slot_of(in.node, in.index);
       ref.resource = graph_.NodeForRuntime(in.node).resource.get();
-      if (ref.resource != nullptr) step.has_resource_inputs = true;
       ref.constant = constant_of[ref.slot];
       plan->inputs.push_back(ref);
     }
@@ -476,7 +472,7 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
       // What needs no kernel per run is computed now, once.
       GG_ASSIGN_OR_RETURN(
           std::optional<OpKernelContext::Outputs> folded,
-          Fold(graph_, device_.get(), n, refs, constant_of, plan->constants));
+          Fold(graph_, device_.get(), n, refs, plan->constants));
       if (folded.has_value()) {
         step.kind = Step::Kind::kConstant;
         for (uint32_t k = 0; k < step.num_outputs; ++k) {
@@ -590,11 +586,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
     for (uint32_t k = 0; k < step.num_inputs; ++k) {
       in[k] = refs[k].constant >= 0 ? &plan.constants[refs[k].constant]
                                     : &slots[refs[k].slot];
-    }
-    if (step.has_resource_inputs) {
-      for (uint32_t k = 0; k < step.num_inputs; ++k) {
-        resources[k] = refs[k].resource;
-      }
+      resources[k] = refs[k].resource;
     }
     // The kernel writes its outputs straight into their slots.
     const absl::Span<Tensor> outs(slots.data() + step.output_base,
@@ -609,9 +601,6 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
     }
     if (absl::Status s = step.kernel(ctx); !s.ok()) {
       return KernelError(node, s);
-    }
-    if (step.has_resource_inputs) {
-      std::fill_n(resources.begin(), step.num_inputs, nullptr);
     }
     // Let go of each input this step read last, so its buffer is freed (or
     // an optimizer finds its variable unshared) after its last reader
