@@ -232,14 +232,16 @@ void RegisterShapeOps(OpRegistry& r) {
                return std::vector<OutputInfo>{
                    {ot, TensorShape{in[0].shape.dims()}}};
              },
-             [](OpKernelContext& ctx) -> absl::Status {
-               absl::Span<const int64_t> dims =
-                   ctx.input(0).shape().dim_sizes();
-               ctx.set_output(0, GetAttrOr<DataType>(ctx.attrs(), "out_type",
-                                                     DT_INT32) == DT_INT64
-                                     ? VectorOf<int64_t>(dims)
-                                     : VectorOf<int32_t>(dims));
-               return absl::OkStatus();
+             [](const AttrMap& attrs) -> KernelFn {
+               const bool wide =
+                   GetAttrOr<DataType>(attrs, "out_type", DT_INT32) == DT_INT64;
+               return [wide](OpKernelContext& ctx) {
+                 absl::Span<const int64_t> dims =
+                     ctx.input(0).shape().dim_sizes();
+                 ctx.set_output(0, wide ? VectorOf<int64_t>(dims)
+                                        : VectorOf<int32_t>(dims));
+                 return absl::OkStatus();
+               };
              })));
   MustRegister(
       r, ShapeOnly(MakeOp(
@@ -252,16 +254,16 @@ void RegisterShapeOps(OpRegistry& r) {
                GG_RETURN_IF_ERROR(CheckDtype(ot, kIndexTypes, "out_type"));
                return std::vector<OutputInfo>{{ot, TensorShape{}}};
              },
-             [](OpKernelContext& ctx) -> absl::Status {
-               const int64_t n = ctx.input(0).num_elements();
-               if (GetAttrOr<DataType>(ctx.attrs(), "out_type", DT_INT32) ==
-                   DT_INT64) {
-                 ctx.set_output(0, Tensor::Scalar<int64_t>(n));
-               } else {
-                 ctx.set_output(
-                     0, Tensor::Scalar<int32_t>(static_cast<int32_t>(n)));
-               }
-               return absl::OkStatus();
+             [](const AttrMap& attrs) -> KernelFn {
+               const bool wide =
+                   GetAttrOr<DataType>(attrs, "out_type", DT_INT32) == DT_INT64;
+               return [wide](OpKernelContext& ctx) {
+                 const int64_t n = ctx.input(0).num_elements();
+                 ctx.set_output(0, wide ? Tensor::Scalar<int64_t>(n)
+                                        : Tensor::Scalar<int32_t>(
+                                              static_cast<int32_t>(n)));
+                 return absl::OkStatus();
+               };
              })));
 }
 
@@ -361,8 +363,7 @@ void RegisterFillOps(OpRegistry& r) {
 
 // --- Cast ---
 
-absl::Status CastKernel(OpKernelContext& ctx) {
-  GG_ASSIGN_OR_RETURN(DataType dst, GetAttr<DataType>(ctx.attrs(), "DstT"));
+absl::Status CastKernel(OpKernelContext& ctx, DataType dst) {
   const Tensor& x = ctx.input(0);
   if (x.dtype() == dst) {
     ctx.set_output(0, x);
@@ -383,6 +384,14 @@ absl::Status CastKernel(OpKernelContext& ctx) {
   }));
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
+}
+
+KernelFn BindCast(const AttrMap& attrs) {
+  absl::StatusOr<DataType> dst = GetAttr<DataType>(attrs, "DstT");
+  if (!dst.ok()) {
+    return [status = dst.status()](OpKernelContext&) { return status; };
+  }
+  return [dst = *dst](OpKernelContext& ctx) { return CastKernel(ctx, dst); };
 }
 
 absl::StatusOr<std::vector<std::optional<Output>>> CastGrad(
@@ -555,7 +564,7 @@ void RegisterArrayOps(OpRegistry& r) {
                         GG_RETURN_IF_ERROR(CheckDtype(dst, kAllTypes, "DstT"));
                         return std::vector<OutputInfo>{{dst, in[0].shape}};
                       },
-                      CastKernel, CastGrad));
+                      BindCast, CastGrad));
   MustRegister(r,
                MakeOp("Transpose", {"x", "perm"}, 1,
                       {{"T", "type"}, {"Tperm", "type", AttrValue(DT_INT32)}},

@@ -68,8 +68,13 @@ template <typename T, typename Out, typename F>
 absl::Status BinaryKernel(OpKernelContext& ctx, F f) {
   const Tensor& x = ctx.input(0);
   const Tensor& y = ctx.input(1);
+  // Equal shapes and a rank-0 side broadcast to the other side's shape;
+  // only other pairs need the general rule.
+  const bool same = x.shape() == y.shape();
   absl::StatusOr<TensorShape> shape =
-      op_util::BroadcastShapes(x.shape(), y.shape());
+      same || y.shape().dims() == 0 ? x.shape()
+      : x.shape().dims() == 0       ? y.shape()
+                              : op_util::BroadcastShapes(x.shape(), y.shape());
   if (!shape.ok()) return ctx.InvalidArgument(shape.status().message());
   GG_ASSIGN_OR_RETURN(Tensor out, NewUninitializedOutput(
                                       ctx, DataTypeToEnum<Out>::value, *shape));
@@ -79,7 +84,7 @@ absl::Status BinaryKernel(OpKernelContext& ctx, F f) {
   using OutRow = Eigen::Map<Eigen::Array<Out, Eigen::Dynamic, 1>>;
   if (n == 0) {
     // nothing to compute
-  } else if (x.shape() == y.shape()) {
+  } else if (same) {
     out.mutable_flat<Out>() = f(x.flat<T>(), y.flat<T>());
   } else if (y.num_elements() == 1 && x.shape() == *shape) {
     out.mutable_flat<Out>() = f(x.flat<T>(), Arr::Constant(n, y.data<T>()[0]));
@@ -535,11 +540,9 @@ absl::StatusOr<std::vector<OutputInfo>> MatMulShape(
   return std::vector<OutputInfo>{{DT_FLOAT, TensorShape{m, n}}};
 }
 
-absl::Status MatMulKernel(OpKernelContext& ctx) {
+absl::Status MatMulKernel(OpKernelContext& ctx, bool ta, bool tb) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
-  const bool ta = GetAttrOr<bool>(ctx.attrs(), "transpose_a", false);
-  const bool tb = GetAttrOr<bool>(ctx.attrs(), "transpose_b", false);
   if (a.shape().dims() != 2 || b.shape().dims() != 2) {
     return ctx.InvalidArgument(absl::StrCat("needs matrices, got ",
                                             a.shape().DebugString(), " and ",
@@ -561,6 +564,12 @@ absl::Status MatMulKernel(OpKernelContext& ctx) {
                out.mutable_data<float>().data(), m, n, ka, ta, tb);
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
+}
+
+KernelFn BindMatMul(const AttrMap& attrs) {
+  const bool ta = GetAttrOr<bool>(attrs, "transpose_a", false);
+  const bool tb = GetAttrOr<bool>(attrs, "transpose_b", false);
+  return [ta, tb](OpKernelContext& ctx) { return MatMulKernel(ctx, ta, tb); };
 }
 
 absl::StatusOr<Grads> MatMulGrad(const GradContext& ctx) {
@@ -726,14 +735,13 @@ void SumInto(const Tensor& x, const std::vector<bool>& reduced, T* out,
 }
 
 template <bool kMean>
-absl::Status ReduceKernel(OpKernelContext& ctx) {
+absl::Status ReduceKernel(OpKernelContext& ctx, bool keep) {
   const Tensor& x = ctx.input(0);
   absl::StatusOr<std::vector<int64_t>> axes = IntValues(ctx.input(1));
   if (!axes.ok()) return ctx.InvalidArgument(axes.status().message());
   absl::StatusOr<std::vector<bool>> reduced =
       ReducedAxes(*axes, x.shape().dims());
   if (!reduced.ok()) return ctx.InvalidArgument(reduced.status().message());
-  const bool keep = GetAttrOr<bool>(ctx.attrs(), "keep_dims", false);
   GG_ASSIGN_OR_RETURN(
       Tensor out,
       NewOutput(ctx, x.dtype(), ReducedShape(x.shape(), *reduced, keep)));
@@ -757,6 +765,13 @@ absl::Status ReduceKernel(OpKernelContext& ctx) {
   if (!s.ok()) return ctx.InvalidArgument(s.message());
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
+}
+
+template <bool kMean>
+KernelFn BindReduce(const AttrMap& attrs) {
+  const bool keep = GetAttrOr<bool>(attrs, "keep_dims", false);
+  return
+      [keep](OpKernelContext& ctx) { return ReduceKernel<kMean>(ctx, keep); };
 }
 
 // The gradient of Sum (and, divided by the count, of Mean): the output
@@ -943,18 +958,18 @@ void RegisterMathOps(OpRegistry& r) {
                           {"T", "type"},
                           {"grad_a", "bool", AttrValue(false)},
                           {"grad_b", "bool", AttrValue(false)}},
-                         MatMulShape, MatMulKernel, MatMulGrad));
+                         MatMulShape, BindMatMul, MatMulGrad));
   const std::vector<AttrSpec> reduce_attrs = {
       {"keep_dims", "bool", AttrValue(false)},
       {"T", "type"},
       {"Tidx", "type", AttrValue(DT_INT32)}};
   MustRegister(
       r, MakeOp("Sum", {"input", "reduction_indices"}, 1, reduce_attrs,
-                ReduceShape, ReduceKernel<false>,
+                ReduceShape, BindReduce<false>,
                 [](const GradContext& ctx) { return ReduceGrad(ctx, false); }));
   MustRegister(
       r, MakeOp("Mean", {"input", "reduction_indices"}, 1, reduce_attrs,
-                ReduceShape, ReduceKernel<true>,
+                ReduceShape, BindReduce<true>,
                 [](const GradContext& ctx) { return ReduceGrad(ctx, true); }));
   MustRegister(r, MakeOp("ArgMax", {"input", "dimension"}, 1,
                          {{"T", "type"},

@@ -68,6 +68,36 @@ absl::StatusOr<std::vector<OutputInfo>> BiasAddShape(
   return std::vector<OutputInfo>{{DT_FLOAT, out}};
 }
 
+// out[r, j] = x[r, j] + bias[j] for `rows` rows of c values (out does
+// not alias x). Packets along each row; when c is not a multiple of the
+// packet size, the row's last packet ends at c and overlaps the one before
+// it, recomputing the shared lanes to the same values. Rows shorter than a
+// packet are added one value at a time. (Eigen's column-wise broadcast
+// peeled each short row into scalar prologues and epilogues.)
+void AddBiasRows(const float* x, const float* bias, int64_t rows, int64_t c,
+                 float* out) {
+  namespace ei = Eigen::internal;
+  using Packet = ei::packet_traits<float>::type;
+  constexpr int64_t kPacket = ei::packet_traits<float>::size;
+  if (c < kPacket) {
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t j = 0; j < c; ++j) out[r * c + j] = x[r * c + j] + bias[j];
+    }
+    return;
+  }
+  const int64_t last = c - kPacket;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * c;
+    float* outr = out + r * c;
+    for (int64_t j = 0; j < last; j += kPacket) {
+      ei::pstoreu(outr + j, ei::padd(ei::ploadu<Packet>(xr + j),
+                                     ei::ploadu<Packet>(bias + j)));
+    }
+    ei::pstoreu(outr + last, ei::padd(ei::ploadu<Packet>(xr + last),
+                                      ei::ploadu<Packet>(bias + last)));
+  }
+}
+
 absl::Status BiasAddKernel(OpKernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& b = ctx.input(1);
@@ -81,15 +111,8 @@ absl::Status BiasAddKernel(OpKernelContext& ctx) {
                       NewUninitializedOutput(ctx, DT_FLOAT, x.shape()));
   const int64_t c = b.num_elements();
   if (out.num_elements() > 0 && c > 0) {
-    // A row-major [rows, c] buffer is a column-major c x rows matrix: one
-    // column-wise broadcast, vectorised along each row of the value (a
-    // rowwise() broadcast on a row-major map does not vectorise, and one
-    // Eigen assignment per row costs more than the adds in a small batch).
-    const int64_t rows = out.num_elements() / c;
-    Eigen::Map<Eigen::MatrixXf>(out.mutable_data<float>().data(), c, rows) =
-        Eigen::Map<const Eigen::MatrixXf>(x.data<float>().data(), c, rows)
-            .colwise() +
-        Eigen::Map<const Eigen::VectorXf>(b.data<float>().data(), c);
+    AddBiasRows(x.data<float>().data(), b.data<float>().data(),
+                out.num_elements() / c, c, out.mutable_data<float>().data());
   }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();

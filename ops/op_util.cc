@@ -119,6 +119,19 @@ RegisteredOp MakeOp(std::string type, std::vector<std::string> inputs,
   return op;
 }
 
+RegisteredOp MakeOp(std::string type, std::vector<std::string> inputs,
+                    int num_outputs, std::vector<AttrSpec> attrs,
+                    ShapeFn shape_fn, KernelBinder bind, GradFn gradient) {
+  KernelFn kernel = [bind](OpKernelContext& ctx) {
+    return bind(ctx.attrs())(ctx);
+  };
+  RegisteredOp op =
+      MakeOp(std::move(type), std::move(inputs), num_outputs, std::move(attrs),
+             std::move(shape_fn), std::move(kernel), std::move(gradient));
+  op.def.bind = std::move(bind);
+  return op;
+}
+
 std::optional<Tensor> ConstValueOf(const Output& out) {
   if (!out.valid()) return std::nullopt;
   const Node& n = out.graph()->NodeForRuntime(out.handle());

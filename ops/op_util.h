@@ -10,6 +10,7 @@
 #define GRAPHGC_OPS_OP_UTIL_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,6 +78,13 @@ void MustRegister(OpRegistry& registry, RegisteredOp op);
 RegisteredOp MakeOp(std::string type, std::vector<std::string> inputs,
                     int num_outputs, std::vector<AttrSpec> attrs,
                     ShapeFn shape_fn, KernelFn kernel, GradFn gradient = {});
+// The same for a kernel that reads its node's attributes once per plan:
+// `bind` makes the kernel from a node's attributes (OpDef::bind). The op's
+// plain kernel binds on every call, for callers without a plan.
+using KernelBinder = std::function<KernelFn(const AttrMap&)>;
+RegisteredOp MakeOp(std::string type, std::vector<std::string> inputs,
+                    int num_outputs, std::vector<AttrSpec> attrs,
+                    ShapeFn shape_fn, KernelBinder bind, GradFn gradient = {});
 // The value of `out` when its node is a Const.
 std::optional<Tensor> ConstValueOf(const Output& out);
 

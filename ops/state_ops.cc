@@ -7,6 +7,7 @@
 #include "ops/state_ops.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <initializer_list>
 #include <typeinfo>
@@ -207,21 +208,30 @@ void RegisterVariableOps(OpRegistry& r) {
 // updates that share variables); each distinct variable once.
 class MultiLock {
  public:
-  explicit MultiLock(std::initializer_list<VariableResource*> vars)
-      : vars_(vars) {
-    std::sort(vars_.begin(), vars_.end());
-    vars_.erase(std::unique(vars_.begin(), vars_.end()), vars_.end());
-    for (VariableResource* v : vars_) v->mu().Lock();
+  static constexpr int kMaxVars = 3;  // Adam's var, m and v
+
+  explicit MultiLock(std::initializer_list<VariableResource*> vars) {
+    assert(vars.size() <= kMaxVars);
+    // Insertion into address order, skipping repeats: at most three.
+    for (VariableResource* v : vars) {
+      int i = count_;
+      while (i > 0 && vars_[i - 1] > v) --i;
+      if (i > 0 && vars_[i - 1] == v) continue;
+      for (int j = count_; j > i; --j) vars_[j] = vars_[j - 1];
+      vars_[i] = v;
+      ++count_;
+    }
+    for (int i = 0; i < count_; ++i) vars_[i]->mu().Lock();
   }
   ~MultiLock() {
-    for (auto it = vars_.rbegin(); it != vars_.rend(); ++it)
-      (*it)->mu().Unlock();
+    for (int i = count_ - 1; i >= 0; --i) vars_[i]->mu().Unlock();
   }
   MultiLock(const MultiLock&) = delete;
   MultiLock& operator=(const MultiLock&) = delete;
 
  private:
-  absl::InlinedVector<VariableResource*, 3> vars_;  // no allocation per step
+  VariableResource* vars_[kMaxVars] = {};
+  int count_ = 0;
 };
 
 absl::StatusOr<float> ScalarInput(const OpKernelContext& ctx, int i,
@@ -233,6 +243,21 @@ absl::StatusOr<float> ScalarInput(const OpKernelContext& ctx, int i,
                      DataTypeString(t.dtype()), " ", t.shape().DebugString()));
   }
   return t.data<float>()[0];
+}
+
+// The float scalars of inputs first, first + 1, ... (one per name), into
+// `values`: one pass, no status built unless one is wrong.
+absl::Status ScalarInputs(const OpKernelContext& ctx, int first,
+                          absl::Span<const absl::string_view> names,
+                          float* values) {
+  for (size_t k = 0; k < names.size(); ++k) {
+    const Tensor& t = ctx.input(first + static_cast<int>(k));
+    if (t.dtype() != DT_FLOAT || t.num_elements() != 1) {
+      return ScalarInput(ctx, first + static_cast<int>(k), names[k]).status();
+    }
+    values[k] = t.data<float>()[0];
+  }
+  return absl::OkStatus();
 }
 
 // Checks that a locked variable is initialised and a float of `shape`.
@@ -324,24 +349,22 @@ void AdamUpdate(float* w, float* m, float* v, const float* g, int64_t n,
   }
 }
 
-absl::Status ApplyAdamKernel(OpKernelContext& ctx)
-    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+absl::Status ApplyAdamKernel(OpKernelContext& ctx,
+                             bool nesterov) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   GG_ASSIGN_OR_RETURN(VariableResource * var, VariableInput(ctx, 0));
   GG_ASSIGN_OR_RETURN(VariableResource * m, VariableInput(ctx, 1));
   GG_ASSIGN_OR_RETURN(VariableResource * v, VariableInput(ctx, 2));
-  GG_ASSIGN_OR_RETURN(float beta1_power, ScalarInput(ctx, 3, "beta1_power"));
-  GG_ASSIGN_OR_RETURN(float beta2_power, ScalarInput(ctx, 4, "beta2_power"));
-  GG_ASSIGN_OR_RETURN(float lr, ScalarInput(ctx, 5, "lr"));
-  GG_ASSIGN_OR_RETURN(float beta1, ScalarInput(ctx, 6, "beta1"));
-  GG_ASSIGN_OR_RETURN(float beta2, ScalarInput(ctx, 7, "beta2"));
-  GG_ASSIGN_OR_RETURN(float epsilon, ScalarInput(ctx, 8, "epsilon"));
+  static constexpr absl::string_view kScalars[] = {
+      "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon"};
+  float scalars[6];
+  GG_RETURN_IF_ERROR(ScalarInputs(ctx, 3, kScalars, scalars));
+  const auto [beta1_power, beta2_power, lr, beta1, beta2, epsilon] = scalars;
   const Tensor& grad = ctx.input(9);
   if (grad.dtype() != DT_FLOAT)
     return ctx.InvalidArgument("grad must be float");
   if (var == m || var == v || m == v) {
     return ctx.InvalidArgument("var, m and v must be three distinct variables");
   }
-  const bool nesterov = GetAttrOr<bool>(ctx.attrs(), "use_nesterov", false);
   MultiLock lock({var, m, v});
   GG_RETURN_IF_ERROR(CheckLockedValue(ctx, var, grad.shape()));
   GG_RETURN_IF_ERROR(CheckLockedValue(ctx, m, grad.shape()));
@@ -353,6 +376,13 @@ absl::Status ApplyAdamKernel(OpKernelContext& ctx)
   AdamUpdate(w.data(), mt.data(), vt.data(), grad.data<float>().data(),
              grad.num_elements(), lr_t, beta1, beta2, epsilon, nesterov);
   return absl::OkStatus();
+}
+
+KernelFn BindApplyAdam(const AttrMap& attrs) {
+  const bool nesterov = GetAttrOr<bool>(attrs, "use_nesterov", false);
+  return [nesterov](OpKernelContext& ctx) {
+    return ApplyAdamKernel(ctx, nesterov);
+  };
 }
 
 // Shape function of the optimizer updates: inputs [first_scalar,
@@ -406,7 +436,7 @@ void RegisterOptimizerOps(OpRegistry& r) {
                              {{"T", "type"},
                               {"use_locking", "bool", AttrValue(false)},
                               {"use_nesterov", "bool", AttrValue(false)}},
-                             ApplyShape(3, 6), ApplyAdamKernel);
+                             ApplyShape(3, 6), BindApplyAdam);
   adam.def.stateful = true;
   MustRegister(r, std::move(adam));
 }

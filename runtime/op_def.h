@@ -142,6 +142,11 @@ struct OpDef {
   // static shape is fully defined, a plan computes them once, at build.
   bool shape_only = false;
   KernelFn kernel;  // empty only for ops the executor handles itself
+  // Optional: the kernel for one node, made from the node's attributes when
+  // a plan is built (as TensorFlow's OpKernel reads its attributes in its
+  // constructor), so that a run looks none up. It must behave exactly as
+  // `kernel` on that node, errors included. Empty: plans use `kernel`.
+  std::function<KernelFn(const AttrMap&)> bind;
   GradFn gradient;  // empty: not differentiable
 };
 

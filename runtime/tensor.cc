@@ -80,11 +80,14 @@ std::string TensorShape::DebugString() const {
                       "]");
 }
 
+namespace {
+// An element count past 2^40 is far beyond this runtime's memory and would
+// overflow byte counts; shapes that reach it are rejected.
+constexpr int64_t kMaxElements = int64_t{1} << 40;
+}  // namespace
+
 absl::Status TensorShape::Validate(absl::Span<const int64_t> dims,
                                    bool allow_unknown) {
-  // An element count past 2^40 is far beyond this runtime's memory and would
-  // overflow byte counts; reject it as a shape error.
-  constexpr int64_t kMaxElements = int64_t{1} << 40;
   int64_t n = 1;
   for (size_t i = 0; i < dims.size(); ++i) {
     int64_t d = dims[i];
@@ -240,18 +243,39 @@ Tensor::Tensor(DataType dtype, TensorShape shape, BufferRef buffer)
       num_elements_(shape_.num_elements()),
       buffer_(std::move(buffer)) {}
 
+Tensor::Tensor(DataType dtype, const TensorShape& shape, BufferRef buffer,
+               int64_t num_elements)
+    : dtype_(dtype),
+      shape_(shape),
+      num_elements_(num_elements),
+      buffer_(std::move(buffer)) {}
+
 absl::StatusOr<Tensor> Tensor::Allocate(DataType dtype,
                                         const TensorShape& shape, bool zero) {
   if (!IsTensorDataType(dtype)) {
     return absl::InvalidArgumentError(
         absl::StrCat("a tensor cannot hold dtype ", DataTypeString(dtype)));
   }
-  absl::Status s = TensorShape::Validate(shape.dim_sizes(), false);
-  if (!s.ok()) {
+  // Validate's checks and the element count in one pass; Validate itself
+  // only words the error. Every kernel output comes through here.
+  int64_t nonzero = 1;  // the product of the non-zero dimensions
+  bool empty = false;
+  bool valid = true;
+  for (const int64_t d : shape.dim_sizes()) {
+    if (d < 0 || __builtin_mul_overflow(nonzero, d == 0 ? 1 : d, &nonzero) ||
+        nonzero > kMaxElements) {
+      valid = false;
+      break;
+    }
+    empty |= d == 0;
+  }
+  if (!valid) {
+    absl::Status s = TensorShape::Validate(shape.dim_sizes(), false);
     return absl::InvalidArgumentError(
         absl::StrCat("tensor shape: ", s.message()));
   }
-  const size_t bytes = static_cast<size_t>(shape.num_elements()) *
+  const int64_t num_elements = empty ? 0 : nonzero;
+  const size_t bytes = static_cast<size_t>(num_elements) *
                        static_cast<size_t>(DataTypeSize(dtype));
   BufferRef buffer(NewBuffer(bytes, zero));
   if (buffer.get() == nullptr) {
@@ -259,7 +283,7 @@ absl::StatusOr<Tensor> Tensor::Allocate(DataType dtype,
         "cannot allocate ", bytes, " bytes for a ", DataTypeString(dtype),
         " tensor of shape ", shape.DebugString()));
   }
-  return Tensor(dtype, shape, std::move(buffer));
+  return Tensor(dtype, shape, std::move(buffer), num_elements);
 }
 
 absl::StatusOr<Tensor> Tensor::Zeros(DataType dtype, const TensorShape& shape) {

@@ -98,9 +98,14 @@ class TensorShape {
   // Whether a tensor of shape `concrete` fits this (possibly partial) shape.
   // Inline: the executor checks every kernel output with it.
   bool IsCompatibleWith(const TensorShape& concrete) const {
-    if (dims_.size() != concrete.dims_.size()) return false;
-    for (size_t i = 0; i < dims_.size(); ++i) {
-      if (dims_[i] >= 0 && dims_[i] != concrete.dims_[i]) return false;
+    const size_t n = dims_.size();
+    if (n != concrete.dims_.size()) return false;
+    // Through raw pointers: InlinedVector's operator[] tests for inline
+    // storage on every access, and executors check every kernel output.
+    const int64_t* a = dims_.data();
+    const int64_t* b = concrete.dims_.data();
+    for (size_t i = 0; i < n; ++i) {
+      if (a[i] >= 0 && a[i] != b[i]) return false;
     }
     return true;
   }
@@ -120,7 +125,16 @@ class TensorShape {
                                bool allow_unknown);
 
   friend bool operator==(const TensorShape& a, const TensorShape& b) {
-    return a.dims_ == b.dims_;
+    // An element loop rather than InlinedVector's ==, which calls memcmp
+    // for what is usually two or three dimensions.
+    const size_t n = a.dims_.size();
+    if (n != b.dims_.size()) return false;
+    const int64_t* x = a.dims_.data();
+    const int64_t* y = b.dims_.data();
+    for (size_t i = 0; i < n; ++i) {
+      if (x[i] != y[i]) return false;
+    }
+    return true;
   }
   friend bool operator!=(const TensorShape& a, const TensorShape& b) {
     return !(a == b);
@@ -295,6 +309,9 @@ class Tensor {
     Counted* p_ = nullptr;
   };
   Tensor(DataType dtype, TensorShape shape, BufferRef buffer);
+  // The same with the element count already known (shape's, computed).
+  Tensor(DataType dtype, const TensorShape& shape, BufferRef buffer,
+         int64_t num_elements);
   static absl::StatusOr<Tensor> Allocate(DataType dtype,
                                          const TensorShape& shape,
                                          bool zero = true);

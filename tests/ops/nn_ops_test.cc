@@ -77,6 +77,23 @@ TEST_F(NnOpsTest, BiasAddAndBiasAddGradMatchALoopOnRankThree) {
   for (size_t j = 0; j < 11; ++j) EXPECT_NEAR(g[j], column_sums[j], 1e-5) << j;
 }
 
+// Widths below, at, between and above whole packets (of 4 or 8 floats):
+// short rows, whole packets, and an overlapping last packet.
+TEST_F(NnOpsTest, BiasAddMatchesALoopForEveryRowWidth) {
+  for (const int64_t c : {1, 3, 4, 7, 8, 10, 16, 17, 64}) {
+    const Tensor x = RandomTensor({5, c}, 3);
+    const Tensor bias = RandomTensor({c}, 4);
+    const std::vector<float> xv = Values(x);
+    const std::vector<float> bv = Values(bias);
+    const std::vector<float> y =
+        Values(run_.Run1(ops::BiasAdd(C(x), C(bias)).value()).value());
+    ASSERT_EQ(y.size(), xv.size()) << c;
+    for (size_t i = 0; i < y.size(); ++i) {
+      EXPECT_EQ(y[i], xv[i] + bv[i % c]) << "c " << c << ", element " << i;
+    }
+  }
+}
+
 TEST_F(NnOpsTest, ReluAndReluGrad) {
   Output x = C(F({4}, {-1, 0, 2, -3}));
   EXPECT_THAT(Values(run_.Run1(ops::Relu(x).value()).value()),

@@ -464,6 +464,54 @@ TEST_F(SessionTest, ShapeOnlyOpOfAnUnknownShapeRunsEveryTime) {
   EXPECT_EQ(runs, 2);
 }
 
+// An op that scales its input by its "factor" attribute, read once per
+// plan through OpDef::bind; `binds` counts the bindings.
+OpDef ScaleDef(int* binds) {
+  auto scale = [](OpKernelContext& ctx, float factor) {
+    const Tensor& x = ctx.input(0);
+    std::vector<float> out(x.num_elements());
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i] = factor * x.data<float>()[i];
+    }
+    ctx.set_output(0, Vec(out));
+    return absl::OkStatus();
+  };
+  return OpDef{.type = "Scale",
+               .kernel =
+                   [scale](OpKernelContext& ctx) {
+                     return scale(ctx,
+                                  GetAttrOr<float>(ctx.attrs(), "factor", 1));
+                   },
+               .bind = [binds, scale](const AttrMap& attrs) -> KernelFn {
+                 ++*binds;
+                 const float factor = GetAttrOr<float>(attrs, "factor", 1);
+                 return [scale, factor](OpKernelContext& ctx) {
+                   return scale(ctx, factor);
+                 };
+               }};
+}
+
+TEST_F(SessionTest, APlanBindsEachKernelToItsNodesAttributesOnce) {
+  int binds = 0;
+  OpDef def = ScaleDef(&binds);
+  Output x = ops_.Placeholder(g_, TensorShape{2}).value();
+  NodeSpec spec;
+  spec.op = def.type;
+  spec.op_def = &def;
+  spec.name = "triple";
+  spec.inputs = {x};
+  spec.attrs["factor"] = AttrValue(3.0f);
+  spec.output_types = {DT_FLOAT};
+  spec.output_shapes = {TensorShape{2}};
+  Output triple(g_.AddNode(std::move(spec)).value(), 0);
+  Session s(g_);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(Values(s.Run({{x, Vec({1, 2})}}, {triple}).value()[0]),
+              (std::vector<float>{3, 6}));
+  }
+  EXPECT_EQ(binds, 1);
+}
+
 TEST_F(SessionTest, FailingConstantKernelFailsEveryRunNamingItsNode) {
   OpDef def{.type = "NoValue",
             .dispatch = OpDef::Dispatch::kConstant,
