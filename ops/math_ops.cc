@@ -68,31 +68,55 @@ template <typename T, typename Out, typename F>
 absl::Status BinaryKernel(OpKernelContext& ctx, F f) {
   const Tensor& x = ctx.input(0);
   const Tensor& y = ctx.input(1);
-  // Equal shapes and a rank-0 side broadcast to the other side's shape;
-  // only other pairs need the general rule.
-  const bool same = x.shape() == y.shape();
-  absl::StatusOr<TensorShape> shape =
-      same || y.shape().dims() == 0 ? x.shape()
-      : x.shape().dims() == 0       ? y.shape()
-                              : op_util::BroadcastShapes(x.shape(), y.shape());
-  if (!shape.ok()) return ctx.InvalidArgument(shape.status().message());
-  GG_ASSIGN_OR_RETURN(Tensor out, NewUninitializedOutput(
-                                      ctx, DataTypeToEnum<Out>::value, *shape));
-  const int64_t n = out.num_elements();
   using Arr = Eigen::Array<T, Eigen::Dynamic, 1>;
   using ConstRow = Eigen::Map<const Arr>;
   using OutRow = Eigen::Map<Eigen::Array<Out, Eigen::Dynamic, 1>>;
+  constexpr DataType kOut = DataTypeToEnum<Out>::value;
+  // Equal shapes and a rank-0 side: the result has the other side's shape,
+  // element i comes from element i of that side, so it may take over that
+  // side's buffer. Other pairs need the general broadcasting rule.
+  const bool same = x.shape() == y.shape();
+  const bool y_scalar = !same && y.shape().dims() == 0;
+  const bool x_scalar = !same && !y_scalar && x.shape().dims() == 0;
+  if (same || y_scalar || x_scalar) {
+    // Maps taken before a forward empties the input it takes.
+    const Tensor::ConstFlat<T> xf = x.flat<T>();
+    const Tensor::ConstFlat<T> yf = y.flat<T>();
+    const int from = x_scalar ? 1 : 0;
+    const Tensor& big = ctx.input(from);
+    Tensor* out;
+    if constexpr (std::is_same_v<T, Out>) {
+      GG_ASSIGN_OR_RETURN(out, ctx.forward_input_or_allocate_output(
+                                   from, 0, kOut, big.shape()));
+    } else {
+      GG_ASSIGN_OR_RETURN(out, ctx.allocate_output(0, kOut, big.shape()));
+    }
+    const int64_t n = out->num_elements();
+    if (n == 0) {
+      // nothing to compute
+    } else if (same) {
+      out->mutable_flat<Out>() = f(xf, yf);
+    } else if (y_scalar) {
+      out->mutable_flat<Out>() = f(xf, Arr::Constant(n, yf[0]));
+    } else {
+      out->mutable_flat<Out>() = f(Arr::Constant(n, xf[0]), yf);
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<TensorShape> shape =
+      op_util::BroadcastShapes(x.shape(), y.shape());
+  if (!shape.ok()) return ctx.InvalidArgument(shape.status().message());
+  GG_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, kOut, *shape));
+  const int64_t n = out->num_elements();
   if (n == 0) {
     // nothing to compute
-  } else if (same) {
-    out.mutable_flat<Out>() = f(x.flat<T>(), y.flat<T>());
   } else if (y.num_elements() == 1 && x.shape() == *shape) {
-    out.mutable_flat<Out>() = f(x.flat<T>(), Arr::Constant(n, y.data<T>()[0]));
+    out->mutable_flat<Out>() = f(x.flat<T>(), Arr::Constant(n, y.data<T>()[0]));
   } else if (x.num_elements() == 1 && y.shape() == *shape) {
-    out.mutable_flat<Out>() = f(Arr::Constant(n, x.data<T>()[0]), y.flat<T>());
+    out->mutable_flat<Out>() = f(Arr::Constant(n, x.data<T>()[0]), y.flat<T>());
   } else if (x.shape() == *shape && IsTrailingOf(y.shape(), x.shape())) {
     const int64_t inner = y.num_elements();
-    Out* o = out.mutable_data<Out>().data();
+    Out* o = out->mutable_data<Out>().data();
     const T* xp = x.data<T>().data();
     for (int64_t r = 0; r < n / inner; ++r) {
       OutRow(o + r * inner, inner) =
@@ -100,7 +124,7 @@ absl::Status BinaryKernel(OpKernelContext& ctx, F f) {
     }
   } else if (y.shape() == *shape && IsTrailingOf(x.shape(), y.shape())) {
     const int64_t inner = x.num_elements();
-    Out* o = out.mutable_data<Out>().data();
+    Out* o = out->mutable_data<Out>().data();
     const T* yp = y.data<T>().data();
     for (int64_t r = 0; r < n / inner; ++r) {
       OutRow(o + r * inner, inner) =
@@ -108,7 +132,7 @@ absl::Status BinaryKernel(OpKernelContext& ctx, F f) {
     }
   } else if (x.shape() == *shape && IsLeadingOf(y.shape(), x.shape())) {
     const int64_t inner = n / y.num_elements();
-    Out* o = out.mutable_data<Out>().data();
+    Out* o = out->mutable_data<Out>().data();
     const T* xp = x.data<T>().data();
     const T* yp = y.data<T>().data();
     for (int64_t r = 0; r < n / inner; ++r) {
@@ -117,7 +141,7 @@ absl::Status BinaryKernel(OpKernelContext& ctx, F f) {
     }
   } else if (y.shape() == *shape && IsLeadingOf(x.shape(), y.shape())) {
     const int64_t inner = n / x.num_elements();
-    Out* o = out.mutable_data<Out>().data();
+    Out* o = out->mutable_data<Out>().data();
     const T* xp = x.data<T>().data();
     const T* yp = y.data<T>().data();
     for (int64_t r = 0; r < n / inner; ++r) {
@@ -127,9 +151,8 @@ absl::Status BinaryKernel(OpKernelContext& ctx, F f) {
   } else {
     Tensor xb = op_util::BroadcastTo<T>(x, *shape);
     Tensor yb = op_util::BroadcastTo<T>(y, *shape);
-    out.mutable_flat<Out>() = f(xb.flat<T>(), yb.flat<T>());
+    out->mutable_flat<Out>() = f(xb.flat<T>(), yb.flat<T>());
   }
-  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -557,12 +580,11 @@ absl::Status MatMulKernel(OpKernelContext& ctx, bool ta, bool tb) {
         "inner dimensions ", ka, " vs ", kb, " (a ", a.shape().DebugString(),
         ", b ", b.shape().DebugString(), ")"));
   }
-  GG_ASSIGN_OR_RETURN(Tensor out,
-                      NewUninitializedOutput(ctx, DT_FLOAT, TensorShape{m, n}));
+  GG_ASSIGN_OR_RETURN(Tensor * out,
+                      ctx.allocate_output(0, DT_FLOAT, TensorShape{m, n}));
   // Register-blocked for small products, Eigen's blocked GEMM otherwise.
   gemm::MatMul(a.data<float>().data(), b.data<float>().data(),
-               out.mutable_data<float>().data(), m, n, ka, ta, tb);
-  ctx.set_output(0, std::move(out));
+               out->mutable_data<float>().data(), m, n, ka, ta, tb);
   return absl::OkStatus();
 }
 

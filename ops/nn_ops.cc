@@ -68,8 +68,8 @@ absl::StatusOr<std::vector<OutputInfo>> BiasAddShape(
   return std::vector<OutputInfo>{{DT_FLOAT, out}};
 }
 
-// out[r, j] = x[r, j] + bias[j] for `rows` rows of c values (out does
-// not alias x). Packets along each row; when c is not a multiple of the
+// out[r, j] = x[r, j] + bias[j] for `rows` rows of c values (out may be
+// x itself, not bias). Packets along each row; when c is not a multiple of the
 // packet size, the row's last packet ends at c and overlaps the one before
 // it, recomputing the shared lanes to the same values. Rows shorter than a
 // packet are added one value at a time. (Eigen's column-wise broadcast
@@ -107,14 +107,14 @@ absl::Status BiasAddKernel(OpKernelContext& ctx) {
         "bias of shape ", b.shape().DebugString(),
         " does not match value of shape ", x.shape().DebugString()));
   }
-  GG_ASSIGN_OR_RETURN(Tensor out,
-                      NewUninitializedOutput(ctx, DT_FLOAT, x.shape()));
+  const float* xp = x.data<float>().data();
+  GG_ASSIGN_OR_RETURN(Tensor * out, ctx.forward_input_or_allocate_output(
+                                        0, 0, DT_FLOAT, x.shape()));
   const int64_t c = b.num_elements();
-  if (out.num_elements() > 0 && c > 0) {
-    AddBiasRows(x.data<float>().data(), b.data<float>().data(),
-                out.num_elements() / c, c, out.mutable_data<float>().data());
+  if (out->num_elements() > 0 && c > 0) {
+    AddBiasRows(xp, b.data<float>().data(), out->num_elements() / c, c,
+                out->mutable_data<float>().data());
   }
-  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -125,19 +125,18 @@ absl::Status BiasAddGradKernel(OpKernelContext& ctx) {
         "out_backprop must have rank >= 2, got ", g.shape().DebugString()));
   }
   const int64_t c = g.shape()[g.shape().dims() - 1];
-  GG_ASSIGN_OR_RETURN(Tensor out,
-                      NewUninitializedOutput(ctx, DT_FLOAT, TensorShape{c}));
+  GG_ASSIGN_OR_RETURN(Tensor * out,
+                      ctx.allocate_output(0, DT_FLOAT, TensorShape{c}));
   if (c > 0) {
     // Viewed as a column-major c x rows matrix, the sum over rows is a
     // row-wise sum that Eigen vectorises across the columns; a column-wise
     // reduction of a row-major map would walk with a stride.
     const int64_t rows = g.num_elements() / c;
-    Eigen::Map<Eigen::VectorXf>(out.mutable_data<float>().data(), c) =
+    Eigen::Map<Eigen::VectorXf>(out->mutable_data<float>().data(), c) =
         Eigen::Map<const Eigen::MatrixXf>(g.data<float>().data(), c, rows)
             .rowwise()
             .sum();
   }
-  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -170,10 +169,10 @@ absl::StatusOr<std::vector<OutputInfo>> SameFloatShape(
 
 absl::Status ReluKernel(OpKernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  GG_ASSIGN_OR_RETURN(Tensor out,
-                      NewUninitializedOutput(ctx, DT_FLOAT, x.shape()));
-  out.mutable_flat<float>() = x.flat<float>().max(0.0f);
-  ctx.set_output(0, std::move(out));
+  const Tensor::ConstFlat<float> xf = x.flat<float>();
+  GG_ASSIGN_OR_RETURN(Tensor * out, ctx.forward_input_or_allocate_output(
+                                        0, 0, DT_FLOAT, x.shape()));
+  out->mutable_flat<float>() = xf.max(0.0f);
   return absl::OkStatus();
 }
 
@@ -185,13 +184,12 @@ absl::Status ReluGradKernel(OpKernelContext& ctx) {
         absl::StrCat("gradients ", g.shape().DebugString(), " and features ",
                      f.shape().DebugString(), " differ in shape"));
   }
-  GG_ASSIGN_OR_RETURN(Tensor out,
-                      NewUninitializedOutput(ctx, DT_FLOAT, g.shape()));
+  const Tensor::ConstFlat<float> gf = g.flat<float>();
+  GG_ASSIGN_OR_RETURN(Tensor * out, ctx.forward_input_or_allocate_output(
+                                        0, 0, DT_FLOAT, g.shape()));
   // Eigen's select vectorises (a compare and a blend per packet); same
   // values as f > 0 ? g : 0.
-  out.mutable_flat<float>() =
-      (f.flat<float>() > 0.0f).select(g.flat<float>(), 0.0f);
-  ctx.set_output(0, std::move(out));
+  out->mutable_flat<float>() = (f.flat<float>() > 0.0f).select(gf, 0.0f);
   return absl::OkStatus();
 }
 
@@ -332,10 +330,10 @@ absl::Status XentKernel(OpKernelContext& ctx) {
                                               ")"));
     }
   }
-  GG_ASSIGN_OR_RETURN(Tensor loss,
-                      NewUninitializedOutput(ctx, DT_FLOAT, TensorShape{rows}));
-  GG_ASSIGN_OR_RETURN(Tensor back,
-                      NewUninitializedOutput(ctx, DT_FLOAT, x.shape()));
+  GG_ASSIGN_OR_RETURN(Tensor * loss,
+                      ctx.allocate_output(0, DT_FLOAT, TensorShape{rows}));
+  GG_ASSIGN_OR_RETURN(Tensor * back,
+                      ctx.allocate_output(1, DT_FLOAT, x.shape()));
   if (rows > 0) {  // rows > 0 implies c > 0: every label is in [0, c)
     // Vectorised across the batch rather than along each row (a row of a
     // few classes fills a packet poorly): the logits are first transposed
@@ -356,19 +354,17 @@ absl::Status XentKernel(OpKernelContext& ctx) {
     sum = e.rowwise().maxCoeff();  // the max, until the sum replaces it
     e.colwise() -= sum;
     // The label's shifted logit, read before the exponentials replace it.
-    Eigen::Map<Eigen::ArrayXf> l(loss.mutable_data<float>().data(), rows);
+    Eigen::Map<Eigen::ArrayXf> l(loss->mutable_data<float>().data(), rows);
     for (int64_t i = 0; i < rows; ++i) l[i] = e(i, label_at(i));
     e = e.exp();
     sum = e.rowwise().sum();
     l = sum.log() - l;
     sum = sum.inverse();
     e.colwise() *= sum;
-    float* const b = back.mutable_data<float>().data();
+    float* const b = back->mutable_data<float>().data();
     gemm::Transpose(base, c, rows, rows, b, c);
     for (int64_t i = 0; i < rows; ++i) b[i * c + label_at(i)] -= 1.0f;
   }
-  ctx.set_output(0, std::move(loss));
-  ctx.set_output(1, std::move(back));
   return absl::OkStatus();
 }
 

@@ -9,7 +9,8 @@
 // the executor's thread with an OpKernelContext; it must not touch the
 // graph (no node creation, no Collect(), which would deadlock or be
 // deferred) and must give every output a fresh tensor or a tensor it read
-// as an input (never write into an input's buffer).
+// as an input. It never writes into an input's buffer, except one that
+// forward_input_or_allocate_output handed over as an output.
 //
 // Gradients: GradFn builds, with the op builders, the subgraph that turns
 // the gradients of a node's outputs into gradients of its inputs.
@@ -85,6 +86,43 @@ class OpKernelContext {
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   void set_output(int i, Tensor t) { outputs_[i] = std::move(t); }
+  // Output i, allocated in place with unspecified elements (TensorFlow's
+  // allocate_output), for a kernel that writes every element. A shape no
+  // tensor can have is InvalidArgument naming the node.
+  absl::StatusOr<Tensor*> allocate_output(int i, DataType dtype,
+                                          const TensorShape& shape) {
+    Tensor& t = outputs_[i];
+    if (absl::Status s = t.Reset(dtype, shape, /*zero=*/false); !s.ok()) {
+      return InvalidArgument(s.message());
+    }
+    return &t;
+  }
+  // Output `output` as input `input` itself, buffer and all, when the input
+  // is forwardable (set_forwardable_inputs), no other tensor shares its
+  // buffer, and dtype and shape agree; allocate_output otherwise
+  // (TensorFlow's forward_input_or_allocate_output). Saves an allocation
+  // and keeps the data in cache, for a kernel that computes each element
+  // of the output from the same element of the input and may therefore
+  // compute in place. After a forward, input(input) is empty: the kernel
+  // reads it through pointers or maps taken before the call. `shape` may
+  // be the input's own.
+  absl::StatusOr<Tensor*> forward_input_or_allocate_output(
+      int input, int output, DataType dtype, const TensorShape& shape) {
+    if (input < 32 && ((forwardable_ >> input) & 1u) != 0) {
+      // The executor marks only inputs that point at its own slots.
+      Tensor& in = const_cast<Tensor&>(*inputs_[input]);
+      if (in.dtype() == dtype && in.shape() == shape && in.RefCountIsOne()) {
+        outputs_[output] = std::move(in);
+        return &outputs_[output];
+      }
+    }
+    return allocate_output(output, dtype, shape);
+  }
+  // Bit k set: input k is this run's last use of a tensor that the
+  // executor holds in a slot of its own and that no other input of the
+  // step reads, so a kernel may take it over as an output. Inputs 32 and
+  // up are never forwarded.
+  void set_forwardable_inputs(uint32_t mask) { forwardable_ = mask; }
   // Inline storage, when the context holds its outputs itself: most ops
   // have one or two outputs, so no allocation for them.
   using Outputs = absl::InlinedVector<Tensor, 2>;
@@ -105,6 +143,7 @@ class OpKernelContext {
   int64_t step_id_;
   Outputs owned_outputs_;  // empty when the caller gave the outputs
   absl::Span<Tensor> outputs_;
+  uint32_t forwardable_ = 0;
 };
 
 using KernelFn = std::function<absl::Status(OpKernelContext&)>;

@@ -26,6 +26,10 @@ inline constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
 // One node to run: where its inputs come from and where its outputs go.
 struct Step {
   NodeId id;
+  // The node itself, for the kernel's context. Valid while the plan's ids
+  // are pinned, which every run does before it executes the plan; looking
+  // it up in the heap each run missed cache on most steps.
+  const Node* node = nullptr;
   // The op's kernel, copied from its OpDef (or bound to the node's
   // attributes, OpDef::bind) when the plan is built; empty when the op has
   // none. The plan's steps are walked in order, while reaching each OpDef
@@ -56,6 +60,18 @@ struct InputRef {
   // it once (a Const's or a folded step's output), or -1. Kernels read such
   // an input in place: its slot is never filled, and no run copies it.
   int32_t constant = -1;
+  // Taken, and no other input of the step reads the same slot: the kernel
+  // may take the tensor over as an output
+  // (OpKernelContext::forward_input_or_allocate_output).
+  bool forwardable = false;
+};
+
+// What a step's output must be: its node's output dtype and static shape,
+// copied next to the plan's other per-step data (DT_INVALID for a fed
+// slot, which no kernel writes).
+struct OutputCheck {
+  DataType dtype = DT_INVALID;
+  TensorShape shape;
 };
 
 struct FeedCheck {
@@ -71,7 +87,8 @@ struct Plan {
   std::vector<NodeId> ids;  // every node the plan names (pinned per run)
   std::vector<Step> steps;  // topological order
   std::vector<InputRef> inputs;
-  std::vector<FeedCheck> feeds;  // in the order of the Run's feeds
+  std::vector<OutputCheck> output_checks;  // per slot
+  std::vector<FeedCheck> feeds;            // in the order of the Run's feeds
   std::vector<uint32_t> fetch_slots;
   std::vector<int32_t> fetch_constants;  // as InputRef::constant, per fetch
   std::vector<Tensor> constants;         // outputs of the kConstant steps
@@ -132,6 +149,7 @@ namespace {
 using session_internal::FeedCheck;
 using session_internal::InputRef;
 using session_internal::kNoSlot;
+using session_internal::OutputCheck;
 using session_internal::Plan;
 using session_internal::PlanCache;
 using session_internal::PlanKey;
@@ -434,9 +452,15 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
   }
 
   // Slots: feeds first, then every step's outputs in order.
+  plan->output_checks.resize(plan->num_slots);
   for (Step& step : plan->steps) {
+    const Node& n = graph_.NodeForRuntime(step.id);
+    step.node = &n;
     step.output_base = plan->num_slots;
     plan->num_slots += step.num_outputs;
+    for (uint32_t k = 0; k < step.num_outputs; ++k) {
+      plan->output_checks.push_back({n.output_types[k], n.output_shapes[k]});
+    }
   }
   auto slot_of = [&](NodeId id, int index) -> uint32_t {
     auto f = fed.find(OutputKey(id, index));
@@ -503,6 +527,18 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
   }
   for (uint32_t r : last_reader) {
     if (r != kNoSlot) plan->inputs[r].take = true;
+  }
+  for (const Step& step : plan->steps) {
+    InputRef* refs = plan->inputs.data() + step.input_begin;
+    for (uint32_t k = 0; k < step.num_inputs; ++k) {
+      if (!refs[k].take) continue;
+      refs[k].forwardable = true;
+      for (uint32_t j = 0; j < step.num_inputs; ++j) {
+        if (j != k && refs[j].constant < 0 && refs[j].slot == refs[k].slot) {
+          refs[k].forwardable = false;
+        }
+      }
+    }
   }
   return PlanPtr(std::move(plan));
 }
@@ -590,11 +626,13 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
     const InputRef* refs = plan.inputs.data() + step.input_begin;
     // A constant's consumers and fetches read it from the plan.
     if (step.kind != Step::Kind::kRun) continue;
-    const Node& node = graph_.NodeForRuntime(step.id);
+    const Node& node = *step.node;
+    uint32_t forwardable = 0;
     for (uint32_t k = 0; k < step.num_inputs; ++k) {
       in[k] = refs[k].constant >= 0 ? &plan.constants[refs[k].constant]
                                     : &slots[refs[k].slot];
       resources[k] = refs[k].resource;
+      if (k < 32 && refs[k].forwardable) forwardable |= 1u << k;
     }
     // The kernel writes its outputs straight into their slots.
     const absl::Span<Tensor> outs(slots.data() + step.output_base,
@@ -603,6 +641,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
         node, absl::Span<const Tensor* const>(in, step.num_inputs),
         absl::Span<NodeResource* const>(resources, step.num_inputs),
         device_.get(), step_id, outs);
+    ctx.set_forwardable_inputs(forwardable);
     if (!step.kernel) {
       return absl::UnimplementedError(absl::StrCat(
           "Session::Run: ", node.op, " '", node.name, "' has no kernel"));
@@ -616,7 +655,16 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
     for (uint32_t k = 0; k < step.num_inputs; ++k) {
       if (refs[k].take) slots[refs[k].slot].Clear();
     }
-    GG_RETURN_IF_ERROR(CheckOutputs(node, outs));
+    // The plan's copy of what the node declares; the node itself only for
+    // the error.
+    const OutputCheck* checks = plan.output_checks.data() + step.output_base;
+    for (uint32_t k = 0; k < step.num_outputs; ++k) {
+      if (checks[k].dtype != DT_RESOURCE &&
+          (outs[k].dtype() != checks[k].dtype ||
+           !checks[k].shape.IsCompatibleWith(outs[k].shape()))) {
+        GG_RETURN_IF_ERROR(CheckOutputs(node, outs));
+      }
+    }
   }
 
   std::vector<Tensor> result;

@@ -243,15 +243,8 @@ Tensor::Tensor(DataType dtype, TensorShape shape, BufferRef buffer)
       num_elements_(shape_.num_elements()),
       buffer_(std::move(buffer)) {}
 
-Tensor::Tensor(DataType dtype, const TensorShape& shape, BufferRef buffer,
-               int64_t num_elements)
-    : dtype_(dtype),
-      shape_(shape),
-      num_elements_(num_elements),
-      buffer_(std::move(buffer)) {}
-
-absl::StatusOr<Tensor> Tensor::Allocate(DataType dtype,
-                                        const TensorShape& shape, bool zero) {
+absl::Status Tensor::Reset(DataType dtype, const TensorShape& shape,
+                           bool zero) {
   if (!IsTensorDataType(dtype)) {
     return absl::InvalidArgumentError(
         absl::StrCat("a tensor cannot hold dtype ", DataTypeString(dtype)));
@@ -283,7 +276,19 @@ absl::StatusOr<Tensor> Tensor::Allocate(DataType dtype,
         "cannot allocate ", bytes, " bytes for a ", DataTypeString(dtype),
         " tensor of shape ", shape.DebugString()));
   }
-  return Tensor(dtype, shape, std::move(buffer), num_elements);
+  dtype_ = dtype;
+  shape_ = shape;
+  num_elements_ = num_elements;
+  buffer_ = std::move(buffer);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Tensor> Tensor::Allocate(DataType dtype,
+                                        const TensorShape& shape, bool zero) {
+  Tensor t;
+  absl::Status s = t.Reset(dtype, shape, zero);
+  if (!s.ok()) return s;
+  return t;
 }
 
 absl::StatusOr<Tensor> Tensor::Zeros(DataType dtype, const TensorShape& shape) {

@@ -157,6 +157,11 @@ class Tensor {
   // tensor is read or copied (kernels whose output is fully overwritten).
   static absl::StatusOr<Tensor> Uninitialized(DataType dtype,
                                               const TensorShape& shape);
+  // Becomes a new tensor of `dtype` and `shape` in place, its elements
+  // zeroed or (zero false) unspecified as Uninitialized's: what a kernel's
+  // output slot does without moving a tensor. On error (as Zeros gives) the
+  // tensor is unchanged. `shape` must not be this tensor's own.
+  absl::Status Reset(DataType dtype, const TensorShape& shape, bool zero);
 
   // Copies `data` into a new tensor of `shape`; the sizes must agree and the
   // shape must be fully defined with no negative dimension.
@@ -309,9 +314,6 @@ class Tensor {
     Counted* p_ = nullptr;
   };
   Tensor(DataType dtype, TensorShape shape, BufferRef buffer);
-  // The same with the element count already known (shape's, computed).
-  Tensor(DataType dtype, const TensorShape& shape, BufferRef buffer,
-         int64_t num_elements);
   static absl::StatusOr<Tensor> Allocate(DataType dtype,
                                          const TensorShape& shape,
                                          bool zero = true);

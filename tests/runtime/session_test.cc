@@ -512,6 +512,90 @@ TEST_F(SessionTest, APlanBindsEachKernelToItsNodesAttributesOnce) {
   EXPECT_EQ(binds, 1);
 }
 
+// Where the forwarding tests' buffers were: Ramp's output, and the output
+// of the op that may take over its input.
+struct Buffers {
+  const float* made = nullptr;
+  const float* out = nullptr;
+};
+
+// float [3] {1, 2, 3}, computed each run (no inputs: never folded).
+OpDef RampDef(Buffers* b) {
+  return OpDef{.type = "Ramp", .kernel = [b](OpKernelContext& ctx) {
+                 ctx.set_output(0, Vec({1, 2, 3}));
+                 b->made = ctx.outputs()[0].data<float>().data();
+                 return absl::OkStatus();
+               }};
+}
+
+// The sum of its inputs plus one, computed in place on its last input
+// when the executor lets it take that input over.
+OpDef PlusOneDef(Buffers* b) {
+  return OpDef{
+      .type = "PlusOne", .kernel = [b](OpKernelContext& ctx) -> absl::Status {
+        const int last = ctx.num_inputs() - 1;
+        std::vector<Tensor::ConstFlat<float>> in;
+        for (int i = 0; i <= last; ++i)
+          in.push_back(ctx.input(i).flat<float>());
+        absl::StatusOr<Tensor*> out = ctx.forward_input_or_allocate_output(
+            last, 0, DT_FLOAT, ctx.input(last).shape());
+        if (!out.ok()) return out.status();
+        Tensor::Flat<float> o = (*out)->mutable_flat<float>();
+        Eigen::ArrayXf sum = Eigen::ArrayXf::Ones(o.size());
+        for (const auto& x : in) sum += x;
+        o = sum;
+        b->out = (*out)->data<float>().data();
+        return absl::OkStatus();
+      }};
+}
+
+TEST_F(SessionTest, AKernelTakesOverTheLastUseOfAnIntermediate) {
+  Buffers b;
+  OpDef ramp_def = RampDef(&b), plus_def = PlusOneDef(&b);
+  Output ramp(ConsumerNode(g_, &ramp_def, "ramp", {}, {3}), 0);
+  Output plus(ConsumerNode(g_, &plus_def, "plus", {ramp}, {3}), 0);
+  Session s(g_);
+  EXPECT_EQ(Values(s.Run({}, {plus}).value()[0]),
+            (std::vector<float>{2, 3, 4}));
+  EXPECT_EQ(b.out, b.made);
+}
+
+TEST_F(SessionTest, AFetchedTensorIsNeverTakenOver) {
+  Buffers b;
+  OpDef ramp_def = RampDef(&b), plus_def = PlusOneDef(&b);
+  Output ramp(ConsumerNode(g_, &ramp_def, "ramp", {}, {3}), 0);
+  Output plus(ConsumerNode(g_, &plus_def, "plus", {ramp}, {3}), 0);
+  Session s(g_);
+  std::vector<Tensor> out = s.Run({}, {plus, ramp}).value();
+  EXPECT_EQ(Values(out[0]), (std::vector<float>{2, 3, 4}));
+  EXPECT_EQ(Values(out[1]), (std::vector<float>{1, 2, 3}));
+  EXPECT_NE(b.out, b.made);
+}
+
+TEST_F(SessionTest, AnInputTheStepReadsTwiceIsNotTakenOver) {
+  Buffers b;
+  OpDef ramp_def = RampDef(&b), plus_def = PlusOneDef(&b);
+  Output ramp(ConsumerNode(g_, &ramp_def, "ramp", {}, {3}), 0);
+  Output plus(ConsumerNode(g_, &plus_def, "plus", {ramp, ramp}, {3}), 0);
+  Session s(g_);
+  EXPECT_EQ(Values(s.Run({}, {plus}).value()[0]),
+            (std::vector<float>{3, 5, 7}));
+  EXPECT_NE(b.out, b.made);
+}
+
+TEST_F(SessionTest, AFedTensorIsNeverTakenOver) {
+  Buffers b;
+  OpDef plus_def = PlusOneDef(&b);
+  Output x = ops_.Placeholder(g_, TensorShape{3}).value();
+  Output plus(ConsumerNode(g_, &plus_def, "plus", {x}, {3}), 0);
+  const Tensor fed = Vec({1, 2, 3});
+  Session s(g_);
+  EXPECT_EQ(Values(s.Run({{x, fed}}, {plus}).value()[0]),
+            (std::vector<float>{2, 3, 4}));
+  EXPECT_EQ(Values(fed), (std::vector<float>{1, 2, 3}));
+  EXPECT_NE(b.out, fed.data<float>().data());
+}
+
 TEST_F(SessionTest, FailingConstantKernelFailsEveryRunNamingItsNode) {
   OpDef def{.type = "NoValue",
             .dispatch = OpDef::Dispatch::kConstant,
