@@ -7,6 +7,7 @@
 #include <numeric>
 #include <random>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "models/layer_state.h"
 #include "models/training.h"
@@ -141,12 +142,24 @@ Tensor GatherRows(const Tensor& x, int64_t cols,
   // The rows are scattered (shuffled) and x rarely stays in L1 between
   // steps: ask for every row's first line up front so the misses overlap.
   for (int64_t r : rows) __builtin_prefetch(src + r * cols);
-  // An element loop rather than a memcpy call per row: rows are short
-  // (tens of features), and this runs every step.
+  // Packet copies rather than a memcpy call per row: rows are short (tens
+  // of features), and this runs every step. A row's last packet ends at
+  // its end, overlapping the one before when cols is not a multiple of the
+  // packet size; rows shorter than a packet are copied element by element.
+  namespace ei = Eigen::internal;
+  using Packet = ei::packet_traits<float>::type;
+  constexpr int64_t kPacket = ei::packet_traits<float>::size;
   for (size_t i = 0; i < rows.size(); ++i) {
     const float* row = src + rows[i] * cols;
     float* to = dst + i * cols;
-    for (int64_t j = 0; j < cols; ++j) to[j] = row[j];
+    if (cols < kPacket) {
+      for (int64_t j = 0; j < cols; ++j) to[j] = row[j];
+      continue;
+    }
+    for (int64_t j = 0; j < cols - kPacket; j += kPacket) {
+      ei::pstoreu(to + j, ei::ploadu<Packet>(row + j));
+    }
+    ei::pstoreu(to + cols - kPacket, ei::ploadu<Packet>(row + cols - kPacket));
   }
   return out;
 }

@@ -39,6 +39,12 @@ struct Step {
   uint32_t num_inputs = 0;
   uint32_t output_base = 0;  // its output k goes to slot output_base + k
   uint32_t num_outputs = 0;
+  // The slots this step reads last (InputRef::take), cleared once its
+  // kernel returns: Plan::takes[take_begin, take_begin + num_takes).
+  uint32_t take_begin = 0;
+  uint32_t num_takes = 0;
+  // Bit k: input k is InputRef::forwardable (inputs below 32 only).
+  uint32_t forwardable = 0;
   // kRun: run the kernel. kConstant: nothing to run; the kernel's outputs
   // were computed when the plan was built (Plan::constants, which readers
   // and fetches reach through InputRef::constant). kSkip: nothing to run
@@ -87,6 +93,7 @@ struct Plan {
   std::vector<NodeId> ids;  // every node the plan names (pinned per run)
   std::vector<Step> steps;  // topological order
   std::vector<InputRef> inputs;
+  std::vector<uint32_t> takes;             // slots, per Step::take_begin
   std::vector<OutputCheck> output_checks;  // per slot
   std::vector<FeedCheck> feeds;            // in the order of the Run's feeds
   std::vector<uint32_t> fetch_slots;
@@ -528,17 +535,22 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
   for (uint32_t r : last_reader) {
     if (r != kNoSlot) plan->inputs[r].take = true;
   }
-  for (const Step& step : plan->steps) {
+  for (Step& step : plan->steps) {
     InputRef* refs = plan->inputs.data() + step.input_begin;
+    step.take_begin = static_cast<uint32_t>(plan->takes.size());
     for (uint32_t k = 0; k < step.num_inputs; ++k) {
       if (!refs[k].take) continue;
+      plan->takes.push_back(refs[k].slot);
       refs[k].forwardable = true;
       for (uint32_t j = 0; j < step.num_inputs; ++j) {
         if (j != k && refs[j].constant < 0 && refs[j].slot == refs[k].slot) {
           refs[k].forwardable = false;
         }
       }
+      if (refs[k].forwardable && k < 32) step.forwardable |= 1u << k;
     }
+    step.num_takes =
+        static_cast<uint32_t>(plan->takes.size()) - step.take_begin;
   }
   return PlanPtr(std::move(plan));
 }
@@ -627,12 +639,10 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
     // A constant's consumers and fetches read it from the plan.
     if (step.kind != Step::Kind::kRun) continue;
     const Node& node = *step.node;
-    uint32_t forwardable = 0;
     for (uint32_t k = 0; k < step.num_inputs; ++k) {
       in[k] = refs[k].constant >= 0 ? &plan.constants[refs[k].constant]
                                     : &slots[refs[k].slot];
       resources[k] = refs[k].resource;
-      if (k < 32 && refs[k].forwardable) forwardable |= 1u << k;
     }
     // The kernel writes its outputs straight into their slots.
     const absl::Span<Tensor> outs(slots.data() + step.output_base,
@@ -641,7 +651,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
         node, absl::Span<const Tensor* const>(in, step.num_inputs),
         absl::Span<NodeResource* const>(resources, step.num_inputs),
         device_.get(), step_id, outs);
-    ctx.set_forwardable_inputs(forwardable);
+    ctx.set_forwardable_inputs(step.forwardable);
     if (!step.kernel) {
       return absl::UnimplementedError(absl::StrCat(
           "Session::Run: ", node.op, " '", node.name, "' has no kernel"));
@@ -652,9 +662,8 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
     // Let go of each input this step read last, so its buffer is freed (or
     // an optimizer finds its variable unshared) after its last reader
     // rather than at the end of the run.
-    for (uint32_t k = 0; k < step.num_inputs; ++k) {
-      if (refs[k].take) slots[refs[k].slot].Clear();
-    }
+    const uint32_t* takes = plan.takes.data() + step.take_begin;
+    for (uint32_t k = 0; k < step.num_takes; ++k) slots[takes[k]].Clear();
     // The plan's copy of what the node declares; the node itself only for
     // the error.
     const OutputCheck* checks = plan.output_checks.data() + step.output_base;
