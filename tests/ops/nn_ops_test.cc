@@ -79,8 +79,10 @@ TEST_F(NnOpsTest, BiasAddAndBiasAddGradMatchALoopOnRankThree) {
 
 // Widths below, at, between and above whole packets (of 4 or 8 floats):
 // short rows, whole packets, and an overlapping last packet.
+constexpr int64_t kRowWidths[] = {1, 3, 4, 7, 8, 10, 16, 17, 64, 70, 130};
+
 TEST_F(NnOpsTest, BiasAddMatchesALoopForEveryRowWidth) {
-  for (const int64_t c : {1, 3, 4, 7, 8, 10, 16, 17, 64}) {
+  for (const int64_t c : kRowWidths) {
     const Tensor x = RandomTensor({5, c}, 3);
     const Tensor bias = RandomTensor({c}, 4);
     const std::vector<float> xv = Values(x);
@@ -90,6 +92,22 @@ TEST_F(NnOpsTest, BiasAddMatchesALoopForEveryRowWidth) {
     ASSERT_EQ(y.size(), xv.size()) << c;
     for (size_t i = 0; i < y.size(); ++i) {
       EXPECT_EQ(y[i], xv[i] + bv[i % c]) << "c " << c << ", element " << i;
+    }
+  }
+}
+
+// Beyond eight packets (130 columns) the sums come in chunks of eight.
+TEST_F(NnOpsTest, BiasAddGradMatchesALoopForEveryRowWidth) {
+  for (const int64_t c : kRowWidths) {
+    const Tensor g = RandomTensor({33, c}, 5);
+    const std::vector<float> gv = Values(g);
+    std::vector<float> sums(c, 0.f);
+    for (size_t i = 0; i < gv.size(); ++i) sums[i % c] += gv[i];
+    const std::vector<float> out =
+        Values(run_.Run1(ops::BiasAddGrad(C(g)).value()).value());
+    ASSERT_EQ(out.size(), static_cast<size_t>(c));
+    for (int64_t j = 0; j < c; ++j) {
+      EXPECT_NEAR(out[j], sums[j], 1e-5) << "c " << c << ", column " << j;
     }
   }
 }
