@@ -163,32 +163,12 @@ void SumRows(const float* g, int64_t rows, int64_t c, float* out) {
     for (int q = 0; q < n; ++q) {
       start[q] = std::min((p0 + q) * kPacket, c - kPacket);
     }
-    switch (n) {
-      case 1:
-        SumRowPackets<1>(g, rows, c, start, out);
-        break;
-      case 2:
-        SumRowPackets<2>(g, rows, c, start, out);
-        break;
-      case 3:
-        SumRowPackets<3>(g, rows, c, start, out);
-        break;
-      case 4:
-        SumRowPackets<4>(g, rows, c, start, out);
-        break;
-      case 5:
-        SumRowPackets<5>(g, rows, c, start, out);
-        break;
-      case 6:
-        SumRowPackets<6>(g, rows, c, start, out);
-        break;
-      case 7:
-        SumRowPackets<7>(g, rows, c, start, out);
-        break;
-      default:
-        SumRowPackets<8>(g, rows, c, start, out);
-        break;
-    }
+    using SumFn =
+        void (*)(const float*, int64_t, int64_t, const int64_t*, float*);
+    static constexpr SumFn kSums[kChunk] = {
+        SumRowPackets<1>, SumRowPackets<2>, SumRowPackets<3>, SumRowPackets<4>,
+        SumRowPackets<5>, SumRowPackets<6>, SumRowPackets<7>, SumRowPackets<8>};
+    kSums[n - 1](g, rows, c, start, out);
   }
 }
 
