@@ -764,28 +764,28 @@ absl::Status ReduceKernel(OpKernelContext& ctx, bool keep) {
   absl::StatusOr<std::vector<bool>> reduced =
       ReducedAxes(*axes, x.shape().dims());
   if (!reduced.ok()) return ctx.InvalidArgument(reduced.status().message());
+  // SumInto writes every element (zeros first), so no zeroed buffer.
   GG_ASSIGN_OR_RETURN(
-      Tensor out,
-      NewOutput(ctx, x.dtype(), ReducedShape(x.shape(), *reduced, keep)));
+      Tensor * out, ctx.allocate_output(
+                        0, x.dtype(), ReducedShape(x.shape(), *reduced, keep)));
   int64_t count = 1;
   for (int d = 0; d < x.shape().dims(); ++d) {
     if ((*reduced)[d]) count *= x.shape()[d];
   }
   absl::Status s = DispatchNumeric(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    T* o = out.mutable_data<T>().data();
-    SumInto<T>(x, *reduced, o, out.num_elements());
+    T* o = out->mutable_data<T>().data();
+    SumInto<T>(x, *reduced, o, out->num_elements());
     if (kMean) {
       if constexpr (std::is_same_v<T, float>) {
-        out.mutable_flat<T>() /= static_cast<float>(count);
+        out->mutable_flat<T>() /= static_cast<float>(count);
       } else if (count > 0) {
-        out.mutable_flat<T>() /= static_cast<T>(count);
+        out->mutable_flat<T>() /= static_cast<T>(count);
       }
     }
     return absl::OkStatus();
   });
   if (!s.ok()) return ctx.InvalidArgument(s.message());
-  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

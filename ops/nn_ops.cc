@@ -358,12 +358,11 @@ absl::Status XentKernelOf(OpKernelContext& ctx, const Tensor& x,
                           const L* label_data) {
   const int64_t rows = x.shape()[0];
   const int64_t c = x.shape()[1];
-  auto label_at = [label_data](int64_t i) -> int64_t { return label_data[i]; };
   for (int64_t i = 0; i < rows; ++i) {
-    if (label_at(i) < 0 || label_at(i) >= c) {
-      return ctx.InvalidArgument(absl::StrCat("label ", label_at(i), " at row ",
-                                              i, " is out of range [0, ", c,
-                                              ")"));
+    if (label_data[i] < 0 || label_data[i] >= c) {
+      return ctx.InvalidArgument(absl::StrCat("label ", label_data[i],
+                                              " at row ", i,
+                                              " is out of range [0, ", c, ")"));
     }
   }
   GG_ASSIGN_OR_RETURN(Tensor * loss,
@@ -391,7 +390,7 @@ absl::Status XentKernelOf(OpKernelContext& ctx, const Tensor& x,
     e.colwise() -= sum;
     // The label's shifted logit, read before the exponentials replace it.
     Eigen::Map<Eigen::ArrayXf> l(loss->mutable_data<float>().data(), rows);
-    for (int64_t i = 0; i < rows; ++i) l[i] = e(i, label_at(i));
+    for (int64_t i = 0; i < rows; ++i) l[i] = e(i, label_data[i]);
     e = e.exp();
     sum = e.rowwise().sum();
     l = sum.log() - l;
@@ -399,7 +398,7 @@ absl::Status XentKernelOf(OpKernelContext& ctx, const Tensor& x,
     e.colwise() *= sum;
     float* const b = back->mutable_data<float>().data();
     gemm::Transpose(base, c, rows, rows, b, c);
-    for (int64_t i = 0; i < rows; ++i) b[i * c + label_at(i)] -= 1.0f;
+    for (int64_t i = 0; i < rows; ++i) b[i * c + label_data[i]] -= 1.0f;
   }
   return absl::OkStatus();
 }

@@ -43,7 +43,9 @@ struct Step {
   // kernel returns: Plan::takes[take_begin, take_begin + num_takes).
   uint32_t take_begin = 0;
   uint32_t num_takes = 0;
-  // Bit k: input k is InputRef::forwardable (inputs below 32 only).
+  // Bit k: input k is taken and no other input of the step reads its
+  // slot, so the kernel may take the tensor over as an output
+  // (OpKernelContext::forward_input_or_allocate_output). Inputs below 32.
   uint32_t forwardable = 0;
   // kRun: run the kernel. kConstant: nothing to run; the kernel's outputs
   // were computed when the plan was built (Plan::constants, which readers
@@ -66,10 +68,6 @@ struct InputRef {
   // it once (a Const's or a folded step's output), or -1. Kernels read such
   // an input in place: its slot is never filled, and no run copies it.
   int32_t constant = -1;
-  // Taken, and no other input of the step reads the same slot: the kernel
-  // may take the tensor over as an output
-  // (OpKernelContext::forward_input_or_allocate_output).
-  bool forwardable = false;
 };
 
 // What a step's output must be: its node's output dtype and static shape,
@@ -201,21 +199,29 @@ absl::Status KernelError(const Node& node, const absl::Status& s) {
       s.code(), absl::StrCat(node.op, " '", node.name, "': ", s.message()));
 }
 
-// Checks a kernel's outputs against the node's declared dtypes and shapes.
-absl::Status CheckOutputs(const Node& node, absl::Span<const Tensor> outs) {
-  for (size_t k = 0; k < node.output_types.size(); ++k) {
-    const DataType want = node.output_types[k];
-    if (want == DT_RESOURCE) continue;  // the consumer reads the resource
+// Whether a kernel's output `t` is what `check`, the plan's copy of its
+// node's declared dtype and static shape, allows. Inline: the executor
+// tests every output of every step with it.
+inline bool OutputMatches(const OutputCheck& check, const Tensor& t) {
+  return check.dtype == DT_RESOURCE ||  // the consumer reads the resource
+         (t.dtype() == check.dtype && check.shape.IsCompatibleWith(t.shape()));
+}
+
+// Checks a kernel's outputs against `checks` (OutputMatches); the node
+// names the error.
+absl::Status CheckOutputs(const Node& node,
+                          absl::Span<const OutputCheck> checks,
+                          absl::Span<const Tensor> outs) {
+  for (size_t k = 0; k < checks.size(); ++k) {
     const Tensor& t = outs[k];
-    if (t.dtype() != want ||
-        !node.output_shapes[k].IsCompatibleWith(t.shape())) {
+    if (!OutputMatches(checks[k], t)) {
       return absl::InternalError(absl::StrCat(
           node.op, " '", node.name, "': kernel produced output ", k, " as ",
           t.IsInitialized() ? absl::StrCat(DataTypeString(t.dtype()), " ",
                                            t.shape().DebugString())
                             : std::string("nothing"),
-          ", expected ", DataTypeString(want), " ",
-          node.output_shapes[k].DebugString()));
+          ", expected ", DataTypeString(checks[k].dtype), " ",
+          checks[k].shape.DebugString()));
     }
   }
   return absl::OkStatus();
@@ -230,10 +236,11 @@ constexpr int64_t kMaxFoldedBytes = int64_t{1} << 20;
 // values (constant folding), and for a shape-only op (OpDef::shape_only)
 // whose inputs' static shapes are fully defined. nullopt when the step
 // must run each time. `refs` are its inputs (InputRef::constant indexes
-// `constants`).
+// `constants`), `checks` its outputs' declared dtypes and shapes.
 absl::StatusOr<std::optional<OpKernelContext::Outputs>> Fold(
     const Graph& graph, const Eigen::ThreadPoolDevice* device, const Node& n,
-    absl::Span<const InputRef> refs, absl::Span<const Tensor> constants) {
+    absl::Span<const InputRef> refs, absl::Span<const OutputCheck> checks,
+    absl::Span<const Tensor> constants) {
   const OpDef& def = *n.op_def;
   // The stand-ins a kernel reads instead of run-time inputs: the values of
   // constant inputs, or for a shape-only op tensors of the inputs' static
@@ -269,7 +276,7 @@ absl::StatusOr<std::optional<OpKernelContext::Outputs>> Fold(
   OpKernelContext ctx(n, inputs, no_resources, device, /*step_id=*/0);
   // Its error is the one every run would have met.
   if (absl::Status s = def.kernel(ctx); !s.ok()) return KernelError(n, s);
-  GG_RETURN_IF_ERROR(CheckOutputs(n, ctx.outputs()));
+  GG_RETURN_IF_ERROR(CheckOutputs(n, checks, ctx.outputs()));
   int64_t bytes = 0;
   for (const Tensor& t : ctx.outputs()) bytes += t.TotalBytes();
   if (bytes > kMaxFoldedBytes && def.dispatch != OpDef::Dispatch::kConstant) {
@@ -504,9 +511,11 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
       step.kind = Step::Kind::kSkip;
     } else if (has_kernel) {
       // What needs no kernel per run is computed now, once.
-      GG_ASSIGN_OR_RETURN(
-          std::optional<OpKernelContext::Outputs> folded,
-          Fold(graph_, device_.get(), n, refs, plan->constants));
+      GG_ASSIGN_OR_RETURN(std::optional<OpKernelContext::Outputs> folded,
+                          Fold(graph_, device_.get(), n, refs,
+                               absl::MakeConstSpan(plan->output_checks)
+                                   .subspan(step.output_base, step.num_outputs),
+                               plan->constants));
       if (folded.has_value()) {
         step.kind = Step::Kind::kConstant;
         for (uint32_t k = 0; k < step.num_outputs; ++k) {
@@ -536,18 +545,17 @@ absl::StatusOr<Session::PlanPtr> Session::BuildPlan(
     if (r != kNoSlot) plan->inputs[r].take = true;
   }
   for (Step& step : plan->steps) {
-    InputRef* refs = plan->inputs.data() + step.input_begin;
+    const InputRef* refs = plan->inputs.data() + step.input_begin;
     step.take_begin = static_cast<uint32_t>(plan->takes.size());
     for (uint32_t k = 0; k < step.num_inputs; ++k) {
       if (!refs[k].take) continue;
       plan->takes.push_back(refs[k].slot);
-      refs[k].forwardable = true;
+      bool read_twice = false;
       for (uint32_t j = 0; j < step.num_inputs; ++j) {
-        if (j != k && refs[j].constant < 0 && refs[j].slot == refs[k].slot) {
-          refs[k].forwardable = false;
-        }
+        read_twice |=
+            j != k && refs[j].constant < 0 && refs[j].slot == refs[k].slot;
       }
-      if (refs[k].forwardable && k < 32) step.forwardable |= 1u << k;
+      if (!read_twice && k < 32) step.forwardable |= 1u << k;
     }
     step.num_takes =
         static_cast<uint32_t>(plan->takes.size()) - step.take_begin;
@@ -664,14 +672,13 @@ absl::StatusOr<std::vector<Tensor>> Session::Execute(const Plan& plan,
     // rather than at the end of the run.
     const uint32_t* takes = plan.takes.data() + step.take_begin;
     for (uint32_t k = 0; k < step.num_takes; ++k) slots[takes[k]].Clear();
-    // The plan's copy of what the node declares; the node itself only for
-    // the error.
+    // The plan's copy of what the node declares, tested inline; the node
+    // and CheckOutputs only for the error.
     const OutputCheck* checks = plan.output_checks.data() + step.output_base;
     for (uint32_t k = 0; k < step.num_outputs; ++k) {
-      if (checks[k].dtype != DT_RESOURCE &&
-          (outs[k].dtype() != checks[k].dtype ||
-           !checks[k].shape.IsCompatibleWith(outs[k].shape()))) {
-        GG_RETURN_IF_ERROR(CheckOutputs(node, outs));
+      if (!OutputMatches(checks[k], outs[k])) {
+        return CheckOutputs(node, absl::MakeConstSpan(checks, step.num_outputs),
+                            outs);
       }
     }
   }

@@ -1,6 +1,7 @@
 #include "runtime/session.h"
 
 #include <atomic>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -549,38 +550,48 @@ OpDef PlusOneDef(Buffers* b) {
       }};
 }
 
-TEST_F(SessionTest, AKernelTakesOverTheLastUseOfAnIntermediate) {
+// Ramp feeding PlusOne, which reads it `reads` times; the defs live here,
+// at a stable address, as long as the nodes that point at them.
+struct RampPlus {
   Buffers b;
-  OpDef ramp_def = RampDef(&b), plus_def = PlusOneDef(&b);
-  Output ramp(ConsumerNode(g_, &ramp_def, "ramp", {}, {3}), 0);
-  Output plus(ConsumerNode(g_, &plus_def, "plus", {ramp}, {3}), 0);
+  OpDef ramp_def = RampDef(&b);
+  OpDef plus_def = PlusOneDef(&b);
+  Output ramp;
+  Output plus;
+};
+
+std::unique_ptr<RampPlus> MakeRampPlus(Graph& g, int reads) {
+  auto rp = std::make_unique<RampPlus>();
+  rp->ramp = Output(ConsumerNode(g, &rp->ramp_def, "ramp", {}, {3}), 0);
+  rp->plus = Output(ConsumerNode(g, &rp->plus_def, "plus",
+                                 std::vector<Output>(reads, rp->ramp), {3}),
+                    0);
+  return rp;
+}
+
+TEST_F(SessionTest, AKernelTakesOverTheLastUseOfAnIntermediate) {
+  std::unique_ptr<RampPlus> rp = MakeRampPlus(g_, 1);
   Session s(g_);
-  EXPECT_EQ(Values(s.Run({}, {plus}).value()[0]),
+  EXPECT_EQ(Values(s.Run({}, {rp->plus}).value()[0]),
             (std::vector<float>{2, 3, 4}));
-  EXPECT_EQ(b.out, b.made);
+  EXPECT_EQ(rp->b.out, rp->b.made);
 }
 
 TEST_F(SessionTest, AFetchedTensorIsNeverTakenOver) {
-  Buffers b;
-  OpDef ramp_def = RampDef(&b), plus_def = PlusOneDef(&b);
-  Output ramp(ConsumerNode(g_, &ramp_def, "ramp", {}, {3}), 0);
-  Output plus(ConsumerNode(g_, &plus_def, "plus", {ramp}, {3}), 0);
+  std::unique_ptr<RampPlus> rp = MakeRampPlus(g_, 1);
   Session s(g_);
-  std::vector<Tensor> out = s.Run({}, {plus, ramp}).value();
+  std::vector<Tensor> out = s.Run({}, {rp->plus, rp->ramp}).value();
   EXPECT_EQ(Values(out[0]), (std::vector<float>{2, 3, 4}));
   EXPECT_EQ(Values(out[1]), (std::vector<float>{1, 2, 3}));
-  EXPECT_NE(b.out, b.made);
+  EXPECT_NE(rp->b.out, rp->b.made);
 }
 
 TEST_F(SessionTest, AnInputTheStepReadsTwiceIsNotTakenOver) {
-  Buffers b;
-  OpDef ramp_def = RampDef(&b), plus_def = PlusOneDef(&b);
-  Output ramp(ConsumerNode(g_, &ramp_def, "ramp", {}, {3}), 0);
-  Output plus(ConsumerNode(g_, &plus_def, "plus", {ramp, ramp}, {3}), 0);
+  std::unique_ptr<RampPlus> rp = MakeRampPlus(g_, 2);
   Session s(g_);
-  EXPECT_EQ(Values(s.Run({}, {plus}).value()[0]),
+  EXPECT_EQ(Values(s.Run({}, {rp->plus}).value()[0]),
             (std::vector<float>{3, 5, 7}));
-  EXPECT_NE(b.out, b.made);
+  EXPECT_NE(rp->b.out, rp->b.made);
 }
 
 TEST_F(SessionTest, AFedTensorIsNeverTakenOver) {
