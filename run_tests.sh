@@ -10,8 +10,14 @@
 #  4. a short run (FUZZ_SECONDS, default 30 s) of each libFuzzer target of
 #     tests/fuzz from its seed corpus (clang + ASan/UBSan, built by
 #     tests/fuzz/build_fuzzers.sh),
-# and ends with one line "N passed, N failed" counted from what ran (a test
-# target per configuration, the downstream program, each fuzz target).
+# and ends with the time each stage took and one line "N passed, N failed"
+# counted from what ran (a test target per configuration, the downstream
+# program, each fuzz target).
+#
+# Compiled work is kept outside the clone, so a second run (or a fresh clone
+# on the same machine) recompiles only what changed: Bazel's disk cache
+# (~/.cache/graphgc/bazel-disk, set in .bazelrc and tests/downstream/.bazelrc)
+# and ccache for the fuzzers' clang build (~/.cache/graphgc/ccache).
 set -uo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
@@ -20,6 +26,14 @@ passed=0
 failed=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+
+# Stage timings, printed at the end: "name seconds".
+timings=()
+stage_start=$SECONDS
+end_stage() {
+  timings+=("$(printf '%-34s %5d s' "$1" $((SECONDS - stage_start)))")
+  stage_start=$SECONDS
+}
 
 
 run_bazel_tests() {
@@ -42,8 +56,11 @@ run_bazel_tests() {
 }
 
 run_bazel_tests default //...
+end_stage "bazel test //... (default)"
 run_bazel_tests asan --config=asan --build_tests_only //...
+end_stage "bazel test //... (asan+ubsan)"
 run_bazel_tests tsan --config=tsan --build_tests_only //...
+end_stage "bazel test //... (tsan)"
 
 echo "=== downstream workspace (tests/downstream)"
 if (cd tests/downstream && "$ROOT/bazelw" run //:app); then
@@ -53,6 +70,7 @@ else
   echo "//tests/downstream:app FAILED"
   failed=$((failed + 1))
 fi
+end_stage "downstream workspace"
 
 echo "=== fuzz: tests/fuzz/run_fuzzers.sh ${FUZZ_SECONDS:-30}"
 tests/fuzz/run_fuzzers.sh "${FUZZ_SECONDS:-30}" 2>&1 | tee "$log"
@@ -66,5 +84,9 @@ if [[ $fuzz_rc -ne 0 && $f -eq 0 ]]; then
   failed=$((failed + 1))
 fi
 
+end_stage "fuzzers (build + ${FUZZ_SECONDS:-30} s each)"
+
+echo "=== stage timings (total $SECONDS s)"
+printf '%s\n' "${timings[@]}"
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

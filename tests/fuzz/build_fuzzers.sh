@@ -14,6 +14,14 @@ OUT=${1:-$ROOT/build-fuzz}
 mkdir -p "$OUT/obj" "$OUT/gen"
 
 CXX=${CXX:-clang++-14}
+# ccache keeps compiled objects outside the clone (~/.cache/graphgc/ccache),
+# keyed by preprocessed source and flags with paths made relative to the
+# checkout, so a fresh clone of the same sources recompiles nothing.
+if command -v ccache >/dev/null && [[ ${FUZZ_CCACHE:-1} == 1 ]]; then
+  export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/graphgc/ccache}
+  export CCACHE_BASEDIR=$ROOT CCACHE_NOHASHDIR=true
+  CXX="ccache $CXX"
+fi
 JOBS=${JOBS:-2}
 
 # Project sources the targets link (each fuzzer links all of them; the op
