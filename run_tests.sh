@@ -6,7 +6,8 @@
 #     ThreadSanitizer (--build_tests_only: benchmarks and tools are built
 #     only in step 1),
 #  3. the downstream workspace in tests/downstream, which consumes graphgc as
-#     @graphgc exactly as API.md says,
+#     @graphgc exactly as API.md says, built plain and under the consumer's
+#     own AddressSanitizer and ThreadSanitizer flags,
 #  4. a short run (FUZZ_SECONDS, default 30 s) of each libFuzzer target of
 #     tests/fuzz from its seed corpus (clang + ASan/UBSan, built by
 #     tests/fuzz/build_fuzzers.sh),
@@ -62,14 +63,21 @@ end_stage "bazel test //... (asan+ubsan)"
 run_bazel_tests tsan --config=tsan --build_tests_only //...
 end_stage "bazel test //... (tsan)"
 
-echo "=== downstream workspace (tests/downstream)"
-if (cd tests/downstream && "$ROOT/bazelw" run //:app); then
-  echo "//tests/downstream:app PASSED"
-  passed=$((passed + 1))
-else
-  echo "//tests/downstream:app FAILED"
-  failed=$((failed + 1))
-fi
+# The downstream workspace consumes graphgc as @graphgc with only the lines
+# of shared/API.md, built plain and under its own ASan and TSan settings
+# (tests/downstream/.bazelrc: the consumer's flags, none of graphgc's).
+for cfg in plain asan tsan; do
+  echo "=== downstream workspace (tests/downstream), $cfg"
+  flags=()
+  [[ $cfg != plain ]] && flags=(--config="$cfg")
+  if (cd tests/downstream && "$ROOT/bazelw" run "${flags[@]}" //:app); then
+    echo "//tests/downstream:app ($cfg) PASSED"
+    passed=$((passed + 1))
+  else
+    echo "//tests/downstream:app ($cfg) FAILED"
+    failed=$((failed + 1))
+  fi
+done
 end_stage "downstream workspace"
 
 echo "=== fuzz: tests/fuzz/run_fuzzers.sh ${FUZZ_SECONDS:-30}"

@@ -1,6 +1,6 @@
 // tfevents: summarise TensorBoard events files.
 //
-//   bazel run //tools:tfevents -- PATH...
+//   bazel run //tools:tfevents -- PATH...   (--help: usage)
 //
 // PATH is an events file or a directory searched recursively for
 // events.out.tfevents.* files. Prints, per file: size, event count, graph
@@ -15,11 +15,31 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
 #include "tools/tfevents_lib.h"
 
+namespace {
+
+constexpr char kUsage[] =
+    "Summarises TensorBoard events files.\n"
+    "\n"
+    "Usage: tfevents PATH...\n"
+    "\n"
+    "PATH is an events file or a directory searched recursively for\n"
+    "events.out.tfevents.* files. Prints, per file: size, event count, graph\n"
+    "bytes, node count and op histogram of the last graph, scalar tags with\n"
+    "counts and last values, and any corrupt record or torn tail.\n"
+    "Exit code: 0 all files clean, 1 some file is corrupt, 2 a path cannot\n"
+    "be read or no path was given.";
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s PATH...\n", argv[0]);
+  absl::SetProgramUsageMessage(kUsage);
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (args.size() < 2) {
+    std::fprintf(stderr, "%s\n", kUsage);
     return 2;
   }
   // Under `bazel run`, resolve relative paths against the caller's directory.
@@ -28,8 +48,9 @@ int main(int argc, char** argv) {
   }
   bool corrupt = false;
   bool unreadable = false;
-  for (int i = 1; i < argc; ++i) {
-    auto files = graphgc::tfevents::FindEventFiles(argv[i]);
+  for (size_t i = 1; i < args.size(); ++i) {
+    const char* path = args[i];
+    auto files = graphgc::tfevents::FindEventFiles(path);
     if (!files.ok()) {
       std::fprintf(stderr, "tfevents: %s\n",
                    std::string(files.status().message()).c_str());
@@ -37,7 +58,7 @@ int main(int argc, char** argv) {
       continue;
     }
     if (files->empty()) {
-      std::fprintf(stderr, "tfevents: no events files under %s\n", argv[i]);
+      std::fprintf(stderr, "tfevents: no events files under %s\n", path);
       unreadable = true;
       continue;
     }
