@@ -1,6 +1,7 @@
 // RegisterCoreOps: every op file's registration, in one place (no static
 // registrars, so nothing depends on link order or alwayslink).
 #include "ops/array_ops.h"
+#include "ops/conv_ops.h"
 #include "ops/math_ops.h"
 #include "ops/nn_ops.h"
 #include "ops/random_ops.h"
@@ -15,6 +16,7 @@ void RegisterCoreOps(OpRegistry& registry) {
   RegisterNnOps(registry);
   RegisterStateOps(registry);
   RegisterRandomOps(registry);
+  RegisterConvOps(registry);
 }
 
 }  // namespace graphgc

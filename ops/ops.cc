@@ -459,5 +459,109 @@ absl::StatusOr<SoftmaxCrossEntropyOutputs> SparseSoftmaxCrossEntropyWithLogits(
   return SoftmaxCrossEntropyOutputs{Output(h, 0), Output(h, 1)};
 }
 
+namespace {
+AttrMap ConvAttrMap(const Conv2DOptions& o, DataType t) {
+  return {{"T", t},
+          {"strides", o.strides},
+          {"padding", o.padding},
+          {"dilations", o.dilations},
+          {"data_format", o.data_format}};
+}
+AttrMap PoolAttrMap(const PoolOptions& o) {
+  return {{"ksize", o.ksize},
+          {"strides", o.strides},
+          {"padding", o.padding},
+          {"data_format", o.data_format}};
+}
+}  // namespace
+
+absl::StatusOr<Output> Conv2D(const Output& input, const Output& filter,
+                              Conv2DOptions options) {
+  GG_ASSIGN_OR_RETURN(Graph * g,
+                      GraphOf("Conv2D", options.name, {&input, &filter}));
+  return Build(*g, "Conv2D", {input, filter},
+               ConvAttrMap(options, input.valid() ? input.dtype() : DT_FLOAT),
+               std::move(options.name), std::move(options.control_inputs));
+}
+absl::StatusOr<Output> Conv2DBackpropInput(const Output& input_sizes,
+                                           const Output& filter,
+                                           const Output& out_backprop,
+                                           Conv2DOptions options) {
+  GG_ASSIGN_OR_RETURN(Graph * g,
+                      GraphOf("Conv2DBackpropInput", options.name,
+                              {&input_sizes, &filter, &out_backprop}));
+  return Build(*g, "Conv2DBackpropInput", {input_sizes, filter, out_backprop},
+               ConvAttrMap(options, filter.valid() ? filter.dtype() : DT_FLOAT),
+               std::move(options.name), std::move(options.control_inputs));
+}
+absl::StatusOr<Output> Conv2DBackpropFilter(const Output& input,
+                                            const Output& filter_sizes,
+                                            const Output& out_backprop,
+                                            Conv2DOptions options) {
+  GG_ASSIGN_OR_RETURN(Graph * g,
+                      GraphOf("Conv2DBackpropFilter", options.name,
+                              {&input, &filter_sizes, &out_backprop}));
+  return Build(*g, "Conv2DBackpropFilter", {input, filter_sizes, out_backprop},
+               ConvAttrMap(options, input.valid() ? input.dtype() : DT_FLOAT),
+               std::move(options.name), std::move(options.control_inputs));
+}
+
+absl::StatusOr<Output> MaxPool(const Output& input, PoolOptions options) {
+  GG_ASSIGN_OR_RETURN(Graph * g, GraphOf("MaxPool", options.name, {&input}));
+  return Build(*g, "MaxPool", {input}, PoolAttrMap(options),
+               std::move(options.name), std::move(options.control_inputs));
+}
+absl::StatusOr<Output> MaxPoolGrad(const Output& orig_input,
+                                   const Output& orig_output,
+                                   const Output& grad, PoolOptions options) {
+  GG_ASSIGN_OR_RETURN(Graph * g, GraphOf("MaxPoolGrad", options.name,
+                                         {&orig_input, &orig_output, &grad}));
+  return Build(*g, "MaxPoolGrad", {orig_input, orig_output, grad},
+               PoolAttrMap(options), std::move(options.name),
+               std::move(options.control_inputs));
+}
+
+absl::StatusOr<FusedBatchNormOutputs> FusedBatchNormV3(
+    const Output& x, const Output& scale, const Output& offset,
+    const Output& mean, const Output& variance, FusedBatchNormOptions options) {
+  GG_ASSIGN_OR_RETURN(Graph * g,
+                      GraphOf("FusedBatchNormV3", options.name,
+                              {&x, &scale, &offset, &mean, &variance}));
+  AttrMap attrs{{"epsilon", options.epsilon},
+                {"exponential_avg_factor", options.exponential_avg_factor},
+                {"data_format", options.data_format},
+                {"is_training", options.is_training}};
+  if (scale.valid()) attrs["U"] = scale.dtype();
+  GG_ASSIGN_OR_RETURN(
+      NodeHandle h,
+      BuildNode(*g, "FusedBatchNormV3", options.name,
+                {x, scale, offset, mean, variance},
+                std::move(options.control_inputs), std::move(attrs)));
+  return FusedBatchNormOutputs{Output(h, 0), Output(h, 1), Output(h, 2),
+                               Output(h, 3), Output(h, 4), Output(h, 5)};
+}
+
+absl::StatusOr<FusedBatchNormGradOutputs> FusedBatchNormGradV3(
+    const Output& y_backprop, const Output& x, const Output& scale,
+    const Output& reserve_space_1, const Output& reserve_space_2,
+    const Output& reserve_space_3, FusedBatchNormOptions options) {
+  GG_ASSIGN_OR_RETURN(Graph * g,
+                      GraphOf("FusedBatchNormGradV3", options.name,
+                              {&y_backprop, &x, &scale, &reserve_space_1,
+                               &reserve_space_2, &reserve_space_3}));
+  AttrMap attrs{{"epsilon", options.epsilon},
+                {"data_format", options.data_format},
+                {"is_training", options.is_training}};
+  if (reserve_space_1.valid()) attrs["U"] = reserve_space_1.dtype();
+  GG_ASSIGN_OR_RETURN(
+      NodeHandle h,
+      BuildNode(*g, "FusedBatchNormGradV3", options.name,
+                {y_backprop, x, scale, reserve_space_1, reserve_space_2,
+                 reserve_space_3},
+                std::move(options.control_inputs), std::move(attrs)));
+  return FusedBatchNormGradOutputs{Output(h, 0), Output(h, 1), Output(h, 2),
+                                   Output(h, 3), Output(h, 4)};
+}
+
 }  // namespace ops
 }  // namespace graphgc

@@ -218,6 +218,94 @@ struct SoftmaxCrossEntropyOutputs {
 absl::StatusOr<SoftmaxCrossEntropyOutputs> SparseSoftmaxCrossEntropyWithLogits(
     const Output& features, const Output& labels, OpOptions options = {});
 
+// --- convolution layers (NHWC, float32; TensorFlow's ops and attributes) ---
+
+// Conv2D and its backprop ops. strides and dilations are [1, h, w, 1];
+// padding "VALID" or "SAME" (TensorFlow's rule: SAME pads
+// max((out - 1) * stride + k - in, 0), half of it, rounded down, before).
+struct Conv2DOptions {
+  std::string name;
+  std::vector<NodeHandle> control_inputs;
+  std::vector<int64_t> strides = {1, 1, 1, 1};
+  std::string padding = "VALID";
+  std::vector<int64_t> dilations = {1, 1, 1, 1};  // only 1s are supported
+  std::string data_format = "NHWC";               // only NHWC
+};
+// input [batch, h, w, in_c], filter [k_h, k_w, in_c, out_c].
+absl::StatusOr<Output> Conv2D(const Output& input, const Output& filter,
+                              Conv2DOptions options = {});
+// The gradient of Conv2D's input of shape `input_sizes` (int32 [4]).
+absl::StatusOr<Output> Conv2DBackpropInput(const Output& input_sizes,
+                                           const Output& filter,
+                                           const Output& out_backprop,
+                                           Conv2DOptions options = {});
+// The gradient of Conv2D's filter of shape `filter_sizes` (int32 [4]).
+absl::StatusOr<Output> Conv2DBackpropFilter(const Output& input,
+                                            const Output& filter_sizes,
+                                            const Output& out_backprop,
+                                            Conv2DOptions options = {});
+
+// MaxPool and MaxPoolGrad: ksize and strides are [1, h, w, 1] (Keras'
+// MaxPooling2D defaults: 2 x 2 windows at stride 2, VALID).
+struct PoolOptions {
+  std::string name;
+  std::vector<NodeHandle> control_inputs;
+  std::vector<int64_t> ksize = {1, 2, 2, 1};
+  std::vector<int64_t> strides = {1, 2, 2, 1};
+  std::string padding = "VALID";
+  std::string data_format = "NHWC";  // only NHWC
+};
+absl::StatusOr<Output> MaxPool(const Output& input, PoolOptions options = {});
+// The gradient of MaxPool's input: each window's `grad` goes to the window's
+// maximum in orig_input (the first in row-major order on ties).
+absl::StatusOr<Output> MaxPoolGrad(const Output& orig_input,
+                                   const Output& orig_output,
+                                   const Output& grad,
+                                   PoolOptions options = {});
+
+// FusedBatchNormV3 over a 4-D NHWC x (TensorFlow's op takes no other rank),
+// per channel. Training: normalises with the batch's mean and biased
+// variance; batch_mean and batch_variance are the batch's mean and unbiased
+// variance (or, with exponential_avg_factor f != 1, (1 - f) * mean + f *
+// batch value, mean and variance being the running averages), reserve
+// spaces 1 and 2 the mean and biased variance the gradient needs, reserve
+// space 3 a scalar 0. Inference: normalises with the given mean and
+// variance, which batch_mean, batch_variance and reserve spaces 1 and 2
+// return as they are.
+struct FusedBatchNormOptions {
+  std::string name;
+  std::vector<NodeHandle> control_inputs;
+  float epsilon = 0.0001f;
+  float exponential_avg_factor = 1.0f;  // not an attribute of the grad op
+  std::string data_format = "NHWC";     // only NHWC
+  bool is_training = true;
+};
+struct FusedBatchNormOutputs {
+  Output y;
+  Output batch_mean;
+  Output batch_variance;
+  Output reserve_space_1;
+  Output reserve_space_2;
+  Output reserve_space_3;
+};
+absl::StatusOr<FusedBatchNormOutputs> FusedBatchNormV3(
+    const Output& x, const Output& scale, const Output& offset,
+    const Output& mean, const Output& variance,
+    FusedBatchNormOptions options = {});
+struct FusedBatchNormGradOutputs {
+  Output x_backprop;
+  Output scale_backprop;
+  Output offset_backprop;
+  Output reserve_space_4;  // empty [0]
+  Output reserve_space_5;  // empty [0]
+};
+// Training: reserve spaces 1 and 2 are FusedBatchNormV3's; inference: the
+// population mean and variance it was given.
+absl::StatusOr<FusedBatchNormGradOutputs> FusedBatchNormGradV3(
+    const Output& y_backprop, const Output& x, const Output& scale,
+    const Output& reserve_space_1, const Output& reserve_space_2,
+    const Output& reserve_space_3, FusedBatchNormOptions options = {});
+
 }  // namespace ops
 }  // namespace graphgc
 
