@@ -1,18 +1,51 @@
 #include "models/callbacks.h"
 
+#include <cxxabi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <typeinfo>
+#include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "models/sequential.h"
 #include "serialize/event_file.h"
 #include "serialize/graph_def.h"
+#include "util/file.h"
+#include "util/mutex.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
+namespace {
+
+// Which running fit holds each claimed callback: the model's name by the
+// callback's address (a claimed callback is kept alive by its claim, so the
+// address cannot be reused while it is here).
+struct ClaimRegistry {
+  Mutex mu;
+  std::unordered_map<const Callback*, std::string> model_of ABSL_GUARDED_BY(mu);
+};
+
+ClaimRegistry& Claims() {
+  static ClaimRegistry* const registry = new ClaimRegistry();
+  return *registry;
+}
+
+// The dynamic type of `cb`, demangled: "graphgc::callbacks::TensorBoard".
+std::string TypeName(const Callback& cb) {
+  const char* mangled = typeid(cb).name();
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string name = status == 0 && demangled != nullptr ? demangled : mangled;
+  std::free(demangled);
+  return name;
+}
+
+}  // namespace
 
 absl::Status Callback::OnTrainBegin(const Sequential&, const TrainInfo&) {
   return absl::OkStatus();
@@ -23,6 +56,60 @@ absl::Status Callback::OnEpochEnd(int, const Logs&) { return absl::OkStatus(); }
 absl::Status Callback::OnBatchBegin(int64_t) { return absl::OkStatus(); }
 absl::Status Callback::OnBatchEnd(int64_t, const Logs&) {
   return absl::OkStatus();
+}
+absl::Status Callback::Validate() const { return absl::OkStatus(); }
+
+CallbackClaims::~CallbackClaims() { Release(); }
+
+CallbackClaims& CallbackClaims::operator=(CallbackClaims&& other) noexcept {
+  if (this != &other) {
+    Release();
+    claimed_ = std::move(other.claimed_);
+    other.claimed_.clear();
+  }
+  return *this;
+}
+
+void CallbackClaims::Release() {
+  if (claimed_.empty()) return;
+  ClaimRegistry& registry = Claims();
+  WriterLock lock(registry.mu);
+  for (const std::shared_ptr<Callback>& cb : claimed_) {
+    registry.model_of.erase(cb.get());
+  }
+  claimed_.clear();
+}
+
+absl::StatusOr<CallbackClaims> ClaimCallbacks(
+    const std::vector<std::shared_ptr<Callback>>& callbacks,
+    const std::string& model) {
+  CallbackClaims claims;  // releases what it holds on every early return
+  absl::Status refused;
+  {
+    ClaimRegistry& registry = Claims();
+    WriterLock lock(registry.mu);
+    for (const std::shared_ptr<Callback>& cb : callbacks) {
+      if (cb == nullptr ||
+          std::find(claims.claimed_.begin(), claims.claimed_.end(), cb) !=
+              claims.claimed_.end()) {
+        continue;
+      }
+      auto [it, inserted] = registry.model_of.emplace(cb.get(), model);
+      if (!inserted) {
+        refused = absl::FailedPreconditionError(
+            absl::StrCat("Fit of '", model, "': callback ", TypeName(*cb),
+                         " is already in use by a running fit of model '",
+                         it->second, "'; a callback serves one fit at a time"));
+        break;
+      }
+      claims.claimed_.push_back(cb);
+    }
+  }
+  GG_RETURN_IF_ERROR(refused);
+  for (const std::shared_ptr<Callback>& cb : claims.claimed_) {
+    GG_RETURN_IF_ERROR(cb->Validate());
+  }
+  return claims;
 }
 
 namespace callbacks {
@@ -157,6 +244,15 @@ TensorBoard::TensorBoard(TensorBoardOptions options)
 
 TensorBoard::~TensorBoard() = default;
 
+absl::Status TensorBoard::Validate() const {
+  if (options_.log_dir.empty()) {
+    return absl::InvalidArgumentError(
+        "TensorBoard: log_dir is empty; it would write to /train at the "
+        "filesystem root. Give a directory, e.g. \"logs\"");
+  }
+  return CheckPath(options_.log_dir, "TensorBoard log_dir");
+}
+
 absl::StatusOr<std::unique_ptr<EventFileWriter>> TensorBoard::Open(
     const std::string& subdir, int64_t* graph_nodes) const {
   GG_ASSIGN_OR_RETURN(std::unique_ptr<EventFileWriter> writer,
@@ -190,7 +286,7 @@ absl::Status TensorBoard::ReopenIfRemoved(
                 "TensorBoard: events file %s was removed mid-run; events "
                 "written to it are lost, continuing in %s\n",
                 path, (*fresh)->path());
-  writer = std::move(fresh).value();
+  writer = *std::move(fresh);
   path = writer->path();
   ++files_reopened_;
   return absl::OkStatus();
@@ -198,6 +294,7 @@ absl::Status TensorBoard::ReopenIfRemoved(
 
 absl::Status TensorBoard::OnTrainBegin(const Sequential& model,
                                        const TrainInfo& info) {
+  GG_RETURN_IF_ERROR(Validate());  // for callers other than Fit
   batches_ = 0;
   exported_.clear();
   graph_nodes_ = 0;

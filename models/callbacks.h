@@ -3,11 +3,23 @@
 // Callback: the Keras callback protocol of Sequential::Fit, and the stock
 // callbacks (ProgressBar; TensorBoard comes with the export library).
 //
-// Fit calls, in order: OnTrainBegin, then per epoch OnEpochBegin, per batch
+// Fit first claims its callbacks and validates them (ClaimCallbacks below),
+// then calls, in order: OnTrainBegin, then per epoch OnEpochBegin, per batch
 // OnBatchBegin / OnBatchEnd, OnEpochEnd, and finally OnTrainEnd. A non-OK
 // status from any of them stops the fit, which returns that status (the
 // weights keep the steps already taken). Callbacks run on Fit's thread and
 // must not call Fit on the same model.
+//
+// Thread safety: a callback object serves one fit at a time. Fit claims
+// every callback it is given for its whole run and releases the claims when
+// it returns (also on error); a fit started meanwhile on another model with
+// one of the same callback objects gets FailedPrecondition ("callback X is
+// already in use by a running fit of model 'Y'") before anything happens.
+// This holds for every callback, the stock ones below and user subclasses
+// alike, so none of them needs to be thread-safe. Sequential reuse of one
+// callback by several fits is fine. A callback's accessors (TensorBoard's
+// train_path(), ProgressBar's Line(), ...) read state its fit writes: call
+// them when no fit is using it, or from its hooks.
 //
 // Logs: batch logs hold "loss" (and "accuracy") of that batch and "size";
 // epoch logs hold the epoch's averages weighted by batch size, plus
@@ -56,7 +68,43 @@ class Callback {
   virtual absl::Status OnEpochEnd(int epoch, const Logs& logs);
   virtual absl::Status OnBatchBegin(int64_t batch);
   virtual absl::Status OnBatchEnd(int64_t batch, const Logs& logs);
+
+  // Checks the callback's own settings. Fit calls it on every callback
+  // before any hook of any of them; a non-OK status stops the fit before
+  // anything happens, and Fit returns it. Default: OK.
+  virtual absl::Status Validate() const;
 };
+
+// CallbackClaims: the callbacks a running fit holds (see ClaimCallbacks).
+// Destroying it releases them. Move-only.
+class CallbackClaims {
+ public:
+  CallbackClaims() = default;
+  ~CallbackClaims();
+  CallbackClaims(CallbackClaims&& other) noexcept = default;
+  CallbackClaims& operator=(CallbackClaims&& other) noexcept;
+  CallbackClaims(const CallbackClaims&) = delete;
+  CallbackClaims& operator=(const CallbackClaims&) = delete;
+
+ private:
+  friend absl::StatusOr<CallbackClaims> ClaimCallbacks(
+      const std::vector<std::shared_ptr<Callback>>& callbacks,
+      const std::string& model);
+  void Release();
+
+  std::vector<std::shared_ptr<Callback>> claimed_;
+};
+
+// ClaimCallbacks: what Fit does first. Claims every callback of `callbacks`
+// for a fit of the model named `model` (null entries are skipped; one
+// listed twice is claimed once), then calls Validate() on each. Returns
+// FailedPrecondition "Fit of '<model>': callback <type> is already in use by
+// a running fit of model '<other>'" if one is claimed by another running
+// fit, or the first Validate() error; either way nothing stays claimed and
+// no hook has run. Thread-safe.
+absl::StatusOr<CallbackClaims> ClaimCallbacks(
+    const std::vector<std::shared_ptr<Callback>>& callbacks,
+    const std::string& model);
 
 namespace callbacks {
 
@@ -72,6 +120,7 @@ struct ProgressBarOptions {
 //   1000/1000 [==============================] - 0s 3us/sample - loss: 2.3172
 // redrawn in place on a terminal, one line per epoch otherwise. Fit adds
 // one by itself for verbose = 1 (and a line per epoch for verbose = 2).
+// One fit at a time (a concurrent second fit is refused, see the top).
 class ProgressBar : public Callback {
  public:
   static std::shared_ptr<ProgressBar> Create(ProgressBarOptions options = {});
@@ -99,7 +148,8 @@ class ProgressBar : public Callback {
 
 // Keras' TerminateOnNaN: stops the fit, with a FailedPrecondition status
 // naming the batch, as soon as a batch's loss is NaN or infinite. Without
-// it, training goes on as in Keras and the loss simply becomes NaN.
+// it, training goes on as in Keras and the loss simply becomes NaN. One fit
+// at a time (a concurrent second fit is refused, see the top).
 class TerminateOnNaN : public Callback {
  public:
   static std::shared_ptr<TerminateOnNaN> Create();
@@ -137,6 +187,12 @@ struct TensorBoardOptions {
 // it in files_reopened(); the events written to the removed file are lost.
 // If the directory cannot be recreated (its parent is now a regular file,
 // say), the fit stops with a status naming the directory.
+//
+// An empty log_dir (which would put the files in /train at the filesystem
+// root) or one holding a NUL byte (which the C library would cut there) is
+// InvalidArgument from Validate(), so Fit refuses it before anything is
+// written. One fit at a time: a concurrent second fit is refused (see the
+// top of this file).
 class TensorBoard : public Callback {
  public:
   static std::shared_ptr<TensorBoard> Create(TensorBoardOptions options = {});
@@ -148,6 +204,7 @@ class TensorBoard : public Callback {
   absl::Status OnBatchEnd(int64_t batch, const Logs& logs) override;
   absl::Status OnEpochEnd(int epoch, const Logs& logs) override;
   absl::Status OnTrainEnd(const Logs& logs) override;
+  absl::Status Validate() const override;
 
   const TensorBoardOptions& options() const { return options_; }
   // Paths of the event files of the last fit (empty before any).

@@ -392,6 +392,9 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
   for (auto& cb : options.callbacks) {
     if (cb != nullptr) callbacks.push_back(cb);
   }
+  // Held to the end of the fit: no other fit may use these callbacks.
+  GG_ASSIGN_OR_RETURN(CallbackClaims claims,
+                      ClaimCallbacks(callbacks, m.scope.name()));
   const int64_t steps = (n + options.batch_size - 1) / options.batch_size;
   TrainInfo info{.epochs = options.epochs,
                  .samples = n,

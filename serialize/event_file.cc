@@ -14,6 +14,8 @@
 #include "absl/time/time.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "util/file.h"
+#include "util/status_macros.h"
 
 namespace graphgc {
 namespace {
@@ -74,9 +76,7 @@ absl::StatusOr<std::unique_ptr<EventFileWriter>> EventFileWriter::Start(
 
 absl::StatusOr<std::unique_ptr<EventFileWriter>> EventFileWriter::Create(
     const std::string& log_dir) {
-  if (log_dir.empty()) {
-    return absl::InvalidArgumentError("EventFileWriter: empty log directory");
-  }
+  GG_RETURN_IF_ERROR(CheckPath(log_dir, "EventFileWriter log directory"));
   std::error_code ec;
   std::filesystem::create_directories(log_dir, ec);
   if (ec) {
@@ -95,7 +95,7 @@ absl::StatusOr<std::unique_ptr<EventFileWriter>> EventFileWriter::Create(
     std::string path = absl::StrCat(prefix, g_next_file_number++, ".v2");
     absl::StatusOr<std::unique_ptr<RecordSink>> sink =
         OpenFileSink(path, FileSinkMode::kExclusive);
-    if (sink.ok()) return Start(std::move(path), std::move(sink).value());
+    if (sink.ok()) return Start(std::move(path), *std::move(sink));
     last = sink.status();
     if (!absl::IsAlreadyExists(last)) break;
   }
@@ -105,9 +105,8 @@ absl::StatusOr<std::unique_ptr<EventFileWriter>> EventFileWriter::Create(
 
 absl::StatusOr<std::unique_ptr<EventFileWriter>>
 EventFileWriter::CreateAtPathForTesting(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<RecordSink>> sink = OpenFileSink(path);
-  if (!sink.ok()) return sink.status();
-  return Start(path, std::move(sink).value());
+  GG_ASSIGN_OR_RETURN(std::unique_ptr<RecordSink> sink, OpenFileSink(path));
+  return Start(path, std::move(sink));
 }
 
 absl::Status EventFileWriter::WriteEvent(const tensorflow::Event& event) {
@@ -169,12 +168,11 @@ absl::Status EventFileWriter::status() const {
 // ---- EventFileReader ----
 
 absl::StatusOr<std::unique_ptr<EventFileReader>> EventFileReader::Open(
-    const std::string& path) {
-  absl::StatusOr<std::unique_ptr<TFRecordReader>> records =
-      TFRecordReader::Open(path);
-  if (!records.ok()) return records.status();
+    const std::string& path, TFRecordReaderOptions options) {
+  GG_ASSIGN_OR_RETURN(std::unique_ptr<TFRecordReader> records,
+                      TFRecordReader::Open(path, options));
   return std::unique_ptr<EventFileReader>(
-      new EventFileReader(std::move(records).value()));
+      new EventFileReader(std::move(records)));
 }
 
 absl::StatusOr<std::optional<tensorflow::Event>> EventFileReader::Next() {
@@ -194,17 +192,17 @@ absl::StatusOr<std::optional<tensorflow::Event>> EventFileReader::Next() {
 }
 
 absl::StatusOr<std::vector<tensorflow::Event>> EventFileReader::ReadAll(
-    const std::string& path, bool* truncated_tail) {
-  absl::StatusOr<std::unique_ptr<EventFileReader>> reader = Open(path);
-  if (!reader.ok()) return reader.status();
+    const std::string& path, bool* truncated_tail,
+    TFRecordReaderOptions options) {
+  GG_ASSIGN_OR_RETURN(std::unique_ptr<EventFileReader> reader,
+                      Open(path, options));
   std::vector<tensorflow::Event> events;
   while (true) {
-    absl::StatusOr<std::optional<tensorflow::Event>> event = (*reader)->Next();
-    if (!event.ok()) return event.status();
-    if (!event->has_value()) break;
-    events.push_back(std::move(**event));
+    GG_ASSIGN_OR_RETURN(std::optional<tensorflow::Event> event, reader->Next());
+    if (!event.has_value()) break;
+    events.push_back(std::move(*event));
   }
-  if (truncated_tail != nullptr) *truncated_tail = (*reader)->truncated_tail();
+  if (truncated_tail != nullptr) *truncated_tail = reader->truncated_tail();
   return events;
 }
 

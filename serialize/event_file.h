@@ -62,12 +62,14 @@ class EventFileWriter {
  public:
   // Creates `log_dir` (and its parents) if missing, then a new events file
   // in it, and writes the file_version event. Fails with a status naming
-  // the directory or file if any step fails.
+  // the directory or file if any step fails; an empty `log_dir`, or one
+  // holding a NUL byte, is InvalidArgument and creates nothing.
   static absl::StatusOr<std::unique_ptr<EventFileWriter>> Create(
       const std::string& log_dir);
 
   // Like Create() but writes to exactly `path` (created or truncated; no
-  // directory is made). For tests, e.g. "/dev/full" to simulate a full disk.
+  // directory is made; see OpenFileSink). For tests, e.g. "/dev/full" to
+  // simulate a full disk.
   static absl::StatusOr<std::unique_ptr<EventFileWriter>>
   CreateAtPathForTesting(const std::string& path);
 
@@ -86,8 +88,8 @@ class EventFileWriter {
       ABSL_LOCKS_EXCLUDED(mu_);
 
   // Appends an event whose graph_def holds `graph` serialized. A graph
-  // protobuf cannot serialize (over 2 GiB) is InvalidArgument and is not
-  // sticky.
+  // protobuf cannot serialize (over 2 GiB), or an event over
+  // kMaxTFRecordBytes, is InvalidArgument and is not sticky.
   absl::Status WriteGraph(const tensorflow::GraphDef& graph, int64_t step = 0)
       ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -115,11 +117,13 @@ class EventFileWriter {
   std::unique_ptr<TFRecordWriter> writer_ ABSL_GUARDED_BY(mu_);
 };
 
-// Reads the events of one file in order. Not thread-safe.
+// Reads the events of one file in order. Not thread-safe. Reads go through
+// TFRecordReader: only regular files are opened (a FIFO is refused without
+// blocking), and a record over options.max_record_bytes is DataLoss.
 class EventFileReader {
  public:
   static absl::StatusOr<std::unique_ptr<EventFileReader>> Open(
-      const std::string& path);
+      const std::string& path, TFRecordReaderOptions options = {});
 
   // The next event, or std::nullopt at the end of data (clean end of file,
   // or a torn last record: see truncated_tail()). A corrupt record, or one
@@ -137,7 +141,8 @@ class EventFileReader {
   // A torn tail is not an error; if `truncated_tail` is not null it is set
   // to whether the file ended in one.
   static absl::StatusOr<std::vector<tensorflow::Event>> ReadAll(
-      const std::string& path, bool* truncated_tail = nullptr);
+      const std::string& path, bool* truncated_tail = nullptr,
+      TFRecordReaderOptions options = {});
 
  private:
   explicit EventFileReader(std::unique_ptr<TFRecordReader> records)

@@ -4,12 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "serialize/crc32c.h"
+#include "util/status_macros.h"
 
 namespace graphgc {
 namespace {
@@ -101,16 +103,24 @@ std::string EncodeTFRecord(std::string_view data) {
 
 absl::StatusOr<std::unique_ptr<RecordSink>> OpenFileSink(
     const std::string& path, FileSinkMode mode) {
-  int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
+  GG_RETURN_IF_ERROR(CheckPath(path, "open for writing"));
+  // O_NONBLOCK so that a FIFO without a reader fails (ENXIO) instead of
+  // blocking the open; writes then block as usual.
+  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK;
   flags |= mode == FileSinkMode::kExclusive ? O_EXCL : O_TRUNC;
-  int fd;
+  int raw;
   do {
-    fd = ::open(path.c_str(), flags, 0644);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) {
+    raw = ::open(path.c_str(), flags, 0644);
+  } while (raw < 0 && errno == EINTR);
+  if (raw < 0) {
     return absl::ErrnoToStatus(errno, absl::StrCat("open ", path));
   }
-  return std::make_unique<FileSink>(path, fd);
+  ScopedFd fd(raw);
+  const int fl = ::fcntl(fd.get(), F_GETFL);
+  if (fl < 0 || ::fcntl(fd.get(), F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("fcntl ", path));
+  }
+  return std::make_unique<FileSink>(path, fd.release());
 }
 
 // ---- TFRecordWriter ----
@@ -122,15 +132,20 @@ TFRecordWriter::~TFRecordWriter() { Close().IgnoreError(); }
 
 absl::StatusOr<std::unique_ptr<TFRecordWriter>> TFRecordWriter::Open(
     const std::string& path) {
-  absl::StatusOr<std::unique_ptr<RecordSink>> sink = OpenFileSink(path);
-  if (!sink.ok()) return sink.status();
-  return std::make_unique<TFRecordWriter>(std::move(sink).value());
+  GG_ASSIGN_OR_RETURN(std::unique_ptr<RecordSink> sink, OpenFileSink(path));
+  return std::make_unique<TFRecordWriter>(std::move(sink));
 }
 
 absl::Status TFRecordWriter::Write(std::string_view data) {
   if (!status_.ok()) return status_;
   if (closed_) {
     return absl::FailedPreconditionError("TFRecordWriter: Write after Close");
+  }
+  if (data.size() > kMaxTFRecordBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TFRecordWriter: record of ", data.size(),
+                     " bytes is over the limit of ", kMaxTFRecordBytes,
+                     " bytes (kMaxTFRecordBytes); nothing written"));
   }
   const std::string record = EncodeTFRecord(data);
   status_ = sink_->Append(record);
@@ -154,33 +169,25 @@ absl::Status TFRecordWriter::Close() {
 
 // ---- TFRecordReader ----
 
-TFRecordReader::TFRecordReader(std::string path, int fd)
-    : path_(std::move(path)), fd_(fd) {}
+TFRecordReader::TFRecordReader(std::string path, ScopedFd fd,
+                               TFRecordReaderOptions options)
+    : path_(std::move(path)), fd_(std::move(fd)), options_(options) {}
 
-TFRecordReader::~TFRecordReader() { ::close(fd_); }
+TFRecordReader::~TFRecordReader() = default;
 
 absl::StatusOr<std::unique_ptr<TFRecordReader>> TFRecordReader::Open(
-    const std::string& path) {
-  int fd;
-  do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("open ", path));
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return absl::InvalidArgumentError(
-        absl::StrCat("open ", path, ": is a directory"));
-  }
-  return std::unique_ptr<TFRecordReader>(new TFRecordReader(path, fd));
+    const std::string& path, TFRecordReaderOptions options) {
+  GG_ASSIGN_OR_RETURN(ScopedFd fd, OpenRegularFileForReading(path));
+  return std::unique_ptr<TFRecordReader>(
+      new TFRecordReader(path, std::move(fd), options));
 }
 
 absl::StatusOr<size_t> TFRecordReader::ReadAt(uint64_t offset, size_t n,
                                               char* out) {
   size_t got = 0;
   while (got < n) {
-    const ssize_t r =
-        ::pread(fd_, out + got, n - got, static_cast<off_t>(offset + got));
+    const ssize_t r = ::pread(fd_.get(), out + got, n - got,
+                              static_cast<off_t>(offset + got));
     if (r < 0) {
       if (errno == EINTR) continue;
       return absl::ErrnoToStatus(
@@ -199,14 +206,47 @@ absl::Status TFRecordReader::Corrupt(uint64_t record_offset,
   return status_;
 }
 
+absl::StatusOr<bool> TFRecordReader::ReadData(uint64_t start, uint64_t length,
+                                              std::string* out) {
+  std::string scratch;  // the chunk buffer when only checking the CRC
+  uint32_t crc = 0;
+  for (uint64_t done = 0; done < length;) {
+    const size_t n = static_cast<size_t>(
+        std::min<uint64_t>(length - done, kTFRecordReadChunkBytes));
+    char* dst;
+    if (out != nullptr) {
+      const size_t old_size = out->size();
+      out->resize(old_size + n);
+      dst = out->data() + old_size;
+    } else {
+      scratch.resize(n);
+      dst = scratch.data();
+    }
+    GG_ASSIGN_OR_RETURN(const size_t got, ReadAt(start + done, n, dst));
+    if (got < n) return false;  // the file shrank since it was measured
+    crc = crc32c::Extend(crc, dst, n);
+    done += n;
+  }
+  char footer[kTFRecordFooterSize];
+  GG_ASSIGN_OR_RETURN(const size_t got,
+                      ReadAt(start + length, sizeof(footer), footer));
+  if (got < sizeof(footer)) return false;
+  const uint32_t stored_crc = crc32c::Unmask(GetLE32(footer));
+  if (stored_crc != crc) {
+    return Corrupt(offset_, absl::StrFormat("data CRC mismatch (stored 0x%08x, "
+                                            "computed 0x%08x, length %d)",
+                                            stored_crc, crc, length));
+  }
+  return true;
+}
+
 absl::StatusOr<std::optional<std::string>> TFRecordReader::Read() {
   if (!status_.ok()) return status_;
   truncated_tail_ = false;
   char header[kTFRecordHeaderSize];
-  absl::StatusOr<size_t> got = ReadAt(offset_, sizeof(header), header);
-  if (!got.ok()) return got.status();
-  if (*got == 0) return std::nullopt;  // clean end of file
-  if (*got < sizeof(header)) {
+  GG_ASSIGN_OR_RETURN(size_t got, ReadAt(offset_, sizeof(header), header));
+  if (got == 0) return std::nullopt;  // clean end of file
+  if (got < sizeof(header)) {
     truncated_tail_ = true;
     return std::nullopt;
   }
@@ -218,10 +258,23 @@ absl::StatusOr<std::optional<std::string>> TFRecordReader::Read() {
                                             "0x%08x, computed 0x%08x)",
                                             stored_len_crc, len_crc));
   }
-  // The length is now trusted. If the file is too short for it, the record
-  // is torn; check before allocating so a torn tail costs no memory.
+  // The length is what a writer wrote, but not necessarily a sane one.
+  if (length >= (uint64_t{1} << 63)) {
+    return Corrupt(offset_, absl::StrCat("length ", length,
+                                         " is not a possible record length "
+                                         "(2^63 or more)"));
+  }
+  if (length > options_.max_record_bytes) {
+    return Corrupt(offset_,
+                   absl::StrCat("length ", length, " is over the cap of ",
+                                options_.max_record_bytes,
+                                " bytes (TFRecordReaderOptions::"
+                                "max_record_bytes)"));
+  }
+  // If the file is too short for the record, the record is torn; check
+  // before allocating so a torn tail costs no memory.
   struct stat st;
-  if (::fstat(fd_, &st) != 0) {
+  if (::fstat(fd_.get(), &st) != 0) {
     return absl::ErrnoToStatus(errno, absl::StrCat("stat ", path_));
   }
   const uint64_t size = static_cast<uint64_t>(st.st_size);
@@ -231,20 +284,22 @@ absl::StatusOr<std::optional<std::string>> TFRecordReader::Read() {
     truncated_tail_ = true;
     return std::nullopt;
   }
-  std::string data(length + kTFRecordFooterSize, '\0');
-  got = ReadAt(body_start, data.size(), data.data());
-  if (!got.ok()) return got.status();
-  if (*got < data.size()) {  // shrank since fstat
+  // A record of more than one chunk is checked before it is kept, so bytes
+  // that are not really there (a sparse file) never cost memory.
+  if (length > kTFRecordReadChunkBytes) {
+    GG_ASSIGN_OR_RETURN(const bool whole,
+                        ReadData(body_start, length, /*out=*/nullptr));
+    if (!whole) {
+      truncated_tail_ = true;
+      return std::nullopt;
+    }
+  }
+  std::string data;
+  data.reserve(static_cast<size_t>(length));  // one chunk, or checked above
+  GG_ASSIGN_OR_RETURN(const bool whole, ReadData(body_start, length, &data));
+  if (!whole) {  // shrank since fstat
     truncated_tail_ = true;
     return std::nullopt;
-  }
-  const uint32_t stored_crc = crc32c::Unmask(GetLE32(data.data() + length));
-  data.resize(length);
-  const uint32_t crc = crc32c::Value(data);
-  if (stored_crc != crc) {
-    return Corrupt(offset_, absl::StrFormat("data CRC mismatch (stored 0x%08x, "
-                                            "computed 0x%08x, length %d)",
-                                            stored_crc, crc, length));
   }
   offset_ = body_start + length + kTFRecordFooterSize;
   return std::optional<std::string>(std::move(data));

@@ -17,6 +17,16 @@
 // write leaves at most one torn record at the end. The reader treats such a
 // torn tail as the end of a file still being written, not as corruption.
 //
+// Hostile files: no record holds more than kMaxTFRecordBytes of data (1 GiB)
+// unless a reader is told otherwise (TFRecordReaderOptions). The reader
+// opens only regular files, without blocking (util/file.h), checks a
+// record's claimed length against its cap and against the file's size
+// before it reads, and reads in chunks of at most kTFRecordReadChunkBytes:
+// a record longer than one chunk has its data CRC checked chunk by chunk
+// before the reader allocates room for it. A crafted header (a valid length
+// CRC over a huge length, in a sparse file of that size) therefore costs
+// reading time, never memory.
+//
 // Thread safety: none of these classes is thread-safe; callers serialise
 // (EventFileWriter holds a mutex around its TFRecordWriter).
 //
@@ -41,12 +51,20 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "util/file.h"
 
 namespace graphgc {
 
 // Bytes before the data (length + its CRC) and after it (data CRC).
 inline constexpr size_t kTFRecordHeaderSize = 12;
 inline constexpr size_t kTFRecordFooterSize = 4;
+
+// The most data one record may hold: TFRecordWriter refuses more, and a
+// TFRecordReader with default options reports a longer record as corrupt.
+inline constexpr uint64_t kMaxTFRecordBytes = uint64_t{1} << 30;  // 1 GiB
+
+// A TFRecordReader reads a record's data this many bytes at a time.
+inline constexpr size_t kTFRecordReadChunkBytes = size_t{1} << 20;  // 1 MiB
 
 // Returns the full framed bytes of one record holding `data`.
 std::string EncodeTFRecord(std::string_view data);
@@ -71,13 +89,16 @@ enum class FileSinkMode {
 };
 
 // A RecordSink over the file `path`. It keeps no user-space buffer: each
-// Append is one write(2) loop, so Flush() has nothing to do.
+// Append is one write(2) loop, so Flush() has nothing to do. An empty path
+// or one holding a NUL is InvalidArgument. The open does not block: a FIFO
+// that nobody reads is refused (ENXIO) rather than waited for.
 absl::StatusOr<std::unique_ptr<RecordSink>> OpenFileSink(
     const std::string& path, FileSinkMode mode = FileSinkMode::kTruncate);
 
 // TFRecordWriter: frames records onto a sink. The first error is sticky:
 // once a write fails, every later call returns that status and writes
-// nothing, so a half-broken file never gets records after a gap.
+// nothing, so a half-broken file never gets records after a gap. Data over
+// kMaxTFRecordBytes is InvalidArgument; it writes nothing and is not sticky.
 class TFRecordWriter {
  public:
   explicit TFRecordWriter(std::unique_ptr<RecordSink> sink);
@@ -107,7 +128,17 @@ class TFRecordWriter {
   uint64_t bytes_written_ = 0;
 };
 
+struct TFRecordReaderOptions {
+  // Longest record data accepted; a header claiming more is DataLoss. Raise
+  // it to read files of writers without graphgc's cap (up to 2^63 - 1),
+  // lower it to bound what an untrusted file can make a reader read.
+  uint64_t max_record_bytes = kMaxTFRecordBytes;
+};
+
 // TFRecordReader: reads records of one file in order.
+//
+// Open() accepts only a regular file (util/file.h: OpenRegularFileForReading;
+// a directory, FIFO, socket or device is InvalidArgument, without blocking).
 //
 // Read() returns the next record's data, or std::nullopt at the end of
 // data. End of data is either the clean end of the file or a torn last
@@ -115,8 +146,10 @@ class TFRecordWriter {
 // killed); truncated_tail() tells the two apart. Calling Read() again after
 // a torn tail retries from the same offset, so a reader can follow a file
 // that is still growing. A record whose length CRC or data CRC does not
-// match returns DataLoss "<path>: record at byte offset N: ..." and every
-// later call returns the same status.
+// match, or whose length no writer could produce (2^63 or more, or over
+// options.max_record_bytes, even if the file is too short to hold it),
+// returns DataLoss "<path>: record at byte offset N: ..." and every later
+// call returns the same status.
 class TFRecordReader {
  public:
   ~TFRecordReader();
@@ -124,7 +157,7 @@ class TFRecordReader {
   TFRecordReader& operator=(const TFRecordReader&) = delete;
 
   static absl::StatusOr<std::unique_ptr<TFRecordReader>> Open(
-      const std::string& path);
+      const std::string& path, TFRecordReaderOptions options = {});
 
   absl::StatusOr<std::optional<std::string>> Read();
 
@@ -135,14 +168,22 @@ class TFRecordReader {
   const std::string& path() const { return path_; }
 
  private:
-  TFRecordReader(std::string path, int fd);
+  TFRecordReader(std::string path, ScopedFd fd, TFRecordReaderOptions options);
   // Reads exactly n bytes at `offset` into `out`. Returns the count read
   // (less than n only at end of file).
   absl::StatusOr<size_t> ReadAt(uint64_t offset, size_t n, char* out);
+  // Reads the `length` data bytes at `start` and the data CRC after them,
+  // kTFRecordReadChunkBytes at a time, appending the data to `out` (grown
+  // chunk by chunk as bytes arrive) or, if `out` is null, only checking the
+  // CRC. Returns false if the file ends first (a torn tail), DataLoss for
+  // the record at offset_ if the CRC does not match.
+  absl::StatusOr<bool> ReadData(uint64_t start, uint64_t length,
+                                std::string* out);
   absl::Status Corrupt(uint64_t record_offset, const std::string& what);
 
   std::string path_;
-  int fd_;
+  ScopedFd fd_;
+  TFRecordReaderOptions options_;
   uint64_t offset_ = 0;
   bool truncated_tail_ = false;
   absl::Status status_;

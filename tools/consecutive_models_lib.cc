@@ -21,6 +21,7 @@
 #include "runtime/tensor.h"
 #include "tools/seed_workload.h"
 #include "tools/tfevents_lib.h"
+#include "util/file.h"
 #include "util/status_macros.h"
 
 namespace graphgc::consecutive {
@@ -119,6 +120,9 @@ absl::StatusOr<RunResult> RunConsecutiveModels(const Options& options) {
         "--samples, --batch_size and --threads must be at least 1, got ",
         options.samples, ", ", options.batch_size, ", ", options.threads));
   }
+  // Model i writes to logdir/<i>: an empty logdir would mean /<i> at the
+  // filesystem root.
+  GG_RETURN_IF_ERROR(CheckPath(options.logdir, "--logdir"));
   Graph& graph = options.graph ? *options.graph : Graph::Default();
   if (!options.gc) {
     GcPolicy policy = graph.gc_policy();

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "serialize/event_file.h"
 #include "serialize/graph.pb.h"
+#include "util/status_macros.h"
 
 namespace graphgc::tfevents {
 namespace {
@@ -64,15 +65,16 @@ absl::StatusOr<std::vector<std::string>> FindEventFiles(
 absl::StatusOr<EventFileSummary> SummarizeEventFile(const std::string& path) {
   EventFileSummary s;
   s.path = path;
+  // Open first: the reader refuses what is not a regular file (a FIFO
+  // without blocking) with a clear status.
+  GG_ASSIGN_OR_RETURN(std::unique_ptr<EventFileReader> reader,
+                      EventFileReader::Open(path));
   std::error_code ec;
   s.size_bytes = fs::file_size(path, ec);
   if (ec) return FsError(ec, absl::StrCat("stat ", path));
-  absl::StatusOr<std::unique_ptr<EventFileReader>> reader =
-      EventFileReader::Open(path);
-  if (!reader.ok()) return reader.status();
   while (true) {
-    const uint64_t offset = (*reader)->offset();
-    absl::StatusOr<std::optional<tensorflow::Event>> next = (*reader)->Next();
+    const uint64_t offset = reader->offset();
+    absl::StatusOr<std::optional<tensorflow::Event>> next = reader->Next();
     if (!next.ok()) {
       s.corruption = next.status();
       break;
@@ -115,7 +117,7 @@ absl::StatusOr<EventFileSummary> SummarizeEventFile(const std::string& path) {
         break;
     }
   }
-  s.truncated_tail = (*reader)->truncated_tail();
+  s.truncated_tail = reader->truncated_tail();
   return s;
 }
 

@@ -49,7 +49,9 @@ absl::StatusOr<std::vector<std::string>> FindEventFiles(
     const std::string& path);
 
 // Reads `path` to its end (or first corrupt record). A file that cannot be
-// opened is an error; corruption is reported in the summary instead.
+// opened is an error, and so is anything but a regular file (a FIFO is
+// refused at once, not waited on); corruption, including a record over
+// kMaxTFRecordBytes, is reported in the summary instead.
 absl::StatusOr<EventFileSummary> SummarizeEventFile(const std::string& path);
 
 // Human-readable multi-line report of one summary.

@@ -20,6 +20,7 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "serialize/tfrecord.h"
+#include "tests/util/fifo.h"
 
 namespace graphgc {
 namespace {
@@ -138,6 +139,13 @@ TEST_F(EventFileTest, DirectoryUnderARegularFileIsAnError) {
 TEST_F(EventFileTest, EmptyLogDirIsInvalidArgument) {
   EXPECT_EQ(EventFileWriter::Create("").status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(EventFileTest, LogDirWithANulByteIsInvalidArgumentAndCreatesNothing) {
+  const absl::Status s =
+      EventFileWriter::Create(dir_ + std::string("\0/train", 7)).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_FALSE(fs::exists(dir_));
 }
 
 TEST_F(EventFileTest, UnwritableDirectoryIsPermissionDenied) {
@@ -342,6 +350,38 @@ TEST_F(EventFileTest, ConcurrentWritersLoseNoEvents) {
   auto events = EventFileReader::ReadAll((*w)->path());
   ASSERT_TRUE(events.ok()) << events.status();
   EXPECT_EQ(events->size(), 1u + kThreads * kPerThread);
+}
+
+TEST_F(EventFileTest, ReadAllRefusesAFifoWithoutWaitingForAWriter) {
+  fs::create_directories(dir_);
+  const std::string path = dir_ + "/events.out.tfevents.fifo";
+  ASSERT_TRUE(MakeFifo(path));
+  std::optional<absl::Status> s = CallUnlessItBlocks(
+      path, [&] { return EventFileReader::ReadAll(path).status(); });
+  ASSERT_TRUE(s.has_value()) << "EventFileReader blocked on a FIFO";
+  EXPECT_EQ(s->code(), absl::StatusCode::kInvalidArgument) << *s;
+  EXPECT_TRUE(absl::StrContains(s->message(), "not a regular file")) << *s;
+}
+
+TEST_F(EventFileTest, ReadAllRefusesADirectory) {
+  fs::create_directories(dir_);
+  EXPECT_EQ(EventFileReader::ReadAll(dir_).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(EventFileTest, ReadAllReportsARecordOverItsCapAsDataLoss) {
+  auto w = EventFileWriter::Create(dir_);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_TRUE((*w)->WriteGraph(SmallGraph()).ok());
+  ASSERT_TRUE((*w)->Close().ok());
+  ASSERT_TRUE(EventFileReader::ReadAll((*w)->path()).ok());
+  // The file_version event is about 30 bytes, the graph event more.
+  auto events =
+      EventFileReader::ReadAll((*w)->path(), nullptr, {.max_record_bytes = 40});
+  EXPECT_EQ(events.status().code(), absl::StatusCode::kDataLoss)
+      << events.status();
+  EXPECT_TRUE(absl::StrContains(events.status().message(), "over the cap"))
+      << events.status();
 }
 
 TEST_F(EventFileTest, ReadingAMissingFileIsNotFound) {

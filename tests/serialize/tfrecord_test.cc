@@ -1,5 +1,11 @@
 #include "serialize/tfrecord.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -12,9 +18,26 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "serialize/crc32c.h"
+#include "tests/util/fifo.h"
 
 namespace graphgc {
 namespace {
+
+// While g_track_new is on, g_largest_new records the largest single
+// operator new request (see the replacement at the end of this file), so a
+// test can say how much a call allocated at once.
+std::atomic<bool> g_track_new{false};
+std::atomic<size_t> g_largest_new{0};
+
+// The largest allocation `f` made at once.
+template <typename F>
+size_t LargestAllocationOf(F f) {
+  g_largest_new = 0;
+  g_track_new = true;
+  f();
+  g_track_new = false;
+  return g_largest_new;
+}
 
 std::string TempPath(const std::string& name) {
   const char* dir = std::getenv("TEST_TMPDIR");
@@ -63,12 +86,18 @@ ReadResult ReadRecords(const std::string& path) {
 const std::vector<std::string> kRecords = {"first", "", std::string(1000, 'x'),
                                            "last record"};
 
+// Writes `records` to `path` with a TFRecordWriter.
+void WriteRecords(const std::string& path,
+                  const std::vector<std::string>& records) {
+  auto writer = TFRecordWriter::Open(path);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  for (const std::string& r : records) EXPECT_TRUE((*writer)->Write(r).ok());
+  EXPECT_TRUE((*writer)->Close().ok());
+}
+
 std::string WriteSample(const std::string& name) {
   const std::string path = TempPath(name);
-  auto writer = TFRecordWriter::Open(path);
-  EXPECT_TRUE(writer.ok()) << writer.status();
-  for (const std::string& r : kRecords) EXPECT_TRUE((*writer)->Write(r).ok());
-  EXPECT_TRUE((*writer)->Close().ok());
+  WriteRecords(path, kRecords);
   return path;
 }
 
@@ -250,5 +279,196 @@ TEST(TFRecord, WriteAfterCloseFails) {
             absl::StatusCode::kFailedPrecondition);
 }
 
+// A record header (length and its valid CRC) claiming `length` bytes.
+std::string HeaderClaiming(uint64_t length) {
+  std::string h(kTFRecordHeaderSize, '\0');
+  for (int i = 0; i < 8; ++i) h[i] = static_cast<char>(length >> (8 * i));
+  const uint32_t crc = crc32c::Mask(crc32c::Value(h.substr(0, 8)));
+  for (int i = 0; i < 4; ++i) h[8 + i] = static_cast<char>(crc >> (8 * i));
+  return h;
+}
+
+// Writes `header` and makes the file `size` bytes long without writing the
+// rest: a sparse file, which takes no disk.
+void WriteSparseFile(const std::string& path, const std::string& header,
+                     uint64_t size) {
+  WriteFile(path, header);
+  ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(size)), 0) << path;
+}
+
+TEST(TFRecord, ReadRefusesASparseRecordLongerThanTheCap) {
+  const std::string path = TempPath("sparse64g.tfrecord");
+  const uint64_t claimed = uint64_t{64} << 30;  // 64 GiB
+  WriteSparseFile(path, HeaderClaiming(claimed),
+                  kTFRecordHeaderSize + claimed + kTFRecordFooterSize);
+  ReadResult r = ReadRecords(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(r.status.code(), absl::StatusCode::kDataLoss) << r.status;
+  EXPECT_TRUE(absl::StrContains(r.status.message(), path)) << r.status;
+  EXPECT_TRUE(absl::StrContains(r.status.message(), "byte offset 0"))
+      << r.status;
+  EXPECT_TRUE(absl::StrContains(r.status.message(), "over the cap"))
+      << r.status;
+  EXPECT_FALSE(r.truncated_tail);
+}
+
+TEST(TFRecord, ReadRefusesALengthOf2To63EvenWithTheCapRaisedToTheMaximum) {
+  const std::string path = TempPath("length2to63.tfrecord");
+  WriteFile(path, HeaderClaiming(uint64_t{1} << 63));
+  auto reader = TFRecordReader::Open(path, {.max_record_bytes = UINT64_MAX});
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  auto rec = (*reader)->Read();
+  EXPECT_EQ(rec.status().code(), absl::StatusCode::kDataLoss) << rec.status();
+  EXPECT_TRUE(
+      absl::StrContains(rec.status().message(), "not a possible record length"))
+      << rec.status();
+  EXPECT_FALSE((*reader)->truncated_tail());
+}
+
+TEST(TFRecord, ReadOfAHeaderOverTheCapInAShortFileIsCorruptionNotATornTail) {
+  const std::string path = TempPath("overcap_short.tfrecord");
+  WriteFile(path, HeaderClaiming(kMaxTFRecordBytes + 1));
+  ReadResult r = ReadRecords(path);
+  EXPECT_EQ(r.status.code(), absl::StatusCode::kDataLoss) << r.status;
+  EXPECT_FALSE(r.truncated_tail);
+}
+
+TEST(TFRecord, ReadHonoursALowerCapFromOptions) {
+  const std::string path = WriteSample("lowcap.tfrecord");
+  auto reader = TFRecordReader::Open(path, {.max_record_bytes = 999});
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  for (size_t i = 0; i < 2; ++i) {  // "first" and "" are under the cap
+    auto rec = (*reader)->Read();
+    ASSERT_TRUE(rec.ok() && rec->has_value()) << rec.status();
+    EXPECT_EQ(**rec, kRecords[i]);
+  }
+  auto rec = (*reader)->Read();  // 1000 bytes
+  EXPECT_EQ(rec.status().code(), absl::StatusCode::kDataLoss) << rec.status();
+  EXPECT_TRUE(absl::StrContains(rec.status().message(),
+                                absl::StrCat("byte offset ", OffsetOf(2))))
+      << rec.status();
+}
+
+TEST(TFRecord, ReadOfACorruptSparseRecordUnderTheCapAllocatesAtMostAChunk) {
+  const std::string path = TempPath("sparse8m.tfrecord");
+  const uint64_t claimed = 8 * kTFRecordReadChunkBytes;
+  WriteSparseFile(path, HeaderClaiming(claimed),
+                  kTFRecordHeaderSize + claimed + kTFRecordFooterSize);
+  ReadResult r;
+  const size_t largest = LargestAllocationOf([&] { r = ReadRecords(path); });
+  EXPECT_EQ(r.status.code(), absl::StatusCode::kDataLoss) << r.status;
+  EXPECT_TRUE(absl::StrContains(r.status.message(), "data CRC mismatch"))
+      << r.status;
+  EXPECT_LT(largest, 2 * kTFRecordReadChunkBytes);
+}
+
+TEST(TFRecord, RecordsLongerThanOneChunkRoundTrip) {
+  const std::string path = TempPath("big.tfrecord");
+  std::string big(5 * kTFRecordReadChunkBytes / 2 + 7, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 31);
+  WriteRecords(path, {big, "after"});
+  ReadResult r = ReadRecords(path);
+  ASSERT_TRUE(r.status.ok()) << r.status;
+  ASSERT_EQ(r.records.size(), 2u);
+  EXPECT_TRUE(r.records[0] == big);
+  EXPECT_EQ(r.records[1], "after");
+}
+
+TEST(TFRecord, CorruptDataInALaterChunkIsReportedWithItsOffset) {
+  const std::string path = TempPath("bigbad.tfrecord");
+  WriteRecords(path, {"small", std::string(3 * kTFRecordReadChunkBytes, 'z')});
+  std::string bytes = ReadFile(path);
+  const uint64_t off = kTFRecordHeaderSize + 5 + kTFRecordFooterSize;
+  bytes[off + kTFRecordHeaderSize + 2 * kTFRecordReadChunkBytes + 9] ^= 0x40;
+  WriteFile(path, bytes);
+  ReadResult r = ReadRecords(path);
+  EXPECT_EQ(r.status.code(), absl::StatusCode::kDataLoss) << r.status;
+  EXPECT_TRUE(absl::StrContains(
+      r.status.message(), absl::StrCat("byte offset ", off, ": data CRC")))
+      << r.status;
+  EXPECT_EQ(r.records, std::vector<std::string>{"small"});
+}
+
+TEST(TFRecord, RecordLongerThanOneChunkCutShortIsATornTail) {
+  const std::string path = TempPath("bigtorn.tfrecord");
+  WriteRecords(path, {std::string(2 * kTFRecordReadChunkBytes, 'q')});
+  std::string bytes = ReadFile(path);
+  bytes.resize(bytes.size() - 2);
+  WriteFile(path, bytes);
+  ReadResult r = ReadRecords(path);
+  EXPECT_TRUE(r.status.ok()) << r.status;
+  EXPECT_TRUE(r.records.empty());
+  EXPECT_TRUE(r.truncated_tail);
+}
+
+TEST(TFRecord, WriteRefusesDataOverTheLimitWithoutWritingOrSticking) {
+  const std::string path = TempPath("overlimit.tfrecord");
+  auto writer = TFRecordWriter::Open(path);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  // An untouched anonymous mapping: a view of 1 GiB + 1 bytes that costs
+  // no memory, since the writer must refuse it before reading a byte.
+  const size_t n = kMaxTFRecordBytes + 1;
+  void* p = ::mmap(nullptr, n, PROT_READ,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  const absl::Status s =
+      (*writer)->Write(std::string_view(static_cast<const char*>(p), n));
+  ::munmap(p, n);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_EQ((*writer)->bytes_written(), 0u);
+  EXPECT_TRUE((*writer)->Write("fine").ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  EXPECT_EQ(ReadRecords(path).records, std::vector<std::string>{"fine"});
+}
+
+TEST(TFRecord, OpenRefusesAFifoWithoutWaitingForAWriter) {
+  const std::string path = TempPath("fifo.tfrecord");
+  ASSERT_TRUE(MakeFifo(path));
+  std::optional<absl::Status> s = CallUnlessItBlocks(
+      path, [&] { return TFRecordReader::Open(path).status(); });
+  ASSERT_TRUE(s.has_value()) << "TFRecordReader::Open blocked on a FIFO";
+  EXPECT_EQ(s->code(), absl::StatusCode::kInvalidArgument) << *s;
+}
+
+TEST(TFRecord, OpenRefusesADirectory) {
+  const std::string path = TempPath("a_directory");
+  std::filesystem::create_directories(path);
+  EXPECT_EQ(TFRecordReader::Open(path).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(TFRecord, WriterOpenOfAFifoWithoutAReaderFailsInsteadOfWaiting) {
+  const std::string path = TempPath("fifo_out.tfrecord");
+  ASSERT_TRUE(MakeFifo(path));
+  std::optional<absl::Status> s = CallUnlessItBlocks(
+      path, [&] { return TFRecordWriter::Open(path).status(); });
+  ASSERT_TRUE(s.has_value()) << "TFRecordWriter::Open blocked on a FIFO";
+  EXPECT_FALSE(s->ok());
+}
+
+TEST(TFRecord, PathsWithANulByteAreRefusedAndCreateNothing) {
+  const std::string stem = TempPath("nul_stem");
+  const std::string path = stem + std::string("\0.tfrecord", 10);
+  EXPECT_EQ(TFRecordWriter::Open(path).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(std::filesystem::exists(stem));
+  EXPECT_EQ(TFRecordReader::Open(path).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace graphgc
+
+// Counts the largest request for LargestAllocationOf(); otherwise the usual
+// malloc-backed operator new.
+void* operator new(size_t n) {
+  if (graphgc::g_track_new.load(std::memory_order_relaxed)) {
+    size_t prev = graphgc::g_largest_new.load();
+    while (n > prev && !graphgc::g_largest_new.compare_exchange_weak(prev, n)) {
+    }
+  }
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }

@@ -104,6 +104,20 @@ TEST_F(ConsecutiveModelsTest, RejectsBadOptions) {
   EXPECT_EQ(g.num_nodes(), 0);
 }
 
+TEST_F(ConsecutiveModelsTest, RefusesAnEmptyLogdirInsteadOfWritingAtTheRoot) {
+  Graph g;
+  Options options;
+  options.models = 1;
+  options.logdir = "";
+  options.graph = &g;
+  absl::StatusOr<RunResult> r = RunConsecutiveModels(options);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument)
+      << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "--logdir"))
+      << r.status();
+  EXPECT_EQ(g.num_nodes(), 0);
+}
+
 TEST(ConsecutiveModelsFormatTest, RowsToShowAllForSmallRuns) {
   EXPECT_EQ(RowsToShow(3), (std::vector<int>{0, 1, 2}));
   EXPECT_EQ(RowsToShow(30).size(), 30u);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "serialize/event_file.h"
+#include "tests/util/fifo.h"
 
 namespace graphgc::tfevents {
 namespace {
@@ -149,6 +150,17 @@ TEST_F(TfeventsTest, FileArgumentIsTakenAsIs) {
   auto files = FindEventFiles(a);
   ASSERT_TRUE(files.ok());
   EXPECT_EQ(*files, std::vector<std::string>{a});
+}
+
+TEST_F(TfeventsTest, SummarizeRefusesAFifoWithoutWaitingForAWriter) {
+  fs::create_directories(dir_);
+  const std::string path = dir_ + "/events.out.tfevents.fifo";
+  ASSERT_TRUE(MakeFifo(path));
+  std::optional<absl::Status> s = CallUnlessItBlocks(
+      path, [&] { return SummarizeEventFile(path).status(); });
+  ASSERT_TRUE(s.has_value()) << "SummarizeEventFile blocked on a FIFO";
+  EXPECT_EQ(s->code(), absl::StatusCode::kInvalidArgument) << *s;
+  EXPECT_TRUE(absl::StrContains(s->message(), "not a regular file")) << *s;
 }
 
 TEST_F(TfeventsTest, MissingPathIsNotFound) {
