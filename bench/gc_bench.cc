@@ -203,6 +203,25 @@ BENCHMARK(BM_CollectWideFanIn)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
 
+// Reserving `n` live scopes of one base ("dense", "dense_1", ...), as a
+// model of n Dense layers does: O(1) each, so the time per scope should not
+// grow with n (it was O(n) each when every suffix was probed).
+void BM_ReserveScopesOfOneBase(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  for (auto _ : state) {
+    Graph g;
+    std::vector<ScopeReservation> held;
+    held.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) held.push_back(g.ReserveScope("dense"));
+    benchmark::DoNotOptimize(held.back().name());
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_ReserveScopesOfOneBase)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace graphgc
 

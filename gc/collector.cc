@@ -8,6 +8,32 @@
 
 namespace graphgc {
 namespace gc {
+namespace {
+
+// The collectors whose listeners this thread is inside, innermost last. A
+// listener runs on the thread that notifies, and nested notifications on one
+// thread end in the reverse order they began, so a stack per thread is
+// always exact (one shared variable was not: overlapping notifications on
+// two threads restored it out of order).
+thread_local std::vector<const Collector*> t_notifying;
+
+// Marks the calling thread as inside a listener of `collector` while alive.
+class NotifyingScope {
+ public:
+  explicit NotifyingScope(const Collector* collector) {
+    t_notifying.push_back(collector);
+  }
+  ~NotifyingScope() { t_notifying.pop_back(); }
+  NotifyingScope(const NotifyingScope&) = delete;
+  NotifyingScope& operator=(const NotifyingScope&) = delete;
+};
+
+}  // namespace
+
+bool Collector::InsideListenerOnThisThread() const {
+  return std::find(t_notifying.begin(), t_notifying.end(), this) !=
+         t_notifying.end();
+}
 
 CollectStats Collector::Collect() { return Run(/*minor=*/false); }
 
@@ -15,8 +41,7 @@ CollectStats Collector::CollectYoung() { return Run(/*minor=*/true); }
 
 CollectStats Collector::Run(bool minor) {
   // A collection asked for by a listener would re-enter; defer it.
-  if (notifying_thread_.load(std::memory_order_acquire) ==
-      std::this_thread::get_id()) {
+  if (InsideListenerOnThisThread()) {
     deferred_.store(true, std::memory_order_release);
     return CollectStats{};
   }
@@ -222,11 +247,10 @@ void Collector::Notify(const CollectEvent& event) {
   }
   if (listeners.empty()) return;
   // Listeners of concurrent collections on other threads run concurrently;
-  // what we track is only "this thread is inside a listener".
-  const std::thread::id previous =
-      notifying_thread_.exchange(std::this_thread::get_id());
+  // what we track is only "this thread is inside a listener of this
+  // collector".
+  NotifyingScope scope(this);
   for (const auto& fn : listeners) (*fn)(event);
-  notifying_thread_.store(previous);
 }
 
 size_t Collector::saved_count() const {

@@ -43,9 +43,16 @@
 // promote_after = 0 every automatic collection is full, once growth_ratio x
 // the live nodes (at least min_new_nodes) were created.
 //
-// Thread safety: all methods may be called from any thread. A Collect()
-// requested from inside a listener is deferred: it returns empty stats and
-// the next MaybeCollect() collects.
+// Thread safety: all methods may be called from any thread. A collection
+// (Collect(), CollectYoung() or MaybeCollect()) requested by a thread that
+// is inside one of THIS collector's listeners is deferred: it returns empty
+// stats and the next MaybeCollect() collects. "Inside" is tracked per
+// thread and per collector, for exactly the length of the listener calls:
+// other threads, and this thread once its listener returned, collect as
+// usual however notifications on several threads overlap, and a listener of
+// graph A that asks graph B to collect gets a real collection of B (whose
+// own listeners, if they ask A to collect, are deferred in turn, since the
+// thread is still inside A's listener).
 #ifndef GRAPHGC_GC_COLLECTOR_H_
 #define GRAPHGC_GC_COLLECTOR_H_
 
@@ -55,7 +62,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "gc/heap.h"
@@ -161,6 +167,8 @@ class Collector {
 
  private:
   CollectStats Run(bool minor) ABSL_LOCKS_EXCLUDED(heap_.mu());
+  // Whether the calling thread is inside a listener this collector called.
+  bool InsideListenerOnThisThread() const;
   void Notify(const CollectEvent& event);
   void UpdateThreshold(int64_t live_after);
 
@@ -180,7 +188,6 @@ class Collector {
   std::atomic<int64_t> allocations_at_full_{0};
   std::atomic<int64_t> old_drops_at_full_{0};
   std::atomic<bool> deferred_{false};
-  std::atomic<std::thread::id> notifying_thread_{};
 
   mutable std::mutex state_mu_;  // guards policy_, stats_, listeners_
   GcPolicy policy_;

@@ -15,7 +15,10 @@
 //
 // Thread safety: distinct handles may be used from any threads at once, also
 // while the graph collects. A single handle object is not synchronised.
-// Every handle must be destroyed before its Graph (see Graph::~Graph).
+// A handle may outlive its Graph, but only to be destroyed, reset, moved or
+// copied: graph() then returns nullptr and WeakNodeHandle::Lock() an empty
+// optional; describing or running its node is undefined (see
+// runtime/graph.h).
 #ifndef GRAPHGC_GC_HANDLE_H_
 #define GRAPHGC_GC_HANDLE_H_
 
@@ -53,7 +56,8 @@ class NodeHandle {
   bool valid() const { return slot_ != nullptr; }
   explicit operator bool() const { return valid(); }
 
-  // The graph holding the node; nullptr for an empty handle.
+  // The graph holding the node; nullptr for an empty handle, and once the
+  // graph was destroyed.
   Graph* graph() const;
   NodeId id() const { return id_; }
 
@@ -95,7 +99,8 @@ class WeakNodeHandle {
   WeakNodeHandle() = default;
   explicit WeakNodeHandle(const NodeHandle& strong);
 
-  // A strong handle while the node lives; empty once it has been swept.
+  // A strong handle while the node lives; empty once it has been swept (or
+  // its graph destroyed).
   std::optional<NodeHandle> Lock() const;
   // Whether the node has been swept (or this handle is empty).
   bool expired() const { return !Lock().has_value(); }

@@ -105,6 +105,16 @@ int64_t Heap::TotalStrongCount() const {
   return total;
 }
 
+void Heap::Orphan() {
+  mu_.AssertHeld();
+  owner_.store(nullptr, std::memory_order_release);
+  for (uint32_t i = 0; i < num_slots_; ++i) {
+    if (slot(i).live) Free(i, /*keep=*/false);
+  }
+  young_ = {};
+  remembered_ = {};
+}
+
 uint32_t Heap::AddLabelRef(uint32_t index, absl::string_view text) {
   uint32_t label;
   {

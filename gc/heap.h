@@ -97,7 +97,8 @@ class Heap : public std::enable_shared_from_this<Heap> {
   Heap(const Heap&) = delete;
   Heap& operator=(const Heap&) = delete;
 
-  Graph* owner() const { return owner_; }
+  // The graph of this heap; nullptr once Orphan() ran.
+  Graph* owner() const { return owner_.load(std::memory_order_acquire); }
   Mutex& mu() const ABSL_LOCK_RETURNED(mu_) { return mu_; }
 
   // --- structure (mu() held exclusively) ---
@@ -221,6 +222,13 @@ class Heap : public std::enable_shared_from_this<Heap> {
   // Sum of every slot's root count: non-zero when handles outlive the heap.
   int64_t TotalStrongCount() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
+  // For a graph destroyed while handles are alive: destroys every node
+  // (their slots stop being live, so weak handles lock to nothing), forgets
+  // the young and remembered lists and the owner. What handles touch (slot
+  // counters, the label table, the drop counters) stays valid for as long
+  // as the heap lives; nothing may allocate, collect or pin afterwards.
+  void Orphan() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
  private:
   friend class ::graphgc::NodeHandle;
 
@@ -238,7 +246,7 @@ class Heap : public std::enable_shared_from_this<Heap> {
   void AddLabelRefLocked(uint32_t index, uint32_t label);  // labels_mu_ held
   void DropLabelRef(uint32_t index, uint32_t label);
 
-  Graph* const owner_;
+  std::atomic<Graph*> owner_;
   mutable Mutex mu_;
   std::unique_ptr<Slot[]> chunks_[kMaxChunks] ABSL_GUARDED_BY(mu_);
   uint32_t num_slots_ ABSL_GUARDED_BY(mu_) = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <mutex>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -75,25 +76,40 @@ const TensorShape& Output::shape() const {
              : *kUnknown;
 }
 
+namespace {
+
+// Heaps of graphs destroyed while handles were alive, kept (reachable, so
+// leak checkers do not count them) for those handles to be dropped safely.
+void KeepOrphanedHeap(std::shared_ptr<gc::Heap> heap) {
+  static std::mutex* const mu = new std::mutex;
+  static auto* const kept = new std::vector<std::shared_ptr<gc::Heap>>;
+  std::lock_guard<std::mutex> l(*mu);
+  kept->push_back(std::move(heap));
+}
+
+}  // namespace
+
 Graph::Graph()
     : heap_(std::make_shared<gc::Heap>(this)),
-      collector_(std::make_unique<gc::Collector>(
-          *heap_, static_cast<gc::SweepObserver*>(this))) {}
+      collector_(std::make_shared<gc::Collector>(
+          *heap_, static_cast<gc::SweepObserver*>(this))),
+      names_(std::make_shared<graph_internal::Names>(heap_)) {}
 
 Graph::~Graph() {
   int64_t held;
   {
-    ReaderLock l(heap_->mu());
+    WriterLock l(heap_->mu());
     held = heap_->TotalStrongCount();
+    // Handles outlive their graph: free the nodes but keep the slots their
+    // counters live in (see the header). A programming error, not a crash.
+    if (held > 0) heap_->Orphan();
   }
   if (held > 0) {
-    // Handles outlive their graph: keep the heap (never freed) so their
-    // destructors touch valid memory. A programming error, but not a crash.
     std::fprintf(stderr,
                  "graphgc: Graph destroyed while %lld node handles are alive; "
-                 "its storage is kept\n",
+                 "its nodes are freed and its slot table kept\n",
                  static_cast<long long>(held));
-    new std::shared_ptr<gc::Heap>(heap_);
+    KeepOrphanedHeap(heap_);
   }
 }
 
@@ -166,12 +182,12 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
     node->control_inputs.push_back(spec.control_inputs[i].id());
     edges.push_back(spec.control_inputs[i].id().index);
   }
-  node->name = names_.Unique(base);
+  node->name = names_->index.Unique(base);
   node->base_length = static_cast<uint32_t>(base.size());
   Node* node_ptr = node.get();
   GG_ASSIGN_OR_RETURN(NodeHandle handle,
                       heap_->Allocate(std::move(node), edges));
-  names_.Insert(*node_ptr, handle.id().index);
+  names_->index.Insert(*node_ptr, handle.id().index);
   return handle;
 }
 
@@ -237,7 +253,7 @@ void Graph::OnSweep(absl::Span<const NodeId> garbage) {
   for (NodeId id : garbage) {
     nodes.push_back(static_cast<Node*>(heap_->mutable_object(id.index)));
   }
-  names_.Erase(nodes);
+  names_->index.Erase(nodes);
 }
 
 const Node& Graph::NodeAt(uint32_t index) const {
@@ -261,7 +277,7 @@ int64_t Graph::num_nodes() const {
 
 std::optional<NodeHandle> Graph::FindNode(absl::string_view name) const {
   ReaderLock lock(heap_->mu());
-  std::optional<uint32_t> slot = names_.Find(name);
+  std::optional<uint32_t> slot = names_->index.Find(name);
   if (!slot.has_value()) return std::nullopt;
   return heap_->NewHandle(heap_->IdOf(*slot));
 }
@@ -309,50 +325,63 @@ absl::StatusOr<NodeInfo> Graph::Describe(const NodeHandle& node) const {
 
 bool Graph::IsScopeInUse(absl::string_view scope) const {
   ReaderLock lock(heap_->mu());
-  return IsScopeInUseLocked(scope);
-}
-
-bool Graph::IsScopeInUseLocked(absl::string_view scope) const {
-  return reserved_.contains(scope) || names_.IsScopeInUse(scope);
+  return names_->index.IsScopeTaken(scope);
 }
 
 std::string Graph::UniqueScope(absl::string_view base) const {
+  // Exclusive: looking moves the base's cursor past taken names.
+  WriterLock lock(heap_->mu());
+  return names_->index.FirstFreeScope(base);
+}
+
+ScopeReservation Graph::ReserveScope(absl::string_view base,
+                                     absl::string_view owner) {
+  WriterLock lock(heap_->mu());
+  return ScopeReservation(names_, names_->index.ReserveScope(base, owner));
+}
+
+std::optional<Graph::ReservedScope> Graph::FindReservedScope(
+    absl::string_view node_name) const {
   ReaderLock lock(heap_->mu());
-  if (!IsScopeInUseLocked(base)) return std::string(base);
-  for (int64_t k = 1;; ++k) {
-    std::string candidate = absl::StrCat(base, "_", k);
-    if (!IsScopeInUseLocked(candidate)) return candidate;
-  }
+  auto found = names_->index.ReservedScopeOf(node_name);
+  if (!found.has_value()) return std::nullopt;
+  return ReservedScope{.scope = std::move(found->first),
+                       .owner = std::move(found->second)};
 }
 
-ScopeReservation Graph::ReserveScope(absl::string_view base) {
-  WriterLock lock(heap_->mu());
-  std::string name(base);
-  for (int64_t k = 1; IsScopeInUseLocked(name); ++k) {
-    name = absl::StrCat(base, "_", k);
-  }
-  ++reserved_[name];
-  return ScopeReservation(this, name);
-}
-
-void Graph::ReleaseScope(const std::string& name) {
-  WriterLock lock(heap_->mu());
-  auto it = reserved_.find(name);
-  if (it != reserved_.end() && --it->second <= 0) reserved_.erase(it);
+void ScopeReservation::Release() {
+  std::shared_ptr<graph_internal::Names> names = names_.lock();
+  names_.reset();
+  if (names == nullptr) return;  // never reserved, moved from, or graph gone
+  WriterLock lock(names->heap->mu());
+  names->index.ReleaseScope(name_);
 }
 
 ScopeReservation& ScopeReservation::operator=(
     ScopeReservation&& other) noexcept {
   if (this != &other) {
-    if (graph_ != nullptr) graph_->ReleaseScope(name_);
-    graph_ = std::exchange(other.graph_, nullptr);
+    Release();
+    names_ = std::exchange(other.names_, {});
     name_ = std::move(other.name_);
   }
   return *this;
 }
 
-ScopeReservation::~ScopeReservation() {
-  if (graph_ != nullptr) graph_->ReleaseScope(name_);
+void CollectListenerRegistration::Reset() {
+  std::shared_ptr<gc::Collector> collector = collector_.lock();
+  collector_.reset();
+  if (collector != nullptr) collector->RemoveListener(id_);
+  id_ = 0;
+}
+
+CollectListenerRegistration& CollectListenerRegistration::operator=(
+    CollectListenerRegistration&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    collector_ = std::exchange(other.collector_, {});
+    id_ = std::exchange(other.id_, 0);
+  }
+  return *this;
 }
 
 absl::StatusOr<std::vector<NodeHandle>> Graph::ReachableFrom(
@@ -423,10 +452,14 @@ void Graph::RaiseSweepListenerHorizon(int id, int64_t horizon) {
 
 void Graph::RemoveCollectListener(int id) { collector_->RemoveListener(id); }
 
+CollectListenerRegistration Graph::RegistrationFor(int listener_id) {
+  return CollectListenerRegistration(collector_, listener_id);
+}
+
 absl::StatusOr<std::vector<std::string>> Graph::ExplainRetention(
     absl::string_view node_name) const {
   ReaderLock lock(heap_->mu());
-  std::optional<uint32_t> slot = names_.Find(node_name);
+  std::optional<uint32_t> slot = names_->index.Find(node_name);
   if (!slot.has_value()) {
     return absl::NotFoundError(
         absl::StrCat("ExplainRetention: no live node named '", node_name, "'"));
@@ -528,7 +561,7 @@ absl::StatusOr<gc::PinScope> Graph::Pin(
 
 size_t Graph::name_table_size_for_testing() const {
   ReaderLock lock(heap_->mu());
-  return names_.size() + reserved_.size() + heap_->label_table_size();
+  return names_->index.size() + heap_->label_table_size();
 }
 
 }  // namespace graphgc

@@ -13,10 +13,17 @@
 // attributes, tensors and index entries.
 //
 // Graph::Default() is the one process-wide graph (never destroyed); graphs
-// can also be made explicitly. Every handle, Output, model and session of a
-// graph must be gone before an explicit graph is destroyed (a graph that
-// finds handles still alive in its destructor keeps its storage, so late
-// handle destruction stays harmless, and says so on stderr).
+// can also be made explicitly. What a graph hands out may outlive it, but
+// only to be destroyed (or reset, moved, copied): once the graph is gone,
+// destroying a NodeHandle, Output, WeakNodeHandle, ScopeReservation,
+// CollectListenerRegistration, Session, or a model or layer built in it is
+// harmless; NodeHandle::graph() then returns nullptr and
+// WeakNodeHandle::Lock() an empty optional; anything else (Describe, ops on
+// its Outputs, Output::name(), Session::Run, Fit, ...) is undefined. A graph
+// destroyed while strong handles are alive frees its nodes but keeps its
+// slot table (a few hundred KB at most per 4,096 nodes it ever held) for the
+// rest of the process, so those handles stay safe to drop, and says so on
+// stderr: a programming error, but not a crash.
 //
 // Thread safety: every method may be called from any thread. One mutex
 // (heap().mu()) guards the nodes and the name index; node creation and
@@ -125,27 +132,72 @@ struct OwnerUsage {
   int64_t bytes = 0;  // their approximate bytes (attributes, tensors, state)
 };
 
+namespace graph_internal {
+
+// A graph's name table and the heap whose mutex guards it. The graph shares
+// it with its scope reservations only, so a reservation released after the
+// graph is gone finds it expired, and one released while ~Graph runs keeps
+// it alive for the length of the release.
+struct Names {
+  explicit Names(std::shared_ptr<gc::Heap> h) : heap(std::move(h)) {}
+  const std::shared_ptr<gc::Heap> heap;
+  NameIndex index ABSL_GUARDED_BY(heap->mu());
+};
+
+}  // namespace graph_internal
+
 // ScopeReservation: a top-level name scope held for its owner (a layer or a
 // model) while the owner lives, so no other owner gets the same name even
 // before any node exists in the scope. Move-only; releases on destruction.
-// Must not outlive its graph.
+// May outlive its graph: releasing it then does nothing (the graph's names
+// went with the graph).
 class ScopeReservation {
  public:
   ScopeReservation() = default;
   ScopeReservation(ScopeReservation&& other) noexcept
-      : graph_(std::exchange(other.graph_, nullptr)),
+      : names_(std::exchange(other.names_, {})),
         name_(std::move(other.name_)) {}
   ScopeReservation& operator=(ScopeReservation&& other) noexcept;
-  ~ScopeReservation();
+  ~ScopeReservation() { Release(); }
 
   const std::string& name() const { return name_; }
 
  private:
   friend class Graph;
-  ScopeReservation(Graph* graph, std::string name)
-      : graph_(graph), name_(std::move(name)) {}
-  Graph* graph_ = nullptr;
+  ScopeReservation(std::weak_ptr<graph_internal::Names> names, std::string name)
+      : names_(std::move(names)), name_(std::move(name)) {}
+  void Release();
+
+  std::weak_ptr<graph_internal::Names> names_;
   std::string name_;
+};
+
+// CollectListenerRegistration: removes one collect or sweep listener from
+// its graph when destroyed or Reset(). Move-only. May outlive its graph:
+// removing then does nothing (the graph's listeners went with the graph).
+// Sessions hold their listener this way.
+class CollectListenerRegistration {
+ public:
+  CollectListenerRegistration() = default;
+  CollectListenerRegistration(CollectListenerRegistration&& other) noexcept
+      : collector_(std::exchange(other.collector_, {})),
+        id_(std::exchange(other.id_, 0)) {}
+  CollectListenerRegistration& operator=(
+      CollectListenerRegistration&& other) noexcept;
+  ~CollectListenerRegistration() { Reset(); }
+
+  // Removes the listener now (if the graph still exists).
+  void Reset();
+  // The listener's id (0 when empty).
+  int id() const { return id_; }
+
+ private:
+  friend class Graph;
+  CollectListenerRegistration(std::weak_ptr<gc::Collector> collector, int id)
+      : collector_(std::move(collector)), id_(id) {}
+
+  std::weak_ptr<gc::Collector> collector_;
+  int id_ = 0;
 };
 
 class Graph : private gc::SweepObserver {
@@ -180,16 +232,32 @@ class Graph : private gc::SweepObserver {
   int64_t num_nodes() const;
   std::optional<NodeHandle> FindNode(absl::string_view name) const;
   absl::StatusOr<NodeInfo> Describe(const NodeHandle& node) const;
-  // Whether any live node is named `scope` or starts with "scope/".
+  // Whether `scope` is reserved (ReserveScope), or any live node is named
+  // `scope` or starts with "scope/".
   bool IsScopeInUse(absl::string_view scope) const;
-  // `base` if no live node uses it as a scope, else base_1, base_2, ...
-  // (the first free one). Keras-style layer and model names come from here.
+  // `base` if it is not in use (above), else base_1, base_2, ... (the first
+  // free one). Keras-style layer and model names come from here. O(1)
+  // amortised for a top-level base however many of its scopes live (see
+  // runtime/name_index.h); a nested base ("outer/dense") is probed suffix
+  // by suffix.
   std::string UniqueScope(absl::string_view base) const;
   // Like UniqueScope, and holds the name (also against other reservations)
   // until the reservation is destroyed. The rule for reuse: a name is free
   // again once its owner dropped the reservation and every node in its
-  // scope has been swept.
-  ScopeReservation ReserveScope(absl::string_view base);
+  // scope has been swept; the smallest free suffix is handed out first.
+  // `owner` labels the holder in errors about the scope (e.g. an import
+  // refused because it would place nodes in it), "Layer 'dense'".
+  ScopeReservation ReserveScope(absl::string_view base,
+                                absl::string_view owner = "");
+  // If a node named `node_name` would be inside a reserved scope (the name
+  // is the scope or starts with "scope/"), that scope and its owner label
+  // (empty when the reservation gave none).
+  struct ReservedScope {
+    std::string scope;
+    std::string owner;
+  };
+  std::optional<ReservedScope> FindReservedScope(
+      absl::string_view node_name) const;
   // Changes whenever an existing node gains an input (AddControlEdge);
   // adding nodes leaves it alone, since no existing node can reach a new
   // one. Sessions compare it to know a cached plan may miss an edge.
@@ -229,6 +297,9 @@ class Graph : private gc::SweepObserver {
                        int64_t horizon);
   void RaiseSweepListenerHorizon(int id, int64_t horizon);
   void RemoveCollectListener(int id);
+  // A registration that removes listener `id` when destroyed, harmless
+  // after the graph is gone (see CollectListenerRegistration).
+  CollectListenerRegistration RegistrationFor(int listener_id);
   // With GcPolicy::save_garbage: "name (op)" of every node set aside.
   std::vector<std::string> SavedGarbage() const;
   void ClearSavedGarbage();
@@ -269,16 +340,13 @@ class Graph : private gc::SweepObserver {
       ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
 
   std::shared_ptr<gc::Heap> heap_;
-  std::unique_ptr<gc::Collector> collector_;
+  // Shared (weakly) with listener registrations; see
+  // CollectListenerRegistration.
+  std::shared_ptr<gc::Collector> collector_;
   std::atomic<uint64_t> structure_version_{0};  // bumped under heap_mu()
 
-  NameIndex names_ ABSL_GUARDED_BY(heap_mu());
-  friend class ScopeReservation;
-  void ReleaseScope(const std::string& name);
-  bool IsScopeInUseLocked(absl::string_view scope) const
-      ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
-  absl::flat_hash_map<std::string, int64_t> reserved_
-      ABSL_GUARDED_BY(heap_mu());
+  // Names and reserved scopes; shared (weakly) with scope reservations.
+  const std::shared_ptr<graph_internal::Names> names_;
 };
 
 }  // namespace graphgc

@@ -63,6 +63,11 @@ absl::string_view TopScope(absl::string_view name) {
                                           : name.substr(0, slash);
 }
 
+// Candidate `suffix` of a scope base: the base itself, then base_<suffix>.
+std::string ScopeCandidate(absl::string_view base, int64_t suffix) {
+  return suffix == 0 ? std::string(base) : absl::StrCat(base, "_", suffix);
+}
+
 }  // namespace
 
 NameIndex::NameIndex() = default;
@@ -110,6 +115,99 @@ bool NameIndex::IsScopeInUse(absl::string_view scope) const {
   return false;
 }
 
+bool NameIndex::IsScopeTaken(absl::string_view scope) const {
+  return reserved_.contains(scope) || IsScopeInUse(scope);
+}
+
+std::string NameIndex::ReserveScope(absl::string_view base,
+                                    absl::string_view owner) {
+  std::string name = FindFreeScope(base, /*take=*/true);
+  Reservation& r = reserved_[name];
+  if (r.holders++ == 0) r.owner = std::string(owner);
+  return name;
+}
+
+std::optional<std::pair<std::string, std::string>> NameIndex::ReservedScopeOf(
+    absl::string_view name) const {
+  if (reserved_.empty()) return std::nullopt;
+  for (size_t end = name.find('/');; end = name.find('/', end + 1)) {
+    const absl::string_view scope = name.substr(0, end);
+    auto it = reserved_.find(scope);
+    if (it != reserved_.end()) {
+      return std::make_pair(std::string(scope), it->second.owner);
+    }
+    if (end == absl::string_view::npos) return std::nullopt;
+  }
+}
+
+std::string NameIndex::FirstFreeScope(absl::string_view base) {
+  return FindFreeScope(base, /*take=*/false);
+}
+
+std::string NameIndex::FindFreeScope(absl::string_view base, bool take) {
+  std::string name;
+  if (base.find('/') != absl::string_view::npos) {
+    // A nested scope: probed one suffix at a time (see the file comment).
+    name = std::string(base);
+    for (int64_t k = 1; IsScopeTaken(name); ++k) name = ScopeCandidate(base, k);
+  } else {
+    auto it = cursors_.try_emplace(base).first;
+    ScopeCursor& cursor = it->second;
+    bool found = false;
+    while (!found && !cursor.freed.empty()) {
+      const int64_t k = *cursor.freed.begin();
+      name = ScopeCandidate(base, k);
+      found = !IsScopeTaken(name);
+      // A suffix taken again since it was freed is dropped: it is noted
+      // again when it is freed again.
+      if (!found || take) cursor.freed.erase(cursor.freed.begin());
+    }
+    if (!found) {
+      while (IsScopeTaken(name = ScopeCandidate(base, cursor.next))) {
+        ++cursor.next;
+      }
+      if (take) ++cursor.next;
+    }
+    if (static_cast<int64_t>(cursor.freed.size()) == cursor.next) {
+      cursors_.erase(it);  // nothing below the cursor known taken: as new
+    }
+  }
+  return name;
+}
+
+void NameIndex::ReleaseScope(absl::string_view name) {
+  auto it = reserved_.find(name);
+  if (it == reserved_.end() || --it->second.holders > 0) return;
+  reserved_.erase(it);
+  NoteScopeFreed(name);
+}
+
+void NameIndex::NoteScopeFreed(absl::string_view name) {
+  if (cursors_.empty()) return;
+  NoteSuffixFreed(name, 0);
+  const size_t underscore = name.rfind('_');
+  if (underscore == absl::string_view::npos || underscore + 1 >= name.size() ||
+      name[underscore + 1] == '0') {
+    return;  // no "_<k>" with k >= 1 as ScopeCandidate writes it
+  }
+  int64_t suffix = 0;
+  if (absl::SimpleAtoi(name.substr(underscore + 1), &suffix) && suffix > 0 &&
+      name.substr(underscore + 1).find_first_not_of("0123456789") ==
+          absl::string_view::npos) {
+    NoteSuffixFreed(name.substr(0, underscore), suffix);
+  }
+}
+
+void NameIndex::NoteSuffixFreed(absl::string_view base, int64_t suffix) {
+  auto it = cursors_.find(base);
+  if (it == cursors_.end() || suffix >= it->second.next) return;
+  ScopeCursor& cursor = it->second;
+  cursor.freed.insert(suffix);
+  if (static_cast<int64_t>(cursor.freed.size()) == cursor.next) {
+    cursors_.erase(it);
+  }
+}
+
 void NameIndex::Insert(Node& node, uint32_t slot) {
   const absl::string_view name = node.name;
   std::unique_ptr<Group>& owned = groups_[TopScope(name)];
@@ -134,6 +232,8 @@ void NameIndex::Erase(absl::Span<Node* const> nodes) {
   for (Node* node : nodes) {
     Group& group = *node->name_group;
     node->name_group = nullptr;
+    // An unscoped name may be a scope name some cursor skipped.
+    if (group.scope.empty()) NoteScopeFreed(node->name);
     if (group.live == 0) {
       // The whole group goes below: no per-node work.
       if (!group.dying) dead.push_back(&group);
@@ -147,11 +247,15 @@ void NameIndex::Erase(absl::Span<Node* const> nodes) {
       group.bases.erase(base);
     }
   }
-  for (Group* group : dead) groups_.erase(groups_.find(group->scope));
+  for (Group* group : dead) {
+    if (!group->scope.empty()) NoteScopeFreed(group->scope);
+    groups_.erase(groups_.find(group->scope));
+  }
 }
 
 size_t NameIndex::size() const {
-  size_t n = groups_.size();
+  size_t n = groups_.size() + reserved_.size() + cursors_.size();
+  for (const auto& [base, cursor] : cursors_) n += cursor.freed.size();
   for (const auto& [scope, group] : groups_) {
     n += group->names.size() + group->bases.size();
   }

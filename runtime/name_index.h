@@ -14,9 +14,23 @@
 // size of their scope, not of the graph. Removing a model's names costs
 // the same with 200 models alive as with one.
 //
+// Scopes held for owners: ReserveScope() hands out Keras-style scope names
+// (`base`, then base_1, base_2, ...: the first one not taken, where taken
+// means reserved, or a live node is named it or lives under it) and holds
+// them until ReleaseScope(). For a top-level base (no '/') this costs O(1)
+// amortised however many scopes of that base live: each base keeps a cursor
+// below which every suffix was taken when last looked at, plus the suffixes
+// below it that were freed since (a released reservation, a swept scope, a
+// swept unscoped node of that name), smallest first; freed names are reused
+// smallest first, as when every suffix was probed from 1. A nested base
+// ("outer/dense") is probed suffix by suffix.
+//
 // Invariants: a node is in the index from Insert() to Erase(), under its
 // name, in the group of its top-level scope, and node.name_group points
-// to that group; a group exists exactly while it has a node.
+// to that group; a group exists exactly while it has a node. For each base
+// with a cursor, every suffix below the cursor that is not taken is among
+// its freed suffixes, and a cursor exists only while some suffix below it
+// is not among them (so cursors are bounded by the names taken).
 // Not thread-safe: the graph calls it under its mutex.
 #ifndef GRAPHGC_RUNTIME_NAME_INDEX_H_
 #define GRAPHGC_RUNTIME_NAME_INDEX_H_
@@ -26,7 +40,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
+#include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -49,6 +65,23 @@ class NameIndex {
   // Whether a live node is named `scope` or has a name under "scope/".
   bool IsScopeInUse(absl::string_view scope) const;
 
+  // --- scopes held for owners (see the file comment) ---
+
+  // Whether `scope` is reserved, or IsScopeInUse(scope).
+  bool IsScopeTaken(absl::string_view scope) const;
+  // `base` if it is not taken, else the first of base_1, base_2, ... that is
+  // not; reserves it for `owner` (a label, may be empty) until
+  // ReleaseScope(name).
+  std::string ReserveScope(absl::string_view base, absl::string_view owner);
+  // The reserved scope a node named `name` would be in (`name` itself or a
+  // prefix of it ending before a '/'), outermost first, with its owner label.
+  std::optional<std::pair<std::string, std::string>> ReservedScopeOf(
+      absl::string_view name) const;
+  // The name ReserveScope(base) would give now; reserves nothing.
+  std::string FirstFreeScope(absl::string_view base);
+  // Ends a reservation ReserveScope made.
+  void ReleaseScope(absl::string_view name);
+
   // Adds `node` (its name set, name.substr(0, base_length) the name it
   // asked for) living in `slot`; sets node.name_group.
   void Insert(Node& node, uint32_t slot);
@@ -62,9 +95,27 @@ class NameIndex {
   // A top-level scope's names (defined in name_index.cc).
   using Group = NameGroup;
 
+  // Where ReserveScope of one top-level base looks next (file comment).
+  struct ScopeCursor {
+    int64_t next = 0;                // suffix 0 is the base itself
+    absl::btree_set<int64_t> freed;  // below `next`, may be free again
+  };
+
   const Group* FindGroup(absl::string_view name) const;
+  // The first free suffix of `base`; with `take`, reserved as well.
+  std::string FindFreeScope(absl::string_view base, bool take);
+  // `name` may have stopped being taken: remember it for the cursors of
+  // the bases it is a candidate of (itself, and X of X_<k>).
+  void NoteScopeFreed(absl::string_view name);
+  void NoteSuffixFreed(absl::string_view base, int64_t suffix);
 
   absl::flat_hash_map<std::string, std::unique_ptr<Group>> groups_;
+  struct Reservation {
+    int64_t holders = 0;
+    std::string owner;  // of the first holder
+  };
+  absl::flat_hash_map<std::string, Reservation> reserved_;
+  absl::flat_hash_map<std::string, ScopeCursor> cursors_;
 };
 
 }  // namespace graphgc

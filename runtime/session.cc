@@ -297,15 +297,17 @@ Session::Session(Graph& g, SessionOptions options)
   pool_ = std::move(pool);
   // The listener holds the cache, not the session: a notification racing
   // with ~Session still touches live memory.
-  // The graph outlives every session (see the header).
+  // It runs only inside this graph's collections, so `graph` is alive then.
   std::shared_ptr<PlanCache> cache = cache_;
   const Graph* graph = &graph_;
   listener_id_ = graph_.AddSweepListener(
       [cache, graph](const CollectEvent&) { cache->DropDead(*graph); },
       /*horizon=*/0);
+  listener_ = graph_.RegistrationFor(listener_id_);
 }
 
-Session::~Session() { graph_.RemoveCollectListener(listener_id_); }
+// Touches only the registration, which outlives the graph harmlessly.
+Session::~Session() { listener_.Reset(); }
 
 size_t Session::cached_plans_ForTesting() const {
   ReaderLock l(cache_->mu);

@@ -19,7 +19,8 @@
 // only for plan building and pinning (both hold the graph's lock shared for
 // a time proportional to the plan), never for kernels, which run without
 // any graph lock. Kernels must not call back into the graph (see
-// runtime/op_def.h). The Session must be destroyed before its Graph.
+// runtime/op_def.h). A Session may outlive its Graph only to be destroyed
+// (see runtime/graph.h).
 //
 // Example:
 //   Session session(g);
@@ -113,6 +114,7 @@ class Session {
   // for the length of one notification.
   std::shared_ptr<session_internal::PlanCache> cache_;
   int listener_id_ = 0;
+  CollectListenerRegistration listener_;  // removes listener_id_
   std::atomic<int64_t> plan_builds_{0};
   std::atomic<int64_t> next_step_id_{1};
 };

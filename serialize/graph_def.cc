@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <type_traits>
 #include <utility>
@@ -435,12 +436,11 @@ class Importer {
       GG_RETURN_IF_ERROR(Prepare(i));
     }
     GG_ASSIGN_OR_RETURN(std::vector<int> order, BuildOrder());
-    for (const PendingNode& n : nodes_) {
-      if (graph_.FindNode(n.name).has_value()) {
-        return Error(
-            *n.def, absl::StatusCode::kAlreadyExists,
-            absl::StrCat("the graph already has a node named '", n.name, "'"));
-      }
+    GG_RETURN_IF_ERROR(CheckReservedScopes());
+    if (!CheckNamesFree().ok()) {
+      // The names may be held only by garbage: collect once, then decide.
+      graph_.Collect();
+      GG_RETURN_IF_ERROR(CheckNamesFree());
     }
     return Build(order);
   }
@@ -455,6 +455,33 @@ class Importer {
   absl::Status Error(const tensorflow::NodeDef& node,
                      absl::string_view what) const {
     return Error(node, absl::StatusCode::kInvalidArgument, what);
+  }
+
+  // A live owner's reserved scope is its own: no imported node goes into
+  // it (see the header).
+  absl::Status CheckReservedScopes() const {
+    for (const PendingNode& n : nodes_) {
+      std::optional<Graph::ReservedScope> r = graph_.FindReservedScope(n.name);
+      if (!r.has_value()) continue;
+      return Error(
+          *n.def, absl::StatusCode::kAlreadyExists,
+          absl::StrCat("scope '", r->scope, "' is reserved by ",
+                       r->owner.empty() ? "a live layer or model" : r->owner,
+                       "; import with ImportOptions::prefix to place the "
+                       "nodes elsewhere"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckNamesFree() const {
+    for (const PendingNode& n : nodes_) {
+      if (graph_.FindNode(n.name).has_value()) {
+        return Error(
+            *n.def, absl::StatusCode::kAlreadyExists,
+            absl::StrCat("the graph already has a node named '", n.name, "'"));
+      }
+    }
+    return absl::OkStatus();
   }
 
   absl::Status IndexNames() {
@@ -822,6 +849,7 @@ absl::StatusOr<tensorflow::GraphDef> ExportGraphDef(
 absl::StatusOr<std::vector<NodeHandle>> ImportGraphDef(
     const tensorflow::GraphDef& graph_def, Graph& graph,
     ImportOptions options) {
+  graph.MaybeCollect();  // an import builds: a safe point
   return Importer(graph_def, graph, options).Run();
 }
 

@@ -22,9 +22,24 @@
 // AlreadyExists for a name the graph already uses) naming the node, e.g.
 // "ImportGraphDef: node 'dense/MatMul' (MatMul): input 1 'w' is not defined".
 //
+// Import is a safe point: it calls the graph's MaybeCollect() first. A name
+// is refused only when a live node holds it: if some imported name is taken,
+// the graph collects once (a full collection) and checks again, so names held
+// only by garbage (nodes whose handles were dropped) are freed and reused.
+//
+// A reserved scope (Graph::ReserveScope: a live layer's or model's, such as
+// "dense" while layer 'dense' lives) belongs to its owner: import refuses,
+// with AlreadyExists naming the scope and its owner, any node that would be
+// named the scope or placed under "scope/", even when no node of that name
+// exists yet, and builds nothing. The owner's own nodes would otherwise mix
+// with foreign ones that the owner neither built nor keeps alive (its
+// weights' names could be taken before it builds them). Import such a
+// GraphDef with ImportOptions::prefix instead.
+//
 // Thread safety: both may be called from any thread; the graph locks. An
 // import racing with other builders in the same graph may fail with
-// AlreadyExists if they take one of its names first.
+// AlreadyExists if they take one of its names (or reserve one of its
+// scopes) first.
 //
 // Example:
 //   GG_ASSIGN_OR_RETURN(tensorflow::GraphDef def, ExportGraphDef({loss}));
@@ -79,8 +94,9 @@ absl::StatusOr<tensorflow::GraphDef> ExportGraphDef(
 
 struct ImportOptions {
   // When not empty, every imported name becomes "<prefix>/<name>" (inputs
-  // renamed alike). A name the graph already uses is an error either way
-  // (AlreadyExists): names are never uniqued, so they stay byte-identical.
+  // renamed alike). A name a live node of the graph already has, or one in a
+  // reserved scope, is an error either way (AlreadyExists): names are never
+  // uniqued, so they stay byte-identical.
   std::string prefix;
 };
 

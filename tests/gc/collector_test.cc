@@ -1,6 +1,7 @@
 #include "gc/collector.h"
 
 #include <atomic>
+#include <future>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -322,6 +323,95 @@ TEST(CollectorListeners, CollectDuringCallbackIsDeferred) {
   AddTestNode(g, "b");
   ASSERT_TRUE(g.MaybeCollect().has_value());
   EXPECT_EQ(g.gc_stats().collections, 2);
+}
+
+// Two threads inside listeners of one graph at once, finishing in the order
+// that left a stale "inside a listener" marker when it was one variable for
+// all threads: each thread must be able to collect afterwards, and a thread
+// still inside a listener must still have its request deferred.
+TEST(CollectorListeners, OverlappingListenersOnTwoThreadsLeaveNoStaleMarker) {
+  Graph g;
+  std::promise<void> a_inside, b_inside, release_a, release_b, a_done, a_again;
+  std::shared_future<void> release_a_f = release_a.get_future().share();
+  std::shared_future<void> release_b_f = release_b.get_future().share();
+  std::atomic<int> starts{0};
+  CollectStats nested_in_b{.swept = -1};
+  int id = g.AddCollectListener([&](const CollectEvent& e) {
+    if (e.phase != CollectEvent::Phase::kStart) return;
+    const int n = starts.fetch_add(1);
+    if (n == 0) {  // thread A
+      a_inside.set_value();
+      release_a_f.wait();
+    } else if (n == 1) {  // thread B
+      b_inside.set_value();
+      release_b_f.wait();
+      nested_in_b = g.Collect();  // still inside: must be deferred
+    }
+  });
+  CollectStats a_second{.swept = -1};
+  std::thread a([&] {
+    g.Collect();
+    a_done.set_value();
+    a_again.get_future().wait();
+    a_second = g.Collect();
+  });
+  a_inside.get_future().wait();
+  std::thread b([&] { g.Collect(); });
+  b_inside.get_future().wait();
+
+  // A leaves its listener first, while B is still inside its own.
+  release_a.set_value();
+  a_done.get_future().wait();
+  AddTestNode(g, "garbage_seen_by_b");
+  const int64_t collections_before_b = g.gc_stats().collections;
+  release_b.set_value();
+  b.join();
+  EXPECT_EQ(nested_in_b.swept, 0);
+  EXPECT_EQ(nested_in_b.marked, 0);
+  EXPECT_EQ(g.gc_stats().collections, collections_before_b + 1);
+  EXPECT_FALSE(g.FindNode("garbage_seen_by_b").has_value());
+
+  // Both threads collect for real once out of their listeners.
+  AddTestNode(g, "garbage_for_a");
+  a_again.set_value();
+  a.join();
+  EXPECT_EQ(a_second.swept, 1);
+  AddTestNode(g, "garbage_for_main");
+  std::thread c([&] { EXPECT_EQ(g.Collect().swept, 1); });
+  c.join();
+  AddTestNode(g, "garbage_for_this_thread");
+  EXPECT_EQ(g.Collect().swept, 1);
+  g.RemoveCollectListener(id);
+}
+
+// The deferral is per collector: a listener of graph A may collect graph B,
+// and B's listener asking A to collect (A's listener is still running on
+// this thread) is deferred.
+TEST(CollectorListeners, AListenerOfOneGraphCollectsAnotherGraphForReal) {
+  Graph a;
+  Graph b;
+  CollectStats b_from_a{.swept = -1};
+  CollectStats a_from_b{.swept = -1};
+  int a_id = a.AddCollectListener([&](const CollectEvent& e) {
+    if (e.phase == CollectEvent::Phase::kEnd && b_from_a.swept < 0) {
+      AddTestNode(a, "a_garbage_during_listener");
+      b_from_a = b.Collect();
+    }
+  });
+  int b_id = b.AddCollectListener([&](const CollectEvent& e) {
+    if (e.phase == CollectEvent::Phase::kEnd && a_from_b.swept < 0) {
+      a_from_b = a.Collect();
+    }
+  });
+  AddTestNode(b, "b_garbage");
+  a.Collect();
+  EXPECT_EQ(b_from_a.swept, 1);
+  EXPECT_EQ(b.gc_stats().collections, 1);
+  EXPECT_EQ(a_from_b.swept, 0);
+  EXPECT_EQ(a.gc_stats().collections, 1);
+  EXPECT_TRUE(a.FindNode("a_garbage_during_listener").has_value());
+  a.RemoveCollectListener(a_id);
+  b.RemoveCollectListener(b_id);
 }
 
 TEST(CollectorDebug, SaveGarbageKeepsSweptNodesForInspection) {

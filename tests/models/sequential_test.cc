@@ -1,6 +1,7 @@
 #include "models/sequential.h"
 
 #include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -460,6 +461,27 @@ TEST_F(BadInputTest, CompileWithoutOptimizerOrLossIsRefused) {
                           .metrics = {"f1"}})
                    .ok());
   EXPECT_FALSE(m.compiled());
+}
+
+}  // namespace
+}  // namespace graphgc
+
+namespace graphgc {
+namespace {
+
+// Graph's header: what a graph hands out may outlive it, to be destroyed.
+TEST(SequentialLifetime, AModelMayBeDroppedAfterItsGraph) {
+  auto g = std::make_unique<Graph>();
+  auto model = std::make_unique<Sequential>(
+      Sequential::Create({layers::Input({3}), layers::Dense(2)},
+                         {.graph = g.get()})
+          .value());
+  ASSERT_TRUE(model
+                  ->Compile({.optimizer = optimizers::Adam(),
+                             .loss = losses::MeanSquaredError()})
+                  .ok());
+  g.reset();
+  model.reset();
 }
 
 }  // namespace

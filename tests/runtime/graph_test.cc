@@ -235,12 +235,14 @@ namespace graphgc {
 namespace {
 
 TEST(GraphScopes, ReservedScopesAreNotHandedOutTwice) {
-  Graph g;
-  ScopeReservation a = g.ReserveScope("dense");
-  ScopeReservation b = g.ReserveScope("dense");
-  EXPECT_EQ(a.name(), "dense");
-  EXPECT_EQ(b.name(), "dense_1");
-  EXPECT_TRUE(g.IsScopeInUse("dense"));
+  for (std::string base : {"dense", "outer/dense"}) {  // top-level, nested
+    Graph g;
+    ScopeReservation a = g.ReserveScope(base);
+    ScopeReservation b = g.ReserveScope(base);
+    EXPECT_EQ(a.name(), base);
+    EXPECT_EQ(b.name(), base + "_1");
+    EXPECT_TRUE(g.IsScopeInUse(base));
+  }
 }
 
 TEST(GraphScopes, ReleasedScopesAreFreeAgain) {
@@ -299,6 +301,148 @@ TEST(GraphRollback, RefusesANodeReadByANodeOutsideTheSet) {
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
   EXPECT_NE(s.message().find("reader"), std::string::npos) << s;
   EXPECT_EQ(g.num_nodes(), 2);
+}
+
+}  // namespace
+}  // namespace graphgc
+
+namespace graphgc {
+namespace {
+
+TEST(GraphScopes, ReserveScopeHandsOutSuffixesInOrder) {
+  Graph g;
+  std::vector<ScopeReservation> held;
+  for (int i = 0; i < 1000; ++i) {
+    held.push_back(g.ReserveScope("dense"));
+    EXPECT_EQ(held.back().name(),
+              i == 0 ? "dense" : "dense_" + std::to_string(i));
+  }
+}
+
+TEST(GraphScopes, ReleasedSuffixesAreReusedSmallestFirst) {
+  Graph g;
+  std::vector<ScopeReservation> held;
+  for (int i = 0; i < 10; ++i) held.push_back(g.ReserveScope("dense"));
+  held[7] = ScopeReservation();  // releases dense_7
+  held[3] = ScopeReservation();  // releases dense_3
+  held[0] = ScopeReservation();  // releases dense
+  EXPECT_EQ(g.ReserveScope("dense").name(), "dense");
+  ScopeReservation a = g.ReserveScope("dense");
+  ScopeReservation b = g.ReserveScope("dense");
+  ScopeReservation c = g.ReserveScope("dense");
+  ScopeReservation d = g.ReserveScope("dense");
+  EXPECT_EQ(a.name(), "dense");
+  EXPECT_EQ(b.name(), "dense_3");
+  EXPECT_EQ(c.name(), "dense_7");
+  EXPECT_EQ(d.name(), "dense_10");
+}
+
+TEST(GraphScopes, AScopeFreedByACollectionIsReusedAfterIt) {
+  Graph g;
+  ScopeReservation first = g.ReserveScope("dense");
+  NodeHandle kernel;
+  {
+    ScopeReservation second = g.ReserveScope("dense");
+    ASSERT_EQ(second.name(), "dense_1");
+    kernel = AddTestNode(g, "dense_1/kernel");
+  }
+  EXPECT_EQ(g.ReserveScope("dense").name(), "dense_2");  // a node still in it
+  kernel.Reset();
+  EXPECT_EQ(g.ReserveScope("dense").name(), "dense_2");  // not collected yet
+  g.Collect();
+  EXPECT_EQ(g.ReserveScope("dense").name(), "dense_1");
+}
+
+TEST(GraphScopes, ASuffixTakenByANodeAfterItWasFreedIsSkipped) {
+  Graph g;
+  ScopeReservation a = g.ReserveScope("dense");
+  ScopeReservation b = g.ReserveScope("dense");
+  ScopeReservation c = g.ReserveScope("dense");
+  b = ScopeReservation();                             // dense_1 is free...
+  NodeHandle squatter = AddTestNode(g, "dense_1/x");  // ...and taken again
+  EXPECT_EQ(g.UniqueScope("dense"), "dense_3");
+  EXPECT_EQ(g.ReserveScope("dense").name(), "dense_3");
+}
+
+TEST(GraphScopes, AnUnscopedNodeNamedLikeAScopeHoldsItUntilSwept) {
+  Graph g;
+  ScopeReservation a = g.ReserveScope("dense");
+  NodeHandle node = AddTestNode(g, "dense_1");
+  ScopeReservation b = g.ReserveScope("dense");
+  EXPECT_EQ(b.name(), "dense_2");
+  node.Reset();
+  g.Collect();
+  EXPECT_EQ(g.ReserveScope("dense").name(), "dense_1");
+}
+
+TEST(GraphScopes, UniqueScopeReservesNothing) {
+  Graph g;
+  ScopeReservation a = g.ReserveScope("dense");
+  EXPECT_EQ(g.UniqueScope("dense"), "dense_1");
+  EXPECT_EQ(g.UniqueScope("dense"), "dense_1");
+  EXPECT_EQ(g.ReserveScope("dense").name(), "dense_1");
+}
+
+TEST(GraphScopes, ScopeBookkeepingIsGoneOnceEveryScopeIsFree) {
+  Graph g;
+  const size_t before = g.name_table_size_for_testing();
+  {
+    std::vector<ScopeReservation> held;
+    std::vector<NodeHandle> nodes;
+    for (int i = 0; i < 100; ++i) {
+      held.push_back(g.ReserveScope("dense"));
+      nodes.push_back(AddTestNode(g, held.back().name() + "/kernel"));
+    }
+    for (int i = 0; i < 100; i += 2) held[i] = ScopeReservation();
+  }
+  g.Collect();
+  EXPECT_EQ(g.name_table_size_for_testing(), before);
+  EXPECT_EQ(g.ReserveScope("dense").name(), "dense");
+}
+
+// What a graph hands out may outlive it, to be destroyed (see graph.h).
+
+TEST(GraphLifetime, AScopeReservationMayBeDroppedAfterItsGraph) {
+  auto g = std::make_unique<Graph>();
+  ScopeReservation scope = g->ReserveScope("dense");
+  ScopeReservation moved = g->ReserveScope("dense");
+  g.reset();
+  scope = std::move(moved);  // releases the first, harmlessly
+}
+
+TEST(GraphLifetime, HandlesMayBeDroppedAfterTheirGraph) {
+  auto g = std::make_unique<Graph>();
+  NodeHandle a = AddTestNode(*g, "a");
+  NodeHandle b = AddTestNode(*g, "b", {a}).WithOwner("test owner");
+  WeakNodeHandle weak(b);
+  Output out(b, 0);
+  g.reset();
+  EXPECT_EQ(a.graph(), nullptr);
+  EXPECT_FALSE(weak.Lock().has_value());
+  NodeHandle copy = b;
+  EXPECT_EQ(copy.owner(), "test owner");
+  a.Reset();
+  b.Reset();
+}
+
+TEST(GraphLifetime, AListenerRegistrationMayBeDroppedAfterItsGraph) {
+  auto g = std::make_unique<Graph>();
+  CollectListenerRegistration r =
+      g->RegistrationFor(g->AddCollectListener([](const CollectEvent&) {}));
+  g.reset();
+  r.Reset();
+}
+
+TEST(GraphLifetime, AListenerRegistrationRemovesItsListener) {
+  Graph g;
+  int calls = 0;
+  {
+    CollectListenerRegistration r = g.RegistrationFor(
+        g.AddCollectListener([&](const CollectEvent&) { ++calls; }));
+    g.Collect();
+  }
+  g.Collect();
+  EXPECT_EQ(calls, 2);  // start and end of the first collection only
 }
 
 }  // namespace

@@ -720,3 +720,20 @@ TEST_F(SessionTest, KernelsSeeTheIntraOpDevice) {
 
 }  // namespace
 }  // namespace graphgc
+
+namespace graphgc {
+namespace {
+
+TEST(SessionLifetime, ASessionThatRanMayBeDestroyedAfterItsGraph) {
+  testing::TestOps ops;
+  auto g = std::make_unique<Graph>();
+  Output a = ops.Const(*g, Vec({1, 2})).value();
+  auto s = std::make_unique<Session>(*g);
+  ASSERT_TRUE(s->Run({}, {a}).ok());
+  g.reset();
+  s.reset();
+  a = Output();
+}
+
+}  // namespace
+}  // namespace graphgc

@@ -262,6 +262,93 @@ TEST(ImportGraphDef, ReturnsHandlesInGraphDefOrderThatKeepNodesAlive) {
   EXPECT_EQ(g2.num_nodes(), def.node_size());
 }
 
+TEST(ImportGraphDef, IsASafePoint) {
+  Graph g1;
+  Model m = BuildModel(g1);
+  tensorflow::GraphDef def = ExportGraphDef(m.roots()).value();
+  Graph g2;
+  g2.set_gc_policy(GcPolicy{.growth_ratio = 0, .min_new_nodes = 0});
+  WeakNodeHandle garbage(
+      ops::Placeholder(g2, DT_FLOAT, {1}, {.name = "garbage"})
+          .value()
+          .handle());
+  int starts = 0;
+  g2.AddCollectListener([&](const CollectEvent& e) {
+    if (e.phase == CollectEvent::Phase::kStart) ++starts;
+  });
+  ASSERT_TRUE(ImportGraphDef(def, g2).ok());
+  EXPECT_EQ(starts, 1);
+  EXPECT_FALSE(garbage.Lock().has_value());
+}
+
+TEST(ImportGraphDef, NamesHeldOnlyByGarbageAreCollectedAndReused) {
+  Graph g;  // default policy: MaybeCollect alone would not collect here
+  tensorflow::GraphDef def;
+  {
+    Model m = BuildModel(g);
+    def = ExportGraphDef(m.roots()).value();
+  }  // the model's handles are gone; its nodes wait for a collection
+  ASSERT_TRUE(g.FindNode("dense/MatMul").has_value());
+  absl::StatusOr<std::vector<NodeHandle>> nodes = ImportGraphDef(def, g);
+  ASSERT_TRUE(nodes.ok()) << nodes.status();
+  EXPECT_EQ(g.num_nodes(), def.node_size());
+  EXPECT_EQ(g.Describe(*g.FindNode("dense/MatMul"))->name, "dense/MatMul");
+}
+
+TEST(ImportGraphDef, ANameALiveNodeHoldsIsStillRefusedAfterCollecting) {
+  Graph g1;
+  Model m = BuildModel(g1);
+  tensorflow::GraphDef def = ExportGraphDef(m.roots()).value();
+  Graph g2;
+  Output live =
+      ops::Placeholder(g2, DT_FLOAT, {1}, {.name = "softmax"}).value();
+  ops::Placeholder(g2, DT_FLOAT, {1}, {.name = "x"}).value();  // garbage
+  absl::StatusOr<std::vector<NodeHandle>> r = ImportGraphDef(def, g2);
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kAlreadyExists) << r.status();
+  EXPECT_NE(r.status().message().find("node named 'softmax'"),
+            std::string::npos)
+      << r.status();
+  EXPECT_EQ(g2.num_nodes(), 1);  // the garbage collected, nothing imported
+  EXPECT_FALSE(g2.FindNode("dense/MatMul").has_value());
+  EXPECT_EQ(g2.Describe(live.handle())->name, "softmax");
+}
+
+TEST(ImportGraphDef, RefusesNodesInAScopeALiveOwnerReserved) {
+  Graph g1;
+  Model m = BuildModel(g1);
+  tensorflow::GraphDef def = ExportGraphDef(m.roots()).value();
+  Graph g2;
+  ScopeReservation dense = g2.ReserveScope("dense", "Layer 'dense'");
+  absl::StatusOr<std::vector<NodeHandle>> r = ImportGraphDef(def, g2);
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kAlreadyExists) << r.status();
+  EXPECT_NE(r.status().message().find("scope 'dense' is reserved by Layer "
+                                      "'dense'"),
+            std::string::npos)
+      << r.status();
+  EXPECT_EQ(g2.num_nodes(), 0);
+  // Under a prefix, or once the owner is gone, the same GraphDef imports.
+  EXPECT_TRUE(ImportGraphDef(def, g2, {.prefix = "copy"}).ok());
+  dense = ScopeReservation();
+  EXPECT_TRUE(ImportGraphDef(def, g2).ok());
+}
+
+TEST(ImportGraphDef, RefusesANodeNamedLikeAReservedScope) {
+  tensorflow::GraphDef def;
+  {
+    Graph g1;
+    Output x = ops::Placeholder(g1, DT_FLOAT, {1}, {.name = "dense"}).value();
+    def = ExportGraphDef({x}).value();
+  }
+  Graph g2;
+  ScopeReservation dense = g2.ReserveScope("dense");
+  absl::StatusOr<std::vector<NodeHandle>> r = ImportGraphDef(def, g2);
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kAlreadyExists) << r.status();
+  EXPECT_NE(r.status().message().find("reserved by a live layer or model"),
+            std::string::npos)
+      << r.status();
+  EXPECT_EQ(g2.num_nodes(), 0);
+}
+
 TEST(ImportGraphDef, NodesOutOfOrderAreImportedInDependencyOrder) {
   Graph g1;
   Model m = BuildModel(g1);
