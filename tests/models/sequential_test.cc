@@ -738,14 +738,14 @@ TEST_F(SafePointTest, CompilingAndDroppingModelsIsCollected) {
     return m;
   };
   const int64_t one = NodesOfOne(compiled);
-  const int64_t peak = PeakGrowth(500, [&] { compiled(); });
+  const int64_t peak = PeakGrowth(300, [&] { compiled(); });
   EXPECT_LE(peak, 20 * one) << "one model: " << one << " nodes";
 }
 
 TEST_F(SafePointTest, PredictingWithAndDroppingModelsIsCollected) {
   auto [x, y] = RandomData(4, 10, 3, 1);
   const int64_t one = NodesOfOne([&] { return Plain(); });
-  const int64_t peak = PeakGrowth(2000, [&, x = x] {
+  const int64_t peak = PeakGrowth(1000, [&, x = x] {
     Sequential m = Plain();
     EXPECT_TRUE(m.Predict(x).ok());
   });
