@@ -48,13 +48,18 @@ struct LayerState {
   std::string owner_label() const { return "Layer '" + scope.name() + "'"; }
 };
 
+// "Dense" or "Dense '<requested name>'", for messages about an unbuilt layer.
+std::string DenseLabel(const LayerState& layer);
+
 // Builds `layer` into `graph` for inputs of `input_dim` features (Dense) and
 // initialises its variables with `session`. No-op when already built for
 // that graph and size; an error when built elsewhere or for another size.
 absl::Status BuildLayer(LayerState& layer, Graph& graph, int64_t input_dim,
                         Session& session);
 
-// Checks, without changing anything, that BuildLayer would succeed.
+// Checks, without changing anything, that BuildLayer would succeed: for an
+// unbuilt Dense layer, also that its kernel's size neither overflows
+// (InvalidArgument) nor exceeds this machine's memory (ResourceExhausted).
 absl::Status CheckLayer(LayerState& layer, Graph& graph, int64_t input_dim);
 
 // The forward nodes of a built Dense layer applied to `x` (one model's

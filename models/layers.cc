@@ -5,12 +5,21 @@
 
 #include "absl/strings/str_cat.h"
 #include "models/layer_state.h"
+#include "models/training.h"
 #include "ops/ops.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
 
 using models_internal::LayerState;
+
+namespace models_internal {
+std::string DenseLabel(const LayerState& layer) {
+  return layer.requested_name.empty()
+             ? std::string("Dense")
+             : absl::StrCat("Dense '", layer.requested_name, "'");
+}
+}  // namespace models_internal
 
 Layer MakeLayer(std::shared_ptr<LayerState> state) {
   return Layer(std::move(state));
@@ -64,10 +73,7 @@ Layer Dense(int64_t units, DenseOptions options) {
   state->units = units;
   state->dense = std::move(options);
   const std::string& act = state->dense.activation;
-  const std::string label =
-      state->requested_name.empty()
-          ? std::string("Dense")
-          : absl::StrCat("Dense '", state->requested_name, "'");
+  const std::string label = models_internal::DenseLabel(*state);
   if (units < 1) {
     state->error = absl::InvalidArgumentError(
         absl::StrCat(label, ": units must be >= 1, got ", units));
@@ -115,11 +121,14 @@ absl::StatusOr<Variable> MakeVariable(Graph& g, const std::string& name,
 
 // Keras' glorot_uniform: U(-limit, limit), limit = sqrt(6 / (fan_in +
 // fan_out)).
-Tensor GlorotUniform(int64_t fan_in, int64_t fan_out, uint64_t seed) {
+// CheckLayer bounded fan_in x fan_out, so their sum cannot overflow.
+absl::StatusOr<Tensor> GlorotUniform(int64_t fan_in, int64_t fan_out,
+                                     uint64_t seed, const std::string& what) {
+  GG_ASSIGN_OR_RETURN(
+      Tensor t, NewTensor(DT_FLOAT, {fan_in, fan_out}, /*zero=*/false, what));
   std::mt19937_64 rng(seed != 0 ? seed : std::random_device{}());
   const float limit = std::sqrt(6.0f / static_cast<float>(fan_in + fan_out));
   std::uniform_real_distribution<float> u(-limit, limit);
-  Tensor t = Tensor::Zeros(DT_FLOAT, {fan_in, fan_out}).value();
   for (float& x : t.mutable_data<float>()) x = u(rng);
   return t;
 }
@@ -129,7 +138,15 @@ Tensor GlorotUniform(int64_t fan_in, int64_t fan_out, uint64_t seed) {
 absl::Status CheckLayer(LayerState& layer, Graph& graph, int64_t input_dim) {
   GG_RETURN_IF_ERROR(layer.error);
   std::lock_guard<std::mutex> l(layer.mu);
-  if (!layer.built) return absl::OkStatus();
+  if (!layer.built) {
+    if (layer.kind != LayerState::Kind::kDense) return absl::OkStatus();
+    // The kernel is the largest tensor the build allocates (the bias has
+    // `units` elements, which the kernel has too).
+    return CheckFits(
+        DT_FLOAT, {input_dim, layer.units}, 1,
+        absl::StrCat(DenseLabel(layer), " of ", layer.units, " units on ",
+                     input_dim, " features, its kernel"));
+  }
   const std::string name = layer.scope.name();
   if (layer.graph != &graph) {
     return absl::InvalidArgumentError(
@@ -173,12 +190,16 @@ absl::Status BuildLayer(LayerState& layer, Graph& graph, int64_t input_dim,
     // Initialise: kernel glorot_uniform, bias zeros, in one run.
     std::vector<std::pair<Output, Tensor>> feeds;
     std::vector<Output> targets;
-    feeds.emplace_back(vars[0].assign_value,
-                       GlorotUniform(input_dim, layer.units, layer.dense.seed));
+    GG_ASSIGN_OR_RETURN(
+        Tensor kernel_init,
+        GlorotUniform(input_dim, layer.units, layer.dense.seed, vars[0].name));
+    feeds.emplace_back(vars[0].assign_value, std::move(kernel_init));
     targets.push_back(vars[0].assign);
     if (vars.size() > 1) {
-      feeds.emplace_back(vars[1].assign_value,
-                         Tensor::Zeros(DT_FLOAT, {layer.units}).value());
+      GG_ASSIGN_OR_RETURN(
+          Tensor bias_init,
+          NewTensor(DT_FLOAT, {layer.units}, /*zero=*/true, vars[1].name));
+      feeds.emplace_back(vars[1].assign_value, std::move(bias_init));
       targets.push_back(vars[1].assign);
     }
     GG_RETURN_IF_ERROR(session.Run(feeds, {}, targets).status());

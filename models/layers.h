@@ -13,6 +13,10 @@
 // using it, lives; several models of one graph may share a layer and train
 // the same variables.
 //
+// A default-constructed or moved-from Layer is empty: kind() and name() are
+// "", built() is false, units() is 0, and Sequential::Create refuses it
+// with InvalidArgument.
+//
 // Thread safety: a Layer may be copied and used from several threads; its
 // build is guarded by its own mutex.
 //

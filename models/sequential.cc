@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
@@ -39,9 +43,18 @@ struct ModelState {
   std::optional<Output> accuracy;
   Output train_op;
 
-  // Serialises the model's calls; recursive so that callbacks, which run
-  // inside Fit on its thread, may call the model (GetWeights, ...).
-  std::recursive_mutex mu;
+  // The model's lock: not recursive, and never held across a user
+  // callback. Guards `fitting` and the fields Compile sets (compiled ...
+  // train_op); the fields before them are set by Create and never change.
+  std::mutex mu;
+  // Signalled when a Fit ends.
+  std::condition_variable fit_ended;
+  // The thread running this model's Fit, while one runs. That Fit does not
+  // hold `mu` (its callbacks may call the model between steps); calls from
+  // other threads wait for it to end (ModelCall), so calls on one model
+  // stay serialised, and Compile, the only writer of the fields Fit reads,
+  // never runs during a Fit.
+  std::optional<std::thread::id> fitting;
 
   Output Own(const Output& o) const {
     return Output(o.handle().WithOwner(label), o.index());
@@ -65,6 +78,66 @@ const std::vector<float>& History::values(const std::string& key) const {
 }
 
 namespace {
+
+// One call's hold on a model: its lock, taken once no other thread's Fit
+// runs on it. in_own_fit(): the caller runs inside this thread's Fit of the
+// model (a callback).
+class ModelCall {
+ public:
+  explicit ModelCall(ModelState& m) : m_(m), lock_(m.mu) {
+    const std::thread::id me = std::this_thread::get_id();
+    m.fit_ended.wait(lock_, [&] { return !m.fitting || *m.fitting == me; });
+  }
+  bool in_own_fit() const { return m_.fitting.has_value(); }
+  // Lets go of the lock early (a Fit, once marked running).
+  void Unlock() { lock_.unlock(); }
+
+ private:
+  ModelState& m_;
+  std::unique_lock<std::mutex> lock_;
+};
+
+// Marks this thread's Fit of a model as running, from its construction
+// (under the model's lock) until its destruction.
+class FitRunning {
+ public:
+  explicit FitRunning(ModelState& m) : m_(m) {
+    m.fitting = std::this_thread::get_id();
+  }
+  FitRunning(const FitRunning&) = delete;
+  FitRunning& operator=(const FitRunning&) = delete;
+  ~FitRunning() {
+    {
+      std::lock_guard<std::mutex> lock(m_.mu);
+      m_.fitting.reset();
+    }
+    m_.fit_ended.notify_all();
+  }
+
+ private:
+  ModelState& m_;
+};
+
+absl::Status MovedFrom(const char* method) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "Sequential::", method,
+      ": the model was moved from (use the object it was moved to)"));
+}
+
+absl::Status InOwnFit(const std::string& where) {
+  return absl::FailedPreconditionError(
+      absl::StrCat(where, ": called from a callback of the model's own Fit"));
+}
+
+absl::Status NoSamples(const std::string& where) {
+  return absl::InvalidArgumentError(absl::StrCat(where, ": no samples"));
+}
+
+// A copy of `t` with a buffer of its own, so that what the model holds and
+// what the caller holds can never change each other.
+absl::StatusOr<Tensor> PrivateCopy(const Tensor& t) {
+  return Tensor::FromData<float>(t.shape(), t.data<float>());
+}
 
 // How the labels of a loss look.
 enum class LabelKind { kSparse, kDense };
@@ -131,12 +204,12 @@ absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
 }
 
 // Rows `rows` of x (float [n, cols]) as a new [rows.size(), cols] tensor.
-Tensor GatherRows(const Tensor& x, int64_t cols,
-                  absl::Span<const int64_t> rows) {
+absl::StatusOr<Tensor> GatherRows(const Tensor& x, int64_t cols,
+                                  absl::Span<const int64_t> rows) {
   // Every element is written below.
-  Tensor out =
-      Tensor::Uninitialized(DT_FLOAT, {static_cast<int64_t>(rows.size()), cols})
-          .value();
+  GG_ASSIGN_OR_RETURN(Tensor out,
+                      Tensor::Uninitialized(
+                          DT_FLOAT, {static_cast<int64_t>(rows.size()), cols}));
   const float* src = x.data<float>().data();
   float* dst = out.mutable_data<float>().data();
   // The rows are scattered (shuffled) and x rarely stays in L1 between
@@ -165,11 +238,11 @@ Tensor GatherRows(const Tensor& x, int64_t cols,
 }
 
 // The labels of `rows` as the loss's placeholder takes them.
-Tensor GatherLabels(const ModelState& m, const Tensor& y,
-                    absl::Span<const int64_t> rows) {
+absl::StatusOr<Tensor> GatherLabels(const ModelState& m, const Tensor& y,
+                                    absl::Span<const int64_t> rows) {
   const int64_t n = static_cast<int64_t>(rows.size());
   if (LabelsOf(m.compile.loss) == LabelKind::kSparse) {
-    Tensor out = Tensor::Uninitialized(DT_INT32, {n}).value();
+    GG_ASSIGN_OR_RETURN(Tensor out, Tensor::Uninitialized(DT_INT32, {n}));
     auto dst = out.mutable_data<int32_t>();
     for (int64_t i = 0; i < n; ++i) {
       dst[i] = y.dtype() == DT_INT32
@@ -198,18 +271,20 @@ absl::StatusOr<Logs> EvaluateLocked(ModelState& m, const Tensor& x,
   for (int64_t begin = 0; begin < n; begin += batch_size) {
     const int64_t end = std::min<int64_t>(n, begin + batch_size);
     absl::Span<const int64_t> batch(rows.data() + begin, end - begin);
+    GG_ASSIGN_OR_RETURN(Tensor bx, GatherRows(x, m.in_dim, batch));
+    GG_ASSIGN_OR_RETURN(Tensor by, GatherLabels(m, y, batch));
     GG_ASSIGN_OR_RETURN(
         std::vector<Tensor> out,
-        m.session->Run({{m.input, GatherRows(x, m.in_dim, batch)},
-                        {m.labels, GatherLabels(m, y, batch)}},
+        m.session->Run({{m.input, std::move(bx)}, {m.labels, std::move(by)}},
                        fetches));
     loss_sum += out[0].data<float>()[0] * (end - begin);
     if (out.size() > 1) acc_sum += out[1].data<float>()[0] * (end - begin);
   }
+  // n > 0: callers refuse empty data.
   Logs logs;
-  logs["loss"] = n > 0 ? static_cast<float>(loss_sum / n) : 0.f;
+  logs["loss"] = static_cast<float>(loss_sum / n);
   if (m.accuracy.has_value()) {
-    logs[m.metric_name] = n > 0 ? static_cast<float>(acc_sum / n) : 0.f;
+    logs[m.metric_name] = static_cast<float>(acc_sum / n);
   }
   return logs;
 }
@@ -222,12 +297,15 @@ absl::StatusOr<Sequential> Sequential::Create(std::vector<Layer> layers,
     return absl::InvalidArgumentError("Sequential::Create: no layers");
   }
   Graph& graph = options.graph != nullptr ? *options.graph : Graph::Default();
+  // A safe point: no model is built or run by this call yet.
+  graph.MaybeCollect();
   std::vector<LayerState*> states;
   for (size_t i = 0; i < layers.size(); ++i) {
     LayerState* s = layers[i].state_.get();
     if (s == nullptr) {
       return absl::InvalidArgumentError(
-          absl::StrCat("Sequential::Create: layer ", i, " is empty"));
+          absl::StrCat("Sequential::Create: layer ", i,
+                       " is empty (default-constructed or moved from)"));
     }
     if (!s->error.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -252,8 +330,8 @@ absl::StatusOr<Sequential> Sequential::Create(std::vector<Layer> layers,
   for (size_t i = 0; i < states.size(); ++i) {
     absl::Status s = models_internal::CheckLayer(*states[i], graph, dim);
     if (!s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Sequential::Create: layer ", i, ": ", s.message()));
+      return absl::Status(s.code(), absl::StrCat("Sequential::Create: layer ",
+                                                 i, ": ", s.message()));
     }
     if (i > 0) dim = states[i]->units;
   }
@@ -290,8 +368,14 @@ absl::StatusOr<Sequential> Sequential::Create(std::vector<Layer> layers,
 }
 
 absl::Status Sequential::Compile(CompileOptions options) {
+  if (state_ == nullptr) return MovedFrom("Compile");
   ModelState& m = *state_;
-  std::lock_guard<std::recursive_mutex> lock(m.mu);
+  // A safe point, before the model's lock (collect listeners never need it).
+  m.graph->MaybeCollect();
+  ModelCall call(m);
+  if (call.in_own_fit()) {
+    return InOwnFit(absl::StrCat("Compile of '", m.scope.name(), "'"));
+  }
   if (options.optimizer.kind == Optimizer::Kind::kNone) {
     return absl::InvalidArgumentError(
         absl::StrCat("Compile of '", m.scope.name(),
@@ -300,6 +384,11 @@ absl::Status Sequential::Compile(CompileOptions options) {
   if (options.loss.kind == Loss::Kind::kNone) {
     return absl::InvalidArgumentError(
         absl::StrCat("Compile of '", m.scope.name(), "': no loss"));
+  }
+  if (absl::Status s = models_internal::CheckOptimizer(options.optimizer);
+      !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("Compile of '", m.scope.name(),
+                                               "': ", s.message()));
   }
   std::string metric_name;
   for (const std::string& metric : options.metrics) {
@@ -353,9 +442,16 @@ absl::Status Sequential::Compile(CompileOptions options) {
 
 absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
                                         FitOptions options) {
+  if (state_ == nullptr) return MovedFrom("Fit");
   ModelState& m = *state_;
-  std::lock_guard<std::recursive_mutex> lock(m.mu);
+  m.graph->MaybeCollect();
   const std::string where = absl::StrCat("Fit of '", m.scope.name(), "'");
+  // The checks run under the model's lock; the fit itself does not hold it
+  // (its callbacks may call the model): `running` keeps other threads'
+  // calls out until the fit ends.
+  std::optional<FitRunning> running;
+  ModelCall call(m);
+  if (call.in_own_fit()) return InOwnFit(where);
   if (!m.compiled) {
     return absl::FailedPreconditionError(
         absl::StrCat(where, ": the model is not compiled; call Compile first"));
@@ -374,15 +470,16 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
   }
   GG_ASSIGN_OR_RETURN(const int64_t n, CheckX(m, x, where));
   GG_RETURN_IF_ERROR(CheckY(m, y, n, where));
-  if (n == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": no samples"));
-  }
+  if (n == 0) return NoSamples(where);
   if (options.validation_data.has_value()) {
     const std::string vwhere = where + " (validation_data)";
     GG_ASSIGN_OR_RETURN(const int64_t vn,
                         CheckX(m, options.validation_data->first, vwhere));
     GG_RETURN_IF_ERROR(CheckY(m, options.validation_data->second, vn, vwhere));
+    if (vn == 0) return NoSamples(vwhere);
   }
+  running.emplace(m);
+  call.Unlock();
 
   std::vector<std::shared_ptr<Callback>> callbacks;
   if (options.verbose > 0) {
@@ -427,8 +524,8 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
       const int64_t begin = step * options.batch_size;
       const int64_t end = std::min<int64_t>(n, begin + options.batch_size);
       absl::Span<const int64_t> rows(order.data() + begin, end - begin);
-      feeds[0].second = GatherRows(x, m.in_dim, rows);
-      feeds[1].second = GatherLabels(m, y, rows);
+      GG_ASSIGN_OR_RETURN(feeds[0].second, GatherRows(x, m.in_dim, rows));
+      GG_ASSIGN_OR_RETURN(feeds[1].second, GatherLabels(m, y, rows));
       // A safe point: nothing of this model is in flight.
       m.graph->MaybeCollect();
       GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
@@ -469,8 +566,10 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
 
 absl::StatusOr<std::map<std::string, float>> Sequential::Evaluate(
     const Tensor& x, const Tensor& y, int batch_size) {
+  if (state_ == nullptr) return MovedFrom("Evaluate");
   ModelState& m = *state_;
-  std::lock_guard<std::recursive_mutex> lock(m.mu);
+  m.graph->MaybeCollect();
+  ModelCall call(m);
   const std::string where = absl::StrCat("Evaluate of '", m.scope.name(), "'");
   if (!m.compiled) {
     return absl::FailedPreconditionError(
@@ -482,30 +581,36 @@ absl::StatusOr<std::map<std::string, float>> Sequential::Evaluate(
   }
   GG_ASSIGN_OR_RETURN(const int64_t n, CheckX(m, x, where));
   GG_RETURN_IF_ERROR(CheckY(m, y, n, where));
+  if (n == 0) return NoSamples(where);
   GG_ASSIGN_OR_RETURN(Logs logs, EvaluateLocked(m, x, y, batch_size));
   return std::map<std::string, float>(logs.begin(), logs.end());
 }
 
 absl::StatusOr<Tensor> Sequential::Predict(const Tensor& x, int batch_size) {
+  if (state_ == nullptr) return MovedFrom("Predict");
   ModelState& m = *state_;
-  std::lock_guard<std::recursive_mutex> lock(m.mu);
+  m.graph->MaybeCollect();
+  ModelCall call(m);
   const std::string where = absl::StrCat("Predict of '", m.scope.name(), "'");
   if (batch_size < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": batch_size must be >= 1, got ", batch_size));
   }
   GG_ASSIGN_OR_RETURN(const int64_t n, CheckX(m, x, where));
-  Tensor result = Tensor::Zeros(DT_FLOAT, {n, m.units}).value();
+  // Every row is written below; a refused size allocates nothing.
+  GG_ASSIGN_OR_RETURN(
+      Tensor result,
+      models_internal::NewTensor(DT_FLOAT, {n, m.units},
+                                 /*zero=*/false, where + ": the predictions"));
   float* dst = result.mutable_data<float>().data();
   std::vector<int64_t> rows(n);
   std::iota(rows.begin(), rows.end(), 0);
   for (int64_t begin = 0; begin < n; begin += batch_size) {
     const int64_t end = std::min<int64_t>(n, begin + batch_size);
     absl::Span<const int64_t> batch(rows.data() + begin, end - begin);
-    GG_ASSIGN_OR_RETURN(
-        std::vector<Tensor> out,
-        m.session->Run({{m.input, GatherRows(x, m.in_dim, batch)}},
-                       {m.output}));
+    GG_ASSIGN_OR_RETURN(Tensor bx, GatherRows(x, m.in_dim, batch));
+    GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                        m.session->Run({{m.input, std::move(bx)}}, {m.output}));
     std::memcpy(dst + begin * m.units, out[0].data<float>().data(),
                 (end - begin) * m.units * sizeof(float));
   }
@@ -513,19 +618,30 @@ absl::StatusOr<Tensor> Sequential::Predict(const Tensor& x, int batch_size) {
 }
 
 std::vector<Tensor> Sequential::GetWeights() const {
+  if (state_ == nullptr) return {};
   ModelState& m = *state_;
-  std::lock_guard<std::recursive_mutex> lock(m.mu);
+  ModelCall call(m);
   std::vector<Output> reads;
   for (LayerState* layer : m.dense) {
     for (const auto& v : layer->variables) reads.push_back(v.read);
   }
   absl::StatusOr<std::vector<Tensor>> out = m.session->Run({}, reads);
-  return out.ok() ? *std::move(out) : std::vector<Tensor>();
+  if (!out.ok()) return {};
+  // The reads share the variables' buffers: hand out copies instead.
+  std::vector<Tensor> weights;
+  for (const Tensor& t : *out) {
+    absl::StatusOr<Tensor> copy = PrivateCopy(t);
+    if (!copy.ok()) return {};
+    weights.push_back(*std::move(copy));
+  }
+  return weights;
 }
 
 absl::Status Sequential::SetWeights(const std::vector<Tensor>& weights) {
+  if (state_ == nullptr) return MovedFrom("SetWeights");
   ModelState& m = *state_;
-  std::lock_guard<std::recursive_mutex> lock(m.mu);
+  m.graph->MaybeCollect();
+  ModelCall call(m);
   std::vector<const models_internal::Variable*> vars;
   for (LayerState* layer : m.dense) {
     for (const auto& v : layer->variables) vars.push_back(&v);
@@ -548,24 +664,49 @@ absl::Status Sequential::SetWeights(const std::vector<Tensor>& weights) {
                        ", got ", DataTypeString(weights[i].dtype()), " ",
                        weights[i].shape().DebugString()));
     }
-    feeds.emplace_back(vars[i]->assign_value, weights[i]);
+    // A copy: the variable must not share the caller's buffer.
+    GG_ASSIGN_OR_RETURN(Tensor copy, PrivateCopy(weights[i]));
+    feeds.emplace_back(vars[i]->assign_value, std::move(copy));
     targets.push_back(vars[i]->assign);
   }
   // One run assigns them all, after every check passed.
   return m.session->Run(feeds, {}, targets).status();
 }
 
-const std::string& Sequential::name() const { return state_->scope.name(); }
-Graph& Sequential::graph() const { return *state_->graph; }
-const std::vector<Layer>& Sequential::layers() const { return state_->layers; }
+const std::string& Sequential::name() const {
+  static const std::string* const kNoName = new std::string();
+  return state_ == nullptr ? *kNoName : state_->scope.name();
+}
+
+Graph& Sequential::graph() const {
+  if (state_ == nullptr) {
+    // No graph to return, and no status to say so: stop with a message
+    // (in every build mode, unlike assert).
+    std::fprintf(stderr,
+                 "graphgc: Sequential::graph() called on a moved-from model "
+                 "(use the object it was moved to)\n");
+    std::abort();
+  }
+  return *state_->graph;
+}
+
+const std::vector<Layer>& Sequential::layers() const {
+  static const std::vector<Layer>* const kNoLayers = new std::vector<Layer>();
+  return state_ == nullptr ? *kNoLayers : state_->layers;
+}
+
 bool Sequential::compiled() const {
-  std::lock_guard<std::recursive_mutex> lock(state_->mu);
+  if (state_ == nullptr) return false;
+  // The model's lock alone, without waiting for a running Fit: Compile,
+  // the only writer, waits for it.
+  std::lock_guard<std::mutex> lock(state_->mu);
   return state_->compiled;
 }
 
 std::vector<NodeHandle> Sequential::GraphRoots() const {
+  if (state_ == nullptr) return {};
   ModelState& m = *state_;
-  std::lock_guard<std::recursive_mutex> lock(m.mu);
+  std::lock_guard<std::mutex> lock(m.mu);
   std::vector<NodeHandle> roots;
   if (m.compiled) {
     roots.push_back(m.train_op.handle());

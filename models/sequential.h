@@ -10,16 +10,42 @@
 // Fit() runs that step through the model's session, batch by batch, calling
 // the graph's MaybeCollect() before each step.
 //
+// Safe points: Create, Compile, Fit, Evaluate, Predict and SetWeights call
+// the graph's MaybeCollect() on entry, before taking the model's lock, so a
+// program that only builds and drops models (or predicts with them) is
+// collected too, not only one that trains.
+//
 // Ownership: the model holds its nodes with handles labelled
 // "Sequential '<name>'"; its layers hold their variables. Dropping the last
 // copy of a model orphans everything only it reached (the next collection
 // sweeps it); layers shared with other models keep their variables.
 //
 // Bad input gets a status saying what and where, and leaves the model and
-// its weights exactly as they were.
+// its weights exactly as they were. Sizes are checked before anything is
+// allocated: a tensor whose size overflows is InvalidArgument, one larger
+// than the machine's physical memory (or whose allocation fails) is
+// ResourceExhausted; no call aborts on them.
+//
+// Weights never share a buffer with the caller: GetWeights returns copies
+// and SetWeights copies what it is given, so editing a tensor on either side
+// (mutable_data) never changes the model, and training never changes a
+// tensor already returned.
+//
+// Moved-from models: every method returning a Status or StatusOr returns
+// FailedPrecondition ("the model was moved from"); name() is "", layers(),
+// GetWeights() and GraphRoots() are empty, compiled() is false, and graph(),
+// which has nothing to return, stops the process with that message.
 //
 // Thread safety: different models may be used from different threads at
-// once; calls on one model are serialised by the model.
+// once; calls on one model are serialised by the model: a call from another
+// thread waits while one runs, including a whole Fit. The model's lock is
+// not recursive and is never held while a callback runs.
+//
+// Calls from a callback during the model's own Fit (on Fit's thread, between
+// steps): Evaluate, Predict, GetWeights, SetWeights, compiled(), GraphRoots()
+// and the accessors work (SetWeights takes effect from the next step);
+// Compile and Fit are refused with FailedPrecondition and change nothing, and
+// the fit goes on.
 #ifndef GRAPHGC_MODELS_SEQUENTIAL_H_
 #define GRAPHGC_MODELS_SEQUENTIAL_H_
 
@@ -81,20 +107,40 @@ struct ModelState;
 
 class Sequential {
  public:
+  // Validates the whole stack before building anything: an empty or
+  // moved-from layer, bad layer options, a layer of another graph or built
+  // for another input size is InvalidArgument; a Dense kernel too large to
+  // count is InvalidArgument and one larger than physical memory is
+  // ResourceExhausted.
   static absl::StatusOr<Sequential> Create(std::vector<Layer> layers,
                                            SequentialOptions options = {});
 
+  // Builds the training step. Refuses (InvalidArgument, naming the option
+  // and its value, the model unchanged) optimizer options that can only make
+  // NaN weights: Adam needs learning_rate finite and >= 0, beta_1 and beta_2
+  // in [0, 1), epsilon finite and > 0; SGD needs learning_rate finite and
+  // >= 0, momentum in [0, 1]. A later valid Compile works. From a callback
+  // of the model's own Fit: FailedPrecondition.
   absl::Status Compile(CompileOptions options);
+  // x and y with no samples, or validation_data with none, are
+  // InvalidArgument (as Keras). From a callback of the model's own Fit:
+  // FailedPrecondition.
   absl::StatusOr<History> Fit(const Tensor& x, const Tensor& y,
                               FitOptions options = {});
-  // Loss and metrics over (x, y), weighted by batch size.
+  // Loss and metrics over (x, y), weighted by batch size. No samples:
+  // InvalidArgument (a mean over nothing is no loss).
   absl::StatusOr<std::map<std::string, float>> Evaluate(const Tensor& x,
                                                         const Tensor& y,
                                                         int batch_size = 32);
+  // The model's outputs, [samples, units]. No samples: an empty [0, units]
+  // tensor (as Keras' empty array). A result larger than memory is refused
+  // before anything is computed.
   absl::StatusOr<Tensor> Predict(const Tensor& x, int batch_size = 32);
 
-  // Kernel and bias of each Dense layer, in layer order.
+  // Kernel and bias of each Dense layer, in layer order, as copies the
+  // caller owns (see above). Empty if they cannot be read or copied.
   std::vector<Tensor> GetWeights() const;
+  // Sets every weight from copies of `weights`, all or none.
   absl::Status SetWeights(const std::vector<Tensor>& weights);
 
   const std::string& name() const;

@@ -1,5 +1,9 @@
 #include "models/training.h"
 
+#include <unistd.h>
+
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "models/losses.h"
 #include "models/optimizers.h"
@@ -56,6 +60,106 @@ Optimizer Adam(AdamOptions options) {
 }  // namespace optimizers
 
 namespace models_internal {
+namespace {
+
+// This machine's physical memory in bytes; 0 when unknown.
+int64_t PhysicalMemoryBytes() {
+  static const int64_t bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGESIZE);
+    int64_t total = 0;
+    if (pages <= 0 || page_size <= 0 ||
+        __builtin_mul_overflow(int64_t{pages}, int64_t{page_size}, &total)) {
+      return int64_t{0};
+    }
+    return total;
+  }();
+  return bytes;
+}
+
+absl::Status BadOption(const std::string& option, float value,
+                       const std::string& rule) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(option, " must be ", rule, ", got ", value));
+}
+
+}  // namespace
+
+absl::Status CheckOptimizer(const Optimizer& optimizer) {
+  switch (optimizer.kind) {
+    case Optimizer::Kind::kAdam: {
+      const AdamOptions& o = optimizer.adam;
+      if (!std::isfinite(o.learning_rate) || o.learning_rate < 0) {
+        return BadOption("Adam learning_rate", o.learning_rate,
+                         "finite and >= 0");
+      }
+      // Written so that NaN fails too.
+      if (!(o.beta_1 >= 0 && o.beta_1 < 1)) {
+        return BadOption("Adam beta_1", o.beta_1, "in [0, 1)");
+      }
+      if (!(o.beta_2 >= 0 && o.beta_2 < 1)) {
+        return BadOption("Adam beta_2", o.beta_2, "in [0, 1)");
+      }
+      if (!std::isfinite(o.epsilon) || !(o.epsilon > 0)) {
+        return BadOption("Adam epsilon", o.epsilon, "finite and > 0");
+      }
+      return absl::OkStatus();
+    }
+    case Optimizer::Kind::kSGD: {
+      const SGDOptions& o = optimizer.sgd;
+      if (!std::isfinite(o.learning_rate) || o.learning_rate < 0) {
+        return BadOption("SGD learning_rate", o.learning_rate,
+                         "finite and >= 0");
+      }
+      if (!(o.momentum >= 0 && o.momentum <= 1)) {
+        return BadOption("SGD momentum", o.momentum, "in [0, 1]");
+      }
+      return absl::OkStatus();
+    }
+    case Optimizer::Kind::kNone:
+      break;
+  }
+  return absl::InvalidArgumentError(
+      "no optimizer (use optimizers::Adam() or SGD())");
+}
+
+absl::Status CheckFits(DataType dtype, const TensorShape& shape, int64_t copies,
+                       const std::string& what) {
+  absl::Status valid = TensorShape::Validate(shape.dim_sizes(), false);
+  if (!valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", valid.message()));
+  }
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(shape.num_elements(), DataTypeSize(dtype),
+                             &bytes) ||
+      __builtin_mul_overflow(bytes, copies, &bytes)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", copies, " x ", DataTypeString(dtype), " ",
+                     shape.DebugString(), " is too many bytes to count"));
+  }
+  const int64_t memory = PhysicalMemoryBytes();
+  if (memory > 0 && bytes > memory) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        what, ": ", copies, " x ", DataTypeString(dtype), " ",
+        shape.DebugString(), " needs ", bytes,
+        " bytes, more than this machine's ", memory, " bytes of memory"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Tensor> NewTensor(DataType dtype, const TensorShape& shape,
+                                 bool zero, const std::string& what) {
+  GG_RETURN_IF_ERROR(CheckFits(dtype, shape, 1, what));
+  absl::StatusOr<Tensor> t =
+      zero ? Tensor::Zeros(dtype, shape) : Tensor::Uninitialized(dtype, shape);
+  if (!t.ok()) {
+    return absl::Status(t.status().code(),
+                        absl::StrCat(what, ": ", t.status().message()));
+  }
+  return t;
+}
+
 namespace {
 
 // Keras' backend epsilon, used to clip probabilities before a log.
@@ -266,7 +370,9 @@ absl::StatusOr<Output> BuildUpdates(const Optimizer& optimizer,
           ops::ReadVariableOp(b2_power, {.name = s + "/beta_2_power/Read"}));
       for (size_t i = 0; i < variables.size(); ++i) {
         const std::string base = s + "/" + SlotBase(variables[i]);
-        Tensor zeros = Tensor::Zeros(DT_FLOAT, shapes[i]).value();
+        GG_ASSIGN_OR_RETURN(
+            Tensor zeros,
+            NewTensor(DT_FLOAT, shapes[i], /*zero=*/true, base + "/m and /v"));
         GG_ASSIGN_OR_RETURN(Output m,
                             SlotVariable(g, base + "/m", zeros, session));
         GG_ASSIGN_OR_RETURN(Output v,
@@ -330,9 +436,10 @@ absl::StatusOr<Output> BuildUpdates(const Optimizer& optimizer,
       for (size_t i = 0; i < variables.size(); ++i) {
         const std::string base = s + "/" + SlotBase(variables[i]);
         GG_ASSIGN_OR_RETURN(
-            Output velocity,
-            SlotVariable(g, base + "/momentum",
-                         Tensor::Zeros(DT_FLOAT, shapes[i]).value(), session));
+            Tensor zeros,
+            NewTensor(DT_FLOAT, shapes[i], /*zero=*/true, base + "/momentum"));
+        GG_ASSIGN_OR_RETURN(Output velocity, SlotVariable(g, base + "/momentum",
+                                                          zeros, session));
         GG_ASSIGN_OR_RETURN(
             Output vel,
             ops::ReadVariableOp(velocity, {.name = base + "/momentum/Read",

@@ -38,6 +38,26 @@ absl::StatusOr<LossNodes> BuildLoss(const Loss& loss, const LossInputs& in,
                                     const std::string& scope,
                                     bool with_accuracy);
 
+// Refuses optimizer options that can only make NaN or infinite weights,
+// naming the option and its value. Adam: learning_rate finite and >= 0,
+// beta_1 and beta_2 in [0, 1), epsilon finite and > 0. SGD: learning_rate
+// finite and >= 0, momentum in [0, 1].
+absl::Status CheckOptimizer(const Optimizer& optimizer);
+
+// Checks, before anything is allocated, that `copies` tensors of `dtype`
+// and `shape` can be made for `what` (named in the status):
+// InvalidArgument when the shape is invalid or its byte count overflows,
+// ResourceExhausted when they need more bytes than this machine's physical
+// memory.
+absl::Status CheckFits(DataType dtype, const TensorShape& shape, int64_t copies,
+                       const std::string& what);
+
+// A new tensor for `what` after CheckFits, zeroed when `zero` (otherwise
+// its elements are unspecified and the caller writes every one); a failed
+// allocation is ResourceExhausted.
+absl::StatusOr<Tensor> NewTensor(DataType dtype, const TensorShape& shape,
+                                 bool zero, const std::string& what);
+
 // The optimizer's updates of `variables` (VarHandleOp outputs) from
 // `grads`, run after `after` (the loss and metrics), and one NoOp that
 // stands for the whole step. Initialises the optimizer's own variables with

@@ -1,11 +1,18 @@
 #include "models/sequential.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <memory>
 #include <random>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "models/callbacks.h"
 #include "models/layers.h"
 #include "models/losses.h"
 #include "models/optimizers.h"
@@ -59,6 +66,12 @@ class SequentialTest : public ::testing::Test {
                            .metrics = {"accuracy"}})
                     .ok());
     return m;
+  }
+  // Input(10) -> Dense(3), not compiled.
+  Sequential Linear() {
+    return Sequential::Create({layers::Input({10}), layers::Dense(3)},
+                              {.graph = &g_})
+        .value();
   }
   Graph g_;
 };
@@ -461,6 +474,407 @@ TEST_F(BadInputTest, CompileWithoutOptimizerOrLossIsRefused) {
                           .metrics = {"f1"}})
                    .ok());
   EXPECT_FALSE(m.compiled());
+}
+
+// --- sizes: a status, never an abort (and nothing huge is allocated) ---
+
+bool Mentions(const absl::Status& s, const std::string& text) {
+  return s.message().find(text) != std::string::npos;
+}
+
+TEST_F(BadInputTest, CreateWithAKernelLargerThanMemoryIsRefused) {
+  g_.Collect();
+  const int64_t nodes = g_.num_nodes();
+  // A [256, 2^31] float kernel: 2 TiB, checked before any allocation.
+  absl::StatusOr<Sequential> m = Sequential::Create(
+      {layers::Input({256}), layers::Dense(int64_t{1} << 31)}, {.graph = &g_});
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(Mentions(m.status(), "layer 1")) << m.status();
+  EXPECT_EQ(g_.num_nodes(), nodes);
+}
+
+TEST_F(BadInputTest, CreateWithAKernelTooLargeToCountIsRefused) {
+  // [1024, 2^31]: 2^41 elements, past what a tensor may hold.
+  absl::StatusOr<Sequential> m = Sequential::Create(
+      {layers::Input({1024}), layers::Dense(int64_t{1} << 31)}, {.graph = &g_});
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Mentions(m.status(), "layer 1")) << m.status();
+}
+
+// The status of predicting with a Dense(2^21) model on `samples` samples
+// of one feature: a [samples, 2^21] result.
+absl::Status PredictWide(Graph& g, int64_t samples) {
+  Sequential m =
+      Sequential::Create({layers::Input({1}), layers::Dense(int64_t{1} << 21)},
+                         {.graph = &g})
+          .value();
+  return m.Predict(Tensor::Zeros(DT_FLOAT, {samples, 1}).value()).status();
+}
+
+TEST_F(BadInputTest, PredictOfAResultTooLargeToCountIsRefused) {
+  // [2^20, 2^21] predictions: 2^41 elements.
+  absl::Status s = PredictWide(g_, int64_t{1} << 20);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Mentions(s, "Predict")) << s;
+}
+
+TEST_F(BadInputTest, PredictOfAResultLargerThanMemoryIsRefused) {
+  // [2^18, 2^21] float predictions: 2 TiB.
+  absl::Status s = PredictWide(g_, int64_t{1} << 18);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(Mentions(s, "Predict")) << s;
+}
+
+// --- calls from a callback during the model's own Fit ---
+
+// Calls `call` with the model at the end of every batch and epoch, keeping
+// the statuses.
+struct CallsTheModel : Callback {
+  CallsTheModel(Sequential model, std::function<absl::Status(Sequential&)> call)
+      : model(std::move(model)), call(std::move(call)) {}
+  absl::Status OnBatchEnd(int64_t, const Logs&) override {
+    statuses.push_back(call(model));
+    return absl::OkStatus();
+  }
+  absl::Status OnEpochEnd(int, const Logs&) override {
+    statuses.push_back(call(model));
+    return absl::OkStatus();
+  }
+  Sequential model;
+  std::function<absl::Status(Sequential&)> call;
+  std::vector<absl::Status> statuses;
+};
+
+TEST_F(SequentialTest, CompileDuringItsOwnFitIsRefused) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(64, 10, 3, 1);
+  auto recompile = std::make_shared<CallsTheModel>(m, [](Sequential& model) {
+    return model.Compile(
+        {.optimizer = optimizers::SGD(), .loss = losses::MeanSquaredError()});
+  });
+  absl::StatusOr<History> h =
+      m.Fit(x, y, {.epochs = 2, .verbose = 0, .callbacks = {recompile}});
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_EQ(h->values("loss").size(), 2u);
+  ASSERT_EQ(recompile->statuses.size(), 6u);  // 2 batches + 1 epoch end, x2
+  for (const absl::Status& s : recompile->statuses) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+    EXPECT_TRUE(Mentions(s, "own Fit")) << s;
+  }
+  // Still compiled for integer labels: the refused Compile changed nothing.
+  EXPECT_TRUE(m.Evaluate(x, y).ok());
+}
+
+TEST_F(SequentialTest, FitDuringItsOwnFitIsRefused) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(32, 10, 3, 1);
+  auto refit =
+      std::make_shared<CallsTheModel>(m, [x = x, y = y](Sequential& model) {
+        return model.Fit(x, y, {.verbose = 0}).status();
+      });
+  ASSERT_TRUE(m.Fit(x, y, {.verbose = 0, .callbacks = {refit}}).ok());
+  ASSERT_FALSE(refit->statuses.empty());
+  for (const absl::Status& s : refit->statuses) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  }
+}
+
+TEST_F(SequentialTest, EvaluatePredictAndGetWeightsWorkDuringItsOwnFit) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(64, 10, 3, 1);
+  auto use = std::make_shared<CallsTheModel>(
+      m, [x = x, y = y](Sequential& model) -> absl::Status {
+        auto logs = model.Evaluate(x, y);
+        if (!logs.ok()) return logs.status();
+        absl::StatusOr<Tensor> p = model.Predict(x);
+        if (!p.ok()) return p.status();
+        if (p->shape() != TensorShape{64, 3}) {
+          return absl::InternalError("wrong prediction shape");
+        }
+        if (model.GetWeights().size() != 4 || logs->count("loss") == 0) {
+          return absl::InternalError("weights or loss missing");
+        }
+        return absl::OkStatus();
+      });
+  ASSERT_TRUE(m.Fit(x, y, {.verbose = 0, .callbacks = {use}}).ok());
+  ASSERT_EQ(use->statuses.size(), 3u);
+  for (const absl::Status& s : use->statuses) EXPECT_TRUE(s.ok()) << s;
+}
+
+TEST_F(SequentialTest, SetWeightsDuringItsOwnFitTakesEffect) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(64, 10, 3, 1);
+  std::vector<Tensor> start = m.GetWeights();
+  std::vector<Tensor> seen_after_set;
+  auto reset = std::make_shared<CallsTheModel>(m, [&](Sequential& model) {
+    absl::Status s = model.SetWeights(start);
+    seen_after_set = model.GetWeights();
+    return s;
+  });
+  ASSERT_TRUE(m.Fit(x, y, {.verbose = 0, .callbacks = {reset}}).ok());
+  for (const absl::Status& s : reset->statuses) EXPECT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(SameWeights(seen_after_set, start));
+  EXPECT_TRUE(SameWeights(m.GetWeights(), start));  // set after the last step
+}
+
+TEST_F(SequentialTest, ACallFromAnotherThreadWaitsForTheFitToEnd) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(64, 10, 3, 1);
+  std::atomic<bool> fit_over{false};
+  std::atomic<bool> compiled_after_fit{false};
+  std::thread other;
+  struct StartOther : Callback {
+    std::function<void()> start;
+    absl::Status OnBatchEnd(int64_t batch, const Logs&) override {
+      if (batch == 0) start();
+      return absl::OkStatus();
+    }
+    absl::Status OnTrainEnd(const Logs&) override {
+      over->store(true);
+      return absl::OkStatus();
+    }
+    std::atomic<bool>* over = nullptr;
+  };
+  auto cb = std::make_shared<StartOther>();
+  cb->over = &fit_over;
+  cb->start = [&] {
+    other = std::thread([&, model = m]() mutable {
+      absl::Status s = model.Compile(
+          {.optimizer = optimizers::SGD(), .loss = losses::MeanSquaredError()});
+      compiled_after_fit = s.ok() && fit_over.load();
+    });
+  };
+  ASSERT_TRUE(m.Fit(x, y, {.verbose = 0, .callbacks = {cb}}).ok());
+  other.join();
+  EXPECT_TRUE(compiled_after_fit);
+}
+
+// --- moved-from models ---
+
+TEST_F(SequentialTest, EveryStatusMethodOfAMovedFromModelIsRefused) {
+  Sequential m = Mlp();
+  Sequential taken = std::move(m);
+  auto [x, y] = RandomData(8, 10, 3, 1);
+  const absl::Status statuses[] = {
+      m.Compile({.optimizer = optimizers::Adam(),
+                 .loss = losses::SparseCategoricalCrossentropy()}),
+      m.Fit(x, y, {.verbose = 0}).status(),
+      m.Evaluate(x, y).status(),
+      m.Predict(x).status(),
+      m.SetWeights(taken.GetWeights()),
+  };
+  for (const absl::Status& s : statuses) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+    EXPECT_TRUE(Mentions(s, "moved from")) << s;
+  }
+  EXPECT_TRUE(taken.Predict(x).ok());  // the model itself lives on
+}
+
+TEST_F(SequentialTest, AccessorsOfAMovedFromModelAreEmpty) {
+  Sequential m = Mlp();
+  Sequential taken = std::move(m);
+  EXPECT_EQ(m.name(), "");
+  EXPECT_TRUE(m.layers().empty());
+  EXPECT_TRUE(m.GetWeights().empty());
+  EXPECT_TRUE(m.GraphRoots().empty());
+  EXPECT_FALSE(m.compiled());
+  EXPECT_EQ(taken.name(), "sequential");
+}
+
+using SequentialDeathTest = SequentialTest;
+
+TEST_F(SequentialDeathTest, GraphOfAMovedFromModelStopsWithAMessage) {
+  Sequential m = Mlp();
+  Sequential taken = std::move(m);
+  EXPECT_DEATH(m.graph(), "graph\\(\\) called on a moved-from model");
+}
+
+// --- every building or running entry is a safe point ---
+
+class SafePointTest : public SequentialTest {
+ protected:
+  Sequential Plain() {
+    return Sequential::Create(
+               {layers::Input({10}), layers::Dense(16, {.activation = "relu"}),
+                layers::Dense(3, {.activation = "softmax"})},
+               {.graph = &g_})
+        .value();
+  }
+  // Runs `make` (which builds a model and drops it) `times` times and
+  // returns the most live nodes seen, relative to the start.
+  int64_t PeakGrowth(int times, const std::function<void()>& make) {
+    g_.Collect();
+    const int64_t before = g_.num_nodes();
+    int64_t peak = 0;
+    for (int i = 0; i < times; ++i) {
+      make();
+      peak = std::max(peak, g_.num_nodes() - before);
+    }
+    return peak;
+  }
+  // The nodes one model made by `make` leaves alive.
+  int64_t NodesOfOne(const std::function<Sequential()>& make) {
+    g_.Collect();
+    const int64_t before = g_.num_nodes();
+    Sequential kept = make();
+    g_.Collect();
+    return g_.num_nodes() - before;
+  }
+};
+
+TEST_F(SafePointTest, CreatingAndDroppingModelsIsCollected) {
+  const int64_t one = NodesOfOne([&] { return Plain(); });
+  ASSERT_GT(one, 0);
+  const int64_t peak = PeakGrowth(2000, [&] { Sequential m = Plain(); });
+  EXPECT_LE(peak, 20 * one) << "one model: " << one << " nodes";
+  EXPECT_GT(g_.gc_stats().collections, 0);
+}
+
+TEST_F(SafePointTest, CompilingAndDroppingModelsIsCollected) {
+  auto compiled = [&] {
+    Sequential m = Plain();
+    EXPECT_TRUE(m.Compile({.optimizer = optimizers::Adam(),
+                           .loss = losses::SparseCategoricalCrossentropy()})
+                    .ok());
+    return m;
+  };
+  const int64_t one = NodesOfOne(compiled);
+  const int64_t peak = PeakGrowth(300, [&] { compiled(); });
+  EXPECT_LE(peak, 20 * one) << "one model: " << one << " nodes";
+}
+
+TEST_F(SafePointTest, PredictingWithAndDroppingModelsIsCollected) {
+  auto [x, y] = RandomData(4, 10, 3, 1);
+  const int64_t one = NodesOfOne([&] { return Plain(); });
+  const int64_t peak = PeakGrowth(1000, [&, x = x] {
+    Sequential m = Plain();
+    EXPECT_TRUE(m.Predict(x).ok());
+  });
+  EXPECT_LE(peak, 20 * one) << "one model: " << one << " nodes";
+}
+
+// --- empty data ---
+
+TEST_F(BadInputTest, EvaluateOnNoSamplesIsRefused) {
+  auto [x, y] = RandomData(0, 10, 3, 1);
+  absl::StatusOr<std::map<std::string, float>> r = model_.Evaluate(x, y);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Mentions(r.status(), "no samples")) << r.status();
+}
+
+TEST_F(BadInputTest, FitOnNoSamplesIsRefused) {
+  auto [x, y] = RandomData(0, 10, 3, 1);
+  absl::StatusOr<History> h = model_.Fit(x, y, {.verbose = 0});
+  EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Mentions(h.status(), "no samples")) << h.status();
+  ExpectUnchanged();
+}
+
+TEST_F(BadInputTest, FitWithEmptyValidationDataIsRefused) {
+  auto [vx, vy] = RandomData(0, 10, 3, 2);
+  absl::StatusOr<History> h = model_.Fit(
+      x_, y_, {.verbose = 0, .validation_data = std::make_pair(vx, vy)});
+  EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Mentions(h.status(), "validation_data")) << h.status();
+  ExpectUnchanged();  // refused before the first step
+}
+
+TEST_F(SequentialTest, PredictOnNoSamplesGivesAnEmptyResult) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(0, 10, 3, 1);
+  absl::StatusOr<Tensor> p = m.Predict(x);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->shape(), (TensorShape{0, 3}));
+}
+
+// --- optimizer options that can only make NaN weights ---
+
+// Compile with `optimizer` is refused naming `option`, and changes nothing.
+void ExpectRefused(Sequential& m, const Optimizer& optimizer,
+                   const std::string& option) {
+  absl::Status s = m.Compile({.optimizer = optimizer,
+                              .loss = losses::SparseCategoricalCrossentropy()});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(Mentions(s, option)) << option << ": " << s;
+  EXPECT_FALSE(m.compiled());
+}
+
+TEST_F(SequentialTest, CompileRefusesAdamOptionsThatMakeNanWeights) {
+  Sequential m = Linear();
+  const float nan = std::nanf(""), inf = INFINITY;
+  ExpectRefused(m, optimizers::Adam({.learning_rate = nan}),
+                "learning_rate must be finite and >= 0, got nan");
+  ExpectRefused(m, optimizers::Adam({.learning_rate = inf}),
+                "learning_rate must be finite and >= 0, got inf");
+  ExpectRefused(m, optimizers::Adam({.learning_rate = -0.5f}),
+                "learning_rate must be finite and >= 0, got -0.5");
+  ExpectRefused(m, optimizers::Adam({.beta_1 = 1.f}),
+                "beta_1 must be in [0, 1), got 1");
+  ExpectRefused(m, optimizers::Adam({.beta_1 = -0.1f}), "beta_1");
+  ExpectRefused(m, optimizers::Adam({.beta_2 = 1.f}),
+                "beta_2 must be in [0, 1), got 1");
+  ExpectRefused(m, optimizers::Adam({.beta_2 = nan}), "beta_2");
+  ExpectRefused(m, optimizers::Adam({.epsilon = 0.f}),
+                "epsilon must be finite and > 0, got 0");
+  ExpectRefused(m, optimizers::Adam({.epsilon = inf}), "epsilon");
+  EXPECT_TRUE(m.Compile({.optimizer = optimizers::Adam({.learning_rate = 0.f}),
+                         .loss = losses::SparseCategoricalCrossentropy()})
+                  .ok());
+}
+
+TEST_F(SequentialTest, CompileRefusesSgdOptionsThatMakeNanWeights) {
+  Sequential m = Linear();
+  const float nan = std::nanf(""), inf = INFINITY;
+  ExpectRefused(m, optimizers::SGD({.learning_rate = nan}),
+                "SGD learning_rate must be finite and >= 0, got nan");
+  ExpectRefused(m, optimizers::SGD({.learning_rate = -inf}),
+                "learning_rate must be finite and >= 0, got -inf");
+  ExpectRefused(m, optimizers::SGD({.momentum = 1.5f}),
+                "momentum must be in [0, 1], got 1.5");
+  ExpectRefused(m, optimizers::SGD({.momentum = nan}), "momentum");
+  ExpectRefused(m, optimizers::SGD({.momentum = -0.25f}), "momentum");
+  EXPECT_TRUE(m.Compile({.optimizer = optimizers::SGD({.momentum = 1.f}),
+                         .loss = losses::SparseCategoricalCrossentropy()})
+                  .ok());
+}
+
+// --- weights never share a buffer with the caller ---
+
+TEST_F(SequentialTest, EditingAGetWeightsTensorDoesNotChangeTheModel) {
+  Sequential m = Mlp();
+  std::vector<Tensor> w = m.GetWeights();
+  const std::vector<Tensor> before = m.GetWeights();
+  for (float& v : w[0].mutable_data<float>()) v = 42.f;
+  EXPECT_TRUE(SameWeights(m.GetWeights(), before));
+}
+
+TEST_F(SequentialTest, TrainingDoesNotChangeTensorsGetWeightsReturned) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(64, 10, 3, 1);
+  std::vector<Tensor> held = m.GetWeights();
+  std::vector<std::vector<float>> values;
+  for (const Tensor& t : held) {
+    values.emplace_back(t.data<float>().begin(), t.data<float>().end());
+  }
+  ASSERT_TRUE(m.Fit(x, y, {.epochs = 2, .verbose = 0}).ok());
+  ASSERT_FALSE(SameWeights(m.GetWeights(), held));  // training moved them
+  for (size_t i = 0; i < held.size(); ++i) {
+    EXPECT_TRUE(std::equal(values[i].begin(), values[i].end(),
+                           held[i].data<float>().begin()))
+        << "weight " << i;
+  }
+}
+
+TEST_F(SequentialTest, EditingATensorGivenToSetWeightsDoesNotChangeTheModel) {
+  Sequential m = Mlp();
+  std::vector<Tensor> mine;
+  for (const Tensor& t : m.GetWeights()) {
+    mine.push_back(Tensor::Zeros(DT_FLOAT, t.shape()).value());
+  }
+  ASSERT_TRUE(m.SetWeights(mine).ok());
+  const std::vector<Tensor> set = m.GetWeights();
+  for (float& v : mine[0].mutable_data<float>()) v = 42.f;
+  EXPECT_TRUE(SameWeights(m.GetWeights(), set));
 }
 
 }  // namespace
