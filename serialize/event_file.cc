@@ -95,7 +95,7 @@ absl::StatusOr<std::unique_ptr<EventFileWriter>> EventFileWriter::Create(
     std::string path = absl::StrCat(prefix, g_next_file_number++, ".v2");
     absl::StatusOr<std::unique_ptr<RecordSink>> sink =
         OpenFileSink(path, FileSinkMode::kExclusive);
-    if (sink.ok()) return Start(std::move(path), std::move(sink).value());
+    if (sink.ok()) return Start(std::move(path), *std::move(sink));
     last = sink.status();
     if (!absl::IsAlreadyExists(last)) break;
   }
@@ -107,7 +107,7 @@ absl::StatusOr<std::unique_ptr<EventFileWriter>>
 EventFileWriter::CreateAtPathForTesting(const std::string& path) {
   absl::StatusOr<std::unique_ptr<RecordSink>> sink = OpenFileSink(path);
   if (!sink.ok()) return sink.status();
-  return Start(path, std::move(sink).value());
+  return Start(path, *std::move(sink));
 }
 
 absl::Status EventFileWriter::WriteEvent(const tensorflow::Event& event) {
@@ -174,7 +174,7 @@ absl::StatusOr<std::unique_ptr<EventFileReader>> EventFileReader::Open(
       TFRecordReader::Open(path);
   if (!records.ok()) return records.status();
   return std::unique_ptr<EventFileReader>(
-      new EventFileReader(std::move(records).value()));
+      new EventFileReader(*std::move(records)));
 }
 
 absl::StatusOr<std::optional<tensorflow::Event>> EventFileReader::Next() {

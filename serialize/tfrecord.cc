@@ -124,7 +124,7 @@ absl::StatusOr<std::unique_ptr<TFRecordWriter>> TFRecordWriter::Open(
     const std::string& path) {
   absl::StatusOr<std::unique_ptr<RecordSink>> sink = OpenFileSink(path);
   if (!sink.ok()) return sink.status();
-  return std::make_unique<TFRecordWriter>(std::move(sink).value());
+  return std::make_unique<TFRecordWriter>(*std::move(sink));
 }
 
 absl::Status TFRecordWriter::Write(std::string_view data) {
