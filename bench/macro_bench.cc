@@ -46,7 +46,9 @@ void BM_ConsecutiveSeedModels(benchmark::State& state) {
   const int models = std::max(11, absl::GetFlag(FLAGS_models));
   const bool tensorboard = absl::GetFlag(FLAGS_tensorboard);
   Graph& g = Graph::Default();
-  auto [x, y] = seed::Data();
+  absl::StatusOr<std::pair<Tensor, Tensor>> data = seed::Data();
+  if (!data.ok()) std::abort();
+  auto [x, y] = *std::move(data);
   std::string logdir;
   if (tensorboard) {
     std::string templ =

@@ -33,7 +33,9 @@ Sequential SeedModel(Graph& g) {
 
 void BM_SeedFit(benchmark::State& state) {
   Graph g;
-  auto [x, y] = seed::Data();
+  absl::StatusOr<std::pair<Tensor, Tensor>> data = seed::Data();
+  if (!data.ok()) std::abort();
+  auto [x, y] = *std::move(data);
   std::vector<Sequential> alive;
   for (int64_t i = 0; i < state.range(0); ++i) {
     alive.push_back(SeedModel(g));
@@ -58,7 +60,9 @@ void BM_SeedFit(benchmark::State& state) {
 void BM_SeedFitModel200VsModel1(benchmark::State& state) {
   Graph first_graph;
   Graph busy_graph;
-  auto [x, y] = seed::Data();
+  absl::StatusOr<std::pair<Tensor, Tensor>> data = seed::Data();
+  if (!data.ok()) std::abort();
+  auto [x, y] = *std::move(data);
   std::vector<Sequential> alive;
   for (int i = 0; i < 199; ++i) {
     alive.push_back(SeedModel(busy_graph));

@@ -103,11 +103,12 @@ void RegisterLeaves(OpRegistry& r) {
 
 // --- Reshape ---
 
-// Resolves one -1 in `target` for `n` elements (n < 0: unknown).
+// Resolves one -1 in `target` for `n` elements (n < 0: unknown). A target
+// whose known dimensions hold more than kMaxTensorElements elements (or
+// whose product wraps int64) is InvalidArgument "too many elements".
 absl::StatusOr<TensorShape> ResolveReshape(const TensorShape& target, int64_t n,
                                            bool at_runtime) {
   int unknown = -1;
-  int64_t known = 1;
   for (int i = 0; i < target.dims(); ++i) {
     if (target[i] == -1) {
       if (unknown >= 0 && at_runtime) {
@@ -118,10 +119,15 @@ absl::StatusOr<TensorShape> ResolveReshape(const TensorShape& target, int64_t n,
     } else if (target[i] < 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "shape ", target.DebugString(), " has a negative dimension"));
-    } else {
-      known *= target[i];
     }
   }
+  GG_RETURN_IF_ERROR(
+      TensorShape::Validate(target.dim_sizes(), /*allow_unknown=*/true));
+  TensorShape known_dims;
+  for (int64_t d : target.dim_sizes()) {
+    if (d >= 0) known_dims.AddDim(d);
+  }
+  GG_ASSIGN_OR_RETURN(const int64_t known, known_dims.CheckedNumElements());
   TensorShape out = target;
   if (n < 0) return out;
   bool single_unknown = true;
@@ -206,12 +212,6 @@ absl::StatusOr<std::vector<std::optional<Output>>> ReshapeGrad(
 
 // --- Shape, Size ---
 
-template <typename T>
-Tensor VectorOf(absl::Span<const int64_t> v) {
-  std::vector<T> data(v.begin(), v.end());
-  return Tensor::FromData<T>({static_cast<int64_t>(v.size())}, data).value();
-}
-
 // Marks an op whose outputs depend only on its inputs' shapes and dtypes
 // (OpDef::shape_only).
 RegisteredOp ShapeOnly(RegisteredOp op) {
@@ -238,8 +238,10 @@ void RegisterShapeOps(OpRegistry& r) {
                return [wide](OpKernelContext& ctx) {
                  absl::Span<const int64_t> dims =
                      ctx.input(0).shape().dim_sizes();
-                 ctx.set_output(0, wide ? VectorOf<int64_t>(dims)
-                                        : VectorOf<int32_t>(dims));
+                 GG_ASSIGN_OR_RETURN(
+                     Tensor shape, wide ? op_util::VectorTensor<int64_t>(dims)
+                                        : op_util::VectorTensor<int32_t>(dims));
+                 ctx.set_output(0, std::move(shape));
                  return absl::OkStatus();
                };
              })));
@@ -525,12 +527,12 @@ absl::Status BroadcastGradientArgsKernel(OpKernelContext& ctx) {
     if (da == -1 || (da == 1 && (*out)[i] != 1)) r0.push_back(i);
     if (db == -1 || (db == 1 && (*out)[i] != 1)) r1.push_back(i);
   }
-  ctx.set_output(
-      0,
-      Tensor::FromData<int32_t>({static_cast<int64_t>(r0.size())}, r0).value());
-  ctx.set_output(
-      1,
-      Tensor::FromData<int32_t>({static_cast<int64_t>(r1.size())}, r1).value());
+  GG_ASSIGN_OR_RETURN(
+      Tensor t0, op_util::VectorTensor<int32_t>(absl::Span<const int32_t>(r0)));
+  GG_ASSIGN_OR_RETURN(
+      Tensor t1, op_util::VectorTensor<int32_t>(absl::Span<const int32_t>(r1)));
+  ctx.set_output(0, std::move(t0));
+  ctx.set_output(1, std::move(t1));
   return absl::OkStatus();
 }
 

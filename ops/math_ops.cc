@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "Eigen/Core"
+#include "absl/strings/str_join.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 #include "ops/small_gemm.h"
@@ -149,8 +150,8 @@ absl::Status BinaryKernel(OpKernelContext& ctx, F f) {
           f(Arr::Constant(inner, xp[r]), ConstRow(yp + r * inner, inner));
     }
   } else {
-    Tensor xb = op_util::BroadcastTo<T>(x, *shape);
-    Tensor yb = op_util::BroadcastTo<T>(y, *shape);
+    GG_ASSIGN_OR_RETURN(Tensor xb, op_util::BroadcastTo<T>(x, *shape));
+    GG_ASSIGN_OR_RETURN(Tensor yb, op_util::BroadcastTo<T>(y, *shape));
     out->mutable_flat<Out>() = f(xb.flat<T>(), yb.flat<T>());
   }
   return absl::OkStatus();
@@ -626,12 +627,18 @@ absl::StatusOr<Grads> MatMulGrad(const GradContext& ctx) {
 
 // --- Sum, Mean ---
 
-// Which axes of a rank-`rank` tensor `axes` names (duplicates allowed).
+// Which axes of a rank-`rank` tensor `axes` names. As TensorFlow, an axis
+// named twice (1 and 1, or 1 and -1 of a rank-2 tensor) is InvalidArgument.
 absl::StatusOr<std::vector<bool>> ReducedAxes(absl::Span<const int64_t> axes,
                                               int rank) {
   std::vector<bool> reduced(rank, false);
   for (int64_t a : axes) {
     GG_ASSIGN_OR_RETURN(int d, op_util::NormaliseAxis(a, rank));
+    if (reduced[d]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("reduction axes [", absl::StrJoin(axes, ","),
+                       "] name dimension ", d, " more than once"));
+    }
     reduced[d] = true;
   }
   return reduced;
@@ -826,17 +833,20 @@ absl::StatusOr<Grads> ReduceGrad(const GradContext& ctx, bool mean) {
         inv[d] = 1 - mask[d];
       }
       Graph& graph = *x.graph();
-      const int64_t r = xs.dims();
       GG_ASSIGN_OR_RETURN(Output sx,
                           ops::Shape(x, {.name = GradName(ctx, "Shape")}));
       GG_ASSIGN_OR_RETURN(
-          Output m,
-          ops::Const(graph, Tensor::FromData<int32_t>({r}, mask).value(),
-                     {.name = GradName(ctx, "mask")}));
+          Tensor mask_value,
+          op_util::VectorTensor<int32_t>(absl::Span<const int32_t>(mask)));
       GG_ASSIGN_OR_RETURN(
-          Output im,
-          ops::Const(graph, Tensor::FromData<int32_t>({r}, inv).value(),
-                     {.name = GradName(ctx, "inverse_mask")}));
+          Tensor inv_value,
+          op_util::VectorTensor<int32_t>(absl::Span<const int32_t>(inv)));
+      GG_ASSIGN_OR_RETURN(Output m,
+                          ops::Const(graph, std::move(mask_value),
+                                     {.name = GradName(ctx, "mask")}));
+      GG_ASSIGN_OR_RETURN(Output im,
+                          ops::Const(graph, std::move(inv_value),
+                                     {.name = GradName(ctx, "inverse_mask")}));
       GG_ASSIGN_OR_RETURN(
           Output sm, ops::Mul(sx, m, {.name = GradName(ctx, "Mul_shape")}));
       GG_ASSIGN_OR_RETURN(
@@ -853,9 +863,8 @@ absl::StatusOr<Grads> ReduceGrad(const GradContext& ctx, bool mean) {
     int64_t count = 1;
     bool known = true;
     for (int d = 0; d < xs.dims(); ++d) {
-      if (!reduced[d]) continue;
-      if (xs[d] < 0) known = false;
-      count *= xs[d];
+      // An unknown dimension fails the check as well.
+      if (reduced[d] && !MultiplySizes(count, xs[d], &count)) known = false;
     }
     Output divisor;
     if (known) {

@@ -145,7 +145,7 @@ std::optional<Tensor> ConstValueOf(const Output& out) {
 absl::StatusOr<Tensor> NewOutput(const OpKernelContext& ctx, DataType dtype,
                                  const TensorShape& shape) {
   absl::StatusOr<Tensor> t = Tensor::Zeros(dtype, shape);
-  if (!t.ok()) return ctx.InvalidArgument(t.status().message());
+  if (!t.ok()) return ctx.Error(t.status());
   return t;
 }
 
@@ -153,7 +153,7 @@ absl::StatusOr<Tensor> NewUninitializedOutput(const OpKernelContext& ctx,
                                               DataType dtype,
                                               const TensorShape& shape) {
   absl::StatusOr<Tensor> t = Tensor::Uninitialized(dtype, shape);
-  if (!t.ok()) return ctx.InvalidArgument(t.status().message());
+  if (!t.ok()) return ctx.Error(t.status());
   return t;
 }
 

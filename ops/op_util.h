@@ -91,7 +91,8 @@ std::optional<Tensor> ConstValueOf(const Output& out);
 // --- kernels ---
 
 // Output `i` of the kernel's node: a fresh zero tensor (InvalidArgument
-// naming the node when the shape is invalid).
+// naming the node when the shape is invalid, ResourceExhausted when memory
+// is).
 absl::StatusOr<Tensor> NewOutput(const OpKernelContext& ctx, DataType dtype,
                                  const TensorShape& shape);
 
@@ -101,9 +102,19 @@ absl::StatusOr<Tensor> NewUninitializedOutput(const OpKernelContext& ctx,
                                               DataType dtype,
                                               const TensorShape& shape);
 
-// Broadcasts `t` (right-aligned) to `shape`, into a fresh tensor.
+// Broadcasts `t` (right-aligned) to `shape`, into a fresh tensor; fails as
+// Tensor::Uninitialized does.
 template <typename T>
-Tensor BroadcastTo(const Tensor& t, const TensorShape& shape);
+absl::StatusOr<Tensor> BroadcastTo(const Tensor& t, const TensorShape& shape);
+
+// A vector tensor of `values` as T (int32 or int64): shapes, axes,
+// permutations. Fails only when memory is exhausted (ResourceExhausted).
+template <typename T, typename V>
+absl::StatusOr<Tensor> VectorTensor(absl::Span<const V> values) {
+  std::vector<T> data(values.begin(), values.end());
+  return Tensor::FromData<T>({static_cast<int64_t>(data.size())},
+                             absl::MakeConstSpan(data));
+}
 
 // --- gradients ---
 
@@ -130,9 +141,12 @@ namespace graphgc {
 namespace op_util {
 
 template <typename T>
-Tensor BroadcastTo(const Tensor& t, const TensorShape& shape) {
+absl::StatusOr<Tensor> BroadcastTo(const Tensor& t, const TensorShape& shape) {
   // Every element is written below.
-  Tensor out = Tensor::Uninitialized(t.dtype(), shape).value();
+  absl::StatusOr<Tensor> uninitialized =
+      Tensor::Uninitialized(t.dtype(), shape);
+  if (!uninitialized.ok()) return uninitialized.status();
+  Tensor out = *std::move(uninitialized);
   const int r = shape.dims();
   const int tr = t.shape().dims();
   std::vector<int64_t> in_stride(r, 0);

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "ops/op_util.h"
 #include "ops/registry.h"
 #include "util/status_macros.h"
 
@@ -45,10 +46,10 @@ absl::StatusOr<Output> Binary(absl::string_view op, const Output& x,
                std::move(options.control_inputs));
 }
 
-Tensor ShapeTensor(const TensorShape& shape) {
-  std::vector<int32_t> dims(shape.dim_sizes().begin(), shape.dim_sizes().end());
-  return Tensor::FromData<int32_t>({static_cast<int64_t>(dims.size())}, dims)
-      .value();
+// A shape as the int32 vector TensorFlow's ops take (CheckShapeArg checked
+// that every dimension fits int32).
+absl::StatusOr<Tensor> ShapeTensor(const TensorShape& shape) {
+  return op_util::VectorTensor<int32_t>(shape.dim_sizes());
 }
 
 absl::Status CheckShapeArg(absl::string_view op, absl::string_view name,
@@ -198,7 +199,8 @@ absl::StatusOr<Output> RandomUniform(Graph& g, TensorShape shape,
                                      RandomOptions options) {
   GG_RETURN_IF_ERROR(
       CheckShapeArg("RandomUniform", options.name, shape, false));
-  return Random("RandomUniform", g, {ShapeTensor(shape)}, std::move(options));
+  GG_ASSIGN_OR_RETURN(Tensor s, ShapeTensor(shape));
+  return Random("RandomUniform", g, {std::move(s)}, std::move(options));
 }
 absl::StatusOr<Output> RandomUniform(const Output& shape,
                                      RandomOptions options) {
@@ -210,8 +212,8 @@ absl::StatusOr<Output> RandomStandardNormal(Graph& g, TensorShape shape,
                                             RandomOptions options) {
   GG_RETURN_IF_ERROR(
       CheckShapeArg("RandomStandardNormal", options.name, shape, false));
-  return Random("RandomStandardNormal", g, {ShapeTensor(shape)},
-                std::move(options));
+  GG_ASSIGN_OR_RETURN(Tensor s, ShapeTensor(shape));
+  return Random("RandomStandardNormal", g, {std::move(s)}, std::move(options));
 }
 absl::StatusOr<Output> RandomStandardNormal(const Output& shape,
                                             RandomOptions options) {
@@ -231,7 +233,8 @@ absl::StatusOr<Output> Reshape(const Output& x, TensorShape shape,
                                OpOptions options) {
   GG_RETURN_IF_ERROR(CheckShapeArg("Reshape", options.name, shape, true));
   GG_ASSIGN_OR_RETURN(Graph * g, GraphOf("Reshape", options.name, {&x}));
-  return Build(*g, "Reshape", {x, ShapeTensor(shape)}, {{"Tshape", DT_INT32}},
+  GG_ASSIGN_OR_RETURN(Tensor s, ShapeTensor(shape));
+  return Build(*g, "Reshape", {x, std::move(s)}, {{"Tshape", DT_INT32}},
                std::move(options.name), std::move(options.control_inputs));
 }
 absl::StatusOr<Output> Reshape(const Output& x, const Output& shape,
@@ -267,9 +270,8 @@ absl::StatusOr<Output> Cast(const Output& x, DataType dst, OpOptions options) {
 absl::StatusOr<Output> Transpose(const Output& x, std::vector<int32_t> perm,
                                  OpOptions options) {
   GG_ASSIGN_OR_RETURN(Graph * g, GraphOf("Transpose", options.name, {&x}));
-  Tensor p =
-      Tensor::FromData<int32_t>({static_cast<int64_t>(perm.size())}, perm)
-          .value();
+  GG_ASSIGN_OR_RETURN(Tensor p, op_util::VectorTensor<int32_t>(
+                                    absl::Span<const int32_t>(perm)));
   return Build(*g, "Transpose", {x, std::move(p)}, {{"Tperm", DT_INT32}},
                std::move(options.name), std::move(options.control_inputs));
 }
@@ -385,11 +387,18 @@ absl::StatusOr<Output> Reduce(absl::string_view op, const Output& x,
   if (options.axes.empty()) {
     for (int i = 0; i < x.shape().dims(); ++i) axes.push_back(i);
   } else {
-    for (int64_t a : options.axes) axes.push_back(static_cast<int32_t>(a));
+    for (int64_t a : options.axes) {
+      // Not narrowed: 2^32 + 1 must not become axis 1.
+      if (a < INT32_MIN || a > INT32_MAX) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            op, " '", options.name.empty() ? op : options.name, "': axis ", a,
+            " is out of range for a tensor of rank ", x.shape().dims()));
+      }
+      axes.push_back(static_cast<int32_t>(a));
+    }
   }
-  Tensor t =
-      Tensor::FromData<int32_t>({static_cast<int64_t>(axes.size())}, axes)
-          .value();
+  GG_ASSIGN_OR_RETURN(Tensor t, op_util::VectorTensor<int32_t>(
+                                    absl::Span<const int32_t>(axes)));
   return Build(*g, op, {x, std::move(t)},
                {{"keep_dims", options.keep_dims}, {"Tidx", DT_INT32}},
                std::move(options.name), std::move(options.control_inputs));

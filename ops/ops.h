@@ -45,7 +45,9 @@ struct MatMulOptions {
 };
 
 // Sum / Mean: `axes` empty reduces over every axis; negative axes count from
-// the end.
+// the end. An axis named twice (as 1 and 1, or 1 and -1 of a rank-2 input)
+// is InvalidArgument, as in TensorFlow: when the graph is built for
+// constant axes, from Session::Run for axes known only at run time.
 struct ReduceOptions {
   std::string name;
   std::vector<NodeHandle> control_inputs;
@@ -135,6 +137,10 @@ absl::StatusOr<Output> RandomStandardNormal(const Output& shape,
 // --- array ---
 absl::StatusOr<Output> Identity(const Output& x, OpOptions options = {});
 absl::StatusOr<Output> StopGradient(const Output& x, OpOptions options = {});
+// Reshape: at most one -1 in the shape, resolved from x's element count.
+// A shape whose dimensions hold more than kMaxTensorElements elements (or
+// whose product would wrap int64) is InvalidArgument "too many elements",
+// when built for a constant shape, from Session::Run for a fed one.
 absl::StatusOr<Output> Reshape(const Output& x, TensorShape shape,
                                OpOptions options = {});
 absl::StatusOr<Output> Reshape(const Output& x, const Output& shape,

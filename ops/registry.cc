@@ -254,7 +254,7 @@ absl::StatusOr<NodeHandle> BuildNode(const OpRegistry& registry, Graph& graph,
   if (op->make_resource) {
     absl::StatusOr<std::shared_ptr<NodeResource>> r = op->make_resource(attrs);
     if (!r.ok()) return error(r.status().message());
-    resource = std::move(r).value();
+    resource = *std::move(r);
   }
 
   // Every check passed: create the constant inputs, then the node.

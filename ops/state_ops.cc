@@ -113,7 +113,8 @@ absl::Status AssignUpdateKernel(OpKernelContext& ctx) {
                      v->name(), "' (", DataTypeString(old.dtype()), " ",
                      old.shape().DebugString(), ")"));
   }
-  Tensor out = Tensor::Zeros(old.dtype(), old.shape()).value();
+  GG_ASSIGN_OR_RETURN(Tensor out,
+                      op_util::NewOutput(ctx, old.dtype(), old.shape()));
   GG_RETURN_IF_ERROR(op_util::DispatchNumeric(old.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (kSign > 0) {

@@ -88,12 +88,13 @@ class OpKernelContext {
   void set_output(int i, Tensor t) { outputs_[i] = std::move(t); }
   // Output i, allocated in place with unspecified elements (TensorFlow's
   // allocate_output), for a kernel that writes every element. A shape no
-  // tensor can have is InvalidArgument naming the node.
+  // tensor can have is InvalidArgument naming the node; memory exhausted is
+  // ResourceExhausted naming the node and the bytes asked for.
   absl::StatusOr<Tensor*> allocate_output(int i, DataType dtype,
                                           const TensorShape& shape) {
     Tensor& t = outputs_[i];
     if (absl::Status s = t.Reset(dtype, shape, /*zero=*/false); !s.ok()) {
-      return InvalidArgument(s.message());
+      return Error(s);
     }
     return &t;
   }
@@ -131,8 +132,13 @@ class OpKernelContext {
   // An InvalidArgument status prefixed with the op and node name, e.g.
   // "MatMul 'dense_1/MatMul': inner dims 3 vs 4".
   absl::Status InvalidArgument(absl::string_view message) const {
-    return absl::InvalidArgumentError(
-        absl::StrCat(node_.op, " '", node_.name, "': ", message));
+    return Error(absl::InvalidArgumentError(message));
+  }
+  // `status` (not OK) with its code kept and its message prefixed as
+  // InvalidArgument's: a failed allocation stays ResourceExhausted.
+  absl::Status Error(const absl::Status& status) const {
+    return absl::Status(status.code(), absl::StrCat(node_.op, " '", node_.name,
+                                                    "': ", status.message()));
   }
 
  private:

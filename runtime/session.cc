@@ -260,8 +260,10 @@ absl::StatusOr<std::optional<OpKernelContext::Outputs>> Fold(
       const Node& producer = graph.NodeForRuntime(in.node);
       const DataType dtype = producer.output_types[in.index];
       const TensorShape& shape = producer.output_shapes[in.index];
-      if (dtype == DT_RESOURCE || !shape.IsFullyDefined() ||
-          shape.num_elements() * DataTypeSize(dtype) > kMaxFoldedBytes) {
+      int64_t stand_in_bytes = 0;  // unknown dims fail the check too
+      if (dtype == DT_RESOURCE ||
+          !MultiplySizes(shape.num_elements(), DataTypeSize(dtype),
+                         &stand_in_bytes, kMaxFoldedBytes)) {
         return std::nullopt;
       }
       GG_ASSIGN_OR_RETURN(Tensor t, Tensor::Uninitialized(dtype, shape));

@@ -52,10 +52,21 @@ bool IsTensorDataType(DataType dtype) {
 }
 
 int64_t TensorShape::num_elements() const {
-  int64_t n = 1;
+  int64_t nonzero = 1;  // the product of the non-zero dimensions
+  bool empty = false;
   for (int64_t d : dims_) {
-    if (d < 0) return -1;
-    n *= d;
+    if (d < 0 || !MultiplySizes(nonzero, d == 0 ? 1 : d, &nonzero)) return -1;
+    empty |= d == 0;
+  }
+  return empty ? 0 : nonzero;
+}
+
+absl::StatusOr<int64_t> TensorShape::CheckedNumElements() const {
+  const int64_t n = num_elements();
+  if (n < 0) {
+    absl::Status s = Validate(dims_, /*allow_unknown=*/false);
+    return s.ok() ? absl::InternalError("unreachable: a valid shape's count")
+                  : s;
   }
   return n;
 }
@@ -80,12 +91,6 @@ std::string TensorShape::DebugString() const {
                       "]");
 }
 
-namespace {
-// An element count past 2^40 is far beyond this runtime's memory and would
-// overflow byte counts; shapes that reach it are rejected.
-constexpr int64_t kMaxElements = int64_t{1} << 40;
-}  // namespace
-
 absl::Status TensorShape::Validate(absl::Span<const int64_t> dims,
                                    bool allow_unknown) {
   int64_t n = 1;
@@ -100,7 +105,7 @@ absl::Status TensorShape::Validate(absl::Span<const int64_t> dims,
     }
     // A multiplication rather than a division per dimension: every kernel
     // output's shape is validated.
-    if (__builtin_mul_overflow(n, d == 0 ? 1 : d, &n) || n > kMaxElements) {
+    if (!MultiplySizes(n, d == 0 ? 1 : d, &n)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "shape [", absl::StrJoin(dims, ","), "] has too many elements"));
     }
@@ -255,8 +260,7 @@ absl::Status Tensor::Reset(DataType dtype, const TensorShape& shape,
   bool empty = false;
   bool valid = true;
   for (const int64_t d : shape.dim_sizes()) {
-    if (d < 0 || __builtin_mul_overflow(nonzero, d == 0 ? 1 : d, &nonzero) ||
-        nonzero > kMaxElements) {
+    if (d < 0 || !MultiplySizes(nonzero, d == 0 ? 1 : d, &nonzero)) {
       valid = false;
       break;
     }
@@ -308,7 +312,13 @@ std::pair<int64_t, int64_t> Tensor::MatrixDims() const {
 }
 
 absl::StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
-  if (!shape.IsFullyDefined() || shape.num_elements() != num_elements_) {
+  if (absl::Status s = TensorShape::Validate(shape.dim_sizes(), false);
+      !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot reshape a tensor of shape ", shape_.DebugString(),
+                     ": ", s.message()));
+  }
+  if (shape.num_elements() != num_elements_) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot reshape a tensor of shape ", shape_.DebugString(), " (",
         num_elements_, " elements) to ", shape.DebugString()));

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -76,8 +77,26 @@ struct DataTypeToEnum<bool> {
   static constexpr DataType value = DT_BOOL;
 };
 
+// The most elements a tensor may hold (2^40): far beyond this runtime's
+// memory, and small enough that an element count times any dtype's size,
+// or any product of a valid shape's dimensions, fits int64 with room left.
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
+
+// MultiplySizes: `a * b` for sizes a, b >= 0 (dimensions, element counts,
+// strides, byte counts) into `*product`. Returns false, with `*product`
+// unspecified, when a or b is negative (an unknown or invalid size) or the
+// product overflows int64 or exceeds `limit`. The one overflow check
+// graphgc uses wherever it multiplies sizes.
+inline bool MultiplySizes(int64_t a, int64_t b, int64_t* product,
+                          int64_t limit = kMaxTensorElements) {
+  return a >= 0 && b >= 0 && !__builtin_mul_overflow(a, b, product) &&
+         *product <= limit;
+}
+
 // TensorShape: a list of dimension sizes; -1 marks an unknown dimension.
-// A default-constructed shape is a scalar (rank 0).
+// A default-constructed shape is a scalar (rank 0). A shape is valid
+// (Validate) when its known dimensions are >= 0 and the product of its
+// non-zero known dimensions is at most kMaxTensorElements.
 class TensorShape {
  public:
   TensorShape() = default;
@@ -92,8 +111,15 @@ class TensorShape {
   int64_t dim_size(int i) const { return dims_[i]; }
   absl::Span<const int64_t> dim_sizes() const { return dims_; }
 
-  // Product of the dimensions; -1 when any dimension is unknown.
+  // Product of the dimensions; -1 when any dimension is unknown, and also
+  // -1 for a shape that is not valid (a negative dimension, or more than
+  // kMaxTensorElements elements, where the product could wrap): never a
+  // wrapped count. CheckedNumElements() says why.
   int64_t num_elements() const;
+  // The element count of a fully defined, valid shape; otherwise
+  // InvalidArgument naming the shape: "shape [7,7905747460161236407] has
+  // too many elements" or "dimension 1 of shape [2,-1] is -1 (must be >= 0)".
+  absl::StatusOr<int64_t> CheckedNumElements() const;
   bool IsFullyDefined() const;
   // Whether a tensor of shape `concrete` fits this (possibly partial) shape.
   // Inline: the executor checks every kernel output with it.
@@ -120,7 +146,10 @@ class TensorShape {
   // "[1000,10]", with "?" for an unknown dimension.
   std::string DebugString() const;
 
-  // OK when every dimension is >= 0, or -1 where `allow_unknown`.
+  // OK when every dimension is >= 0 (or -1 where `allow_unknown`) and the
+  // product of the non-zero known dimensions is at most kMaxTensorElements
+  // (InvalidArgument "shape [...] has too many elements" otherwise, even
+  // when another dimension is 0).
   static absl::Status Validate(absl::Span<const int64_t> dims,
                                bool allow_unknown);
 
@@ -168,6 +197,8 @@ class Tensor {
   template <typename T>
   static absl::StatusOr<Tensor> FromData(const TensorShape& shape,
                                          absl::Span<const T> data);
+  // A scalar of `value`. Throws std::bad_alloc, as operator new does, when
+  // memory is exhausted (it has no status to return that in).
   template <typename T>
   static Tensor Scalar(T value);
 
@@ -175,6 +206,10 @@ class Tensor {
   DataType dtype() const { return dtype_; }
   const TensorShape& shape() const { return shape_; }
   int64_t num_elements() const { return num_elements_; }
+  // Cannot overflow: a tensor's shape is always valid (TensorShape::Validate;
+  // Reset and Reshaped refuse any other), so it holds at most
+  // kMaxTensorElements elements, and any product of its dimensions (a row
+  // count, a stride) is at most that too.
   int64_t TotalBytes() const { return num_elements_ * DataTypeSize(dtype_); }
 
   // Element views. T must match dtype() (checked by assert).
@@ -238,6 +273,9 @@ class Tensor {
   }
 
   // A tensor with the same buffer and another shape of as many elements.
+  // InvalidArgument when `shape` is not fully defined, not valid (its
+  // element count overflows or exceeds kMaxTensorElements: "too many
+  // elements") or holds another number of elements.
   absl::StatusOr<Tensor> Reshaped(const TensorShape& shape) const;
 
   // Whether two tensors share one buffer (used to prove kernels never alias).
@@ -350,10 +388,13 @@ absl::StatusOr<Tensor> Tensor::FromData(const TensorShape& shape,
 
 template <typename T>
 Tensor Tensor::Scalar(T value) {
-  Tensor t =
-      Allocate(DataTypeToEnum<T>::value, TensorShape(), /*zero=*/false).value();
-  t.mutable_data<T>()[0] = value;
-  return t;
+  absl::StatusOr<Tensor> t =
+      Allocate(DataTypeToEnum<T>::value, TensorShape(), /*zero=*/false);
+  // A scalar's shape is always valid: only memory can run out, and then a
+  // Scalar, which has no status to return, fails as operator new does.
+  if (!t.ok()) throw std::bad_alloc();
+  t->template mutable_data<T>()[0] = value;
+  return *std::move(t);
 }
 
 }  // namespace graphgc

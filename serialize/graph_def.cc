@@ -250,10 +250,12 @@ absl::StatusOr<Tensor> FromTypedField(const TensorShape& shape, int64_t n,
 template <typename T>
 absl::StatusOr<Tensor> FromContent(const TensorShape& shape, int64_t n,
                                    const std::string& content) {
-  if (static_cast<int64_t>(content.size()) != n * int64_t{sizeof(T)}) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tensor of shape ", shape.DebugString(), " needs ", n * sizeof(T),
-        " bytes of tensor_content, got ", content.size()));
+  // n * sizeof(T) is at most kMaxTensorBytes: TensorFromProto checked it.
+  const int64_t needed = n * int64_t{sizeof(T)};
+  if (static_cast<int64_t>(content.size()) != needed) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor of shape ", shape.DebugString(), " needs ", needed,
+                     " bytes of tensor_content, got ", content.size()));
   }
   absl::FixedArray<T> values(static_cast<size_t>(n));
   if constexpr (std::is_same_v<T, bool>) {
@@ -280,13 +282,11 @@ absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto) {
   }
   GG_ASSIGN_OR_RETURN(TensorShape shape,
                       ShapeFromProto(proto.tensor_shape(), false));
-  int64_t n = 1;
-  for (int64_t d : shape.dim_sizes()) {
-    if (d > 0 && n > kMaxTensorBytes / DataTypeSize(dtype) / d) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tensor of shape ", shape.DebugString(), " is larger than 2 GiB"));
-    }
-    n *= d;
+  GG_ASSIGN_OR_RETURN(const int64_t n, shape.CheckedNumElements());
+  int64_t bytes = 0;
+  if (!MultiplySizes(n, DataTypeSize(dtype), &bytes, kMaxTensorBytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tensor of shape ", shape.DebugString(), " is larger than 2 GiB"));
   }
   const bool content = !proto.tensor_content().empty();
   switch (dtype) {

@@ -129,7 +129,8 @@ absl::StatusOr<RunResult> RunConsecutiveModels(const Options& options) {
     policy.automatic = false;
     graph.set_gc_policy(policy);
   }
-  const auto [x, y] = seed::Data(options.samples);
+  GG_ASSIGN_OR_RETURN(const auto data, seed::Data(options.samples));
+  const auto& [x, y] = data;
   std::optional<Layer> shared;
   if (options.share_layer) {
     shared = layers::Dense(64, {.activation = "relu"});

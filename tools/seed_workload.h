@@ -17,8 +17,9 @@
 namespace graphgc::seed {
 
 // x [samples, 10] uniform in [0, 1) and y [samples] labels in [0, 10), from
-// std::mt19937(0) exactly as the seed program draws them.
-std::pair<Tensor, Tensor> Data(int samples = 1000);
+// std::mt19937(0) exactly as the seed program draws them. InvalidArgument
+// for a negative `samples`; ResourceExhausted when memory is.
+absl::StatusOr<std::pair<Tensor, Tensor>> Data(int samples = 1000);
 
 // The seed's ModelFn on `graph`, compiled; `shared` replaces the hidden
 // Dense(64, relu) layer when given.

@@ -29,6 +29,6 @@
 #define GG_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, rexpr)    \
   auto statusor = (rexpr);                                 \
   if (!statusor.ok()) return std::move(statusor).status(); \
-  lhs = std::move(statusor).value()
+  lhs = *std::move(statusor)
 
 #endif  // GRAPHGC_UTIL_STATUS_MACROS_H_

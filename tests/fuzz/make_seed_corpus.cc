@@ -8,6 +8,8 @@
 //                byte 0), the same with a torn tail, and framed-mode inputs
 //                (first byte 1) of serialized events
 //   tensor/      encoded shapes and data for tensor_fuzzer.cc's layout
+//   reshape_reduce/  encoded graphs and feeds for reshape_reduce_fuzzer.cc's
+//                layout (a Reshape to a fed shape, then Sum, Mean or ArgMax)
 // Usage: make_seed_corpus OUT_DIR   (OUT_DIR/<target>/ must not matter:
 // files are overwritten by name). build_fuzzers.sh builds it; run it as
 //   build-fuzz/make_seed_corpus tests/fuzz/corpus
@@ -173,6 +175,21 @@ std::string RawData(const Tensor& t) {
                      d.size() * sizeof(T));
 }
 
+// reshape_reduce_fuzzer.cc layout: mode byte, counts byte, one tag byte per
+// shape dimension (small sizes only here), one byte per axis, x's bytes.
+std::string EncodedReshapeReduce(uint8_t mode, int elements,
+                                 const std::vector<uint8_t>& dims,
+                                 const std::vector<int8_t>& axes,
+                                 const std::string& x) {
+  std::string s;
+  s.push_back(static_cast<char>(mode));
+  s.push_back(static_cast<char>(elements | (dims.size() << 3) |
+                                ((axes.size() & 3) << 6)));
+  for (uint8_t d : dims) s.push_back(static_cast<char>(d));
+  for (int8_t a : axes) s.push_back(static_cast<char>(a));
+  return s + x;
+}
+
 }  // namespace
 }  // namespace graphgc
 
@@ -183,7 +200,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::filesystem::path root = argv[1];
-  for (const char* d : {"graph_def", "event_file", "tensor"}) {
+  for (const char* d :
+       {"graph_def", "event_file", "tensor", "reshape_reduce"}) {
     std::filesystem::create_directories(root / d);
   }
 
@@ -229,6 +247,26 @@ int main(int argc, char** argv) {
   WriteFile(root / "tensor" / "raw_int64_min",
             EncodedTensor(2, {0x80}, std::string("\0\0\0\0\0\0\0\x80", 8) +
                                          RawData<int64_t>(l)));
+
+  // Reshape to a fed shape, then a reduction (mode bits: 0-1 dtype, 2-3
+  // Sum/Mean/ArgMax/none, 4 fed axes, 5 keep_dims, 6 int32 shape, 7 int64
+  // axes). Six floats of f as x.
+  const std::filesystem::path rr = root / "reshape_reduce";
+  const std::string x6 = RawData<float>(f);
+  WriteFile(rr / "sum_2x3_axis1",
+            EncodedReshapeReduce(0x00, 6, {2, 3}, {1}, x6));
+  WriteFile(rr / "mean_fed_axes_keep_dims",
+            EncodedReshapeReduce(0x04 | 0x10 | 0x20, 6, {3, 2}, {0}, x6));
+  WriteFile(rr / "argmax_unknown_dim",
+            EncodedReshapeReduce(0x08 | 0x40, 6, {7, 2}, {1}, x6));
+  WriteFile(
+      rr / "sum_int32_all_axes",
+      EncodedReshapeReduce(0x01 | 0x80, 4, {2, 1, 2}, {}, RawData<int32_t>(i)));
+  WriteFile(rr / "reshape_only_rank3",
+            EncodedReshapeReduce(0x0c, 6, {1, 2, 3}, {}, x6));
+  WriteFile(rr / "sum_empty_fed_axes_int64",
+            EncodedReshapeReduce(0x02 | 0x10, 0, {2, 0, 1}, {-1, 0},
+                                 RawData<int64_t>(l)));
   std::printf("seed corpus written to %s\n", root.c_str());
   return 0;
 }

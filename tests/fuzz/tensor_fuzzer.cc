@@ -13,7 +13,8 @@
 //   rest: element bytes.
 // Checked: FromData fails exactly when the shape is invalid or the count
 // differs; on success dtype, shape, num_elements, TotalBytes and the data
-// round-trip; Validate agrees with an independent overflow-checked count.
+// round-trip; Validate, num_elements and CheckedNumElements agree with an
+// independent overflow-checked count.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -26,29 +27,14 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "runtime/tensor.h"
+#include "tests/fuzz/fuzz_util.h"
 
 namespace {
 
 using graphgc::Tensor;
 using graphgc::TensorShape;
 
-struct Reader {
-  const uint8_t* p;
-  size_t n;
-  bool Byte(uint8_t* out) {
-    if (n == 0) return false;
-    *out = *p++;
-    --n;
-    return true;
-  }
-  int64_t Int64() {
-    uint64_t v = 0;
-    for (int i = 0; i < 8 && n > 0; ++i, ++p, --n) {
-      v |= static_cast<uint64_t>(*p) << (8 * i);
-    }
-    return static_cast<int64_t>(v);
-  }
-};
+using graphgc::fuzz::Reader;
 
 constexpr int64_t kSpecial[] = {
     -1,
@@ -181,10 +167,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const TensorShape shape(dims);
   (void)shape.DebugString();
-  if (valid_unknown) {
-    // A valid partial shape's count is -1 or the exact count.
-    const int64_t n = shape.num_elements();
-    if (n != (shape.IsFullyDefined() ? count : -1)) Die("num_elements");
+  // num_elements() is the exact count of a valid, fully defined shape and
+  // -1 for any other (unknown or invalid: never a wrapped product).
+  if (shape.num_elements() != count) Die("num_elements");
+  if (shape.CheckedNumElements().ok() != (count >= 0)) {
+    Die("CheckedNumElements disagrees");
   }
 
   const bool fit = (mode & 4) != 0;

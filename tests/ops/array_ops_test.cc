@@ -2,6 +2,7 @@
 
 #include "gtest/gtest.h"
 #include "ops/ops.h"
+#include "runtime/session.h"
 #include "tests/ops/kernel_test_util.h"
 
 namespace graphgc {
@@ -73,6 +74,67 @@ TEST_F(ArrayOpsTest, ReshapeWrongSizeIsBuildError) {
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(r.status().message(), HasSubstr("Reshape 'bad'"));
   EXPECT_EQ(g_.num_nodes(), before);  // no shape Const left behind
+}
+
+// 7 * 0x6DB6DB6DB6DB6DB7 is 1 modulo 2^64, and 4 * (2^62 + 1) is 4: fed
+// shapes whose element counts wrap int64 to the input's count.
+constexpr int64_t kWrapsToOneWith7 = 0x6DB6DB6DB6DB6DB7;
+constexpr int64_t kWrapsToFourWith4 = (int64_t{1} << 62) + 1;
+
+Tensor I64(const TensorShape& shape, std::vector<int64_t> v) {
+  return Tensor::FromData<int64_t>(shape, v).value();
+}
+
+TEST_F(ArrayOpsTest, ReshapeRefusesAFedShapeWhoseCountWrapsBeforeSumReadsIt) {
+  Output x = P({-1});
+  Output shape = P({2}, DT_INT64);
+  Output r = ops::Reshape(x, shape, {.name = "r"}).value();
+  Output sum = ops::Sum(r, {.axes = {1}}).value();
+  Session session(g_);
+  absl::StatusOr<std::vector<Tensor>> out = session.Run(
+      {{x, F({1}, {5})}, {shape, I64({2}, {7, kWrapsToOneWith7})}}, {sum});
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("Reshape 'r'"));
+  EXPECT_THAT(out.status().message(), HasSubstr("too many elements"));
+}
+
+TEST_F(ArrayOpsTest,
+       ReshapeRefusesAFedShapeWhoseCountWrapsBeforeArgMaxReadsIt) {
+  Output x = P({-1});
+  Output shape = P({2}, DT_INT64);
+  Output r = ops::Reshape(x, shape, {.name = "r"}).value();
+  Output arg = ops::ArgMax(r, 1).value();
+  Session session(g_);
+  absl::StatusOr<std::vector<Tensor>> out = session.Run(
+      {{x, F({4}, {1, 2, 3, 4})}, {shape, I64({2}, {4, kWrapsToFourWith4})}},
+      {arg});
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("too many elements"));
+}
+
+TEST_F(ArrayOpsTest, ReshapeRefusesAFedShapeWithMinusOneWhoseKnownCountWraps) {
+  // Without the check the -1 resolved to 1: [1, 2^62 + 1, 4].
+  Output x = P({-1});
+  Output shape = P({3}, DT_INT64);
+  Output r = ops::Reshape(x, shape).value();
+  Session session(g_);
+  absl::StatusOr<std::vector<Tensor>> out =
+      session.Run({{x, F({4}, {1, 2, 3, 4})},
+                   {shape, I64({3}, {-1, kWrapsToFourWith4, 4})}},
+                  {r});
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("too many elements"));
+}
+
+TEST_F(ArrayOpsTest, ReshapeRefusesAConstantShapeWhoseCountWrapsWhenBuilt) {
+  Output x = P({-1});
+  Output shape = C(I64({2}, {7, kWrapsToOneWith7}));
+  const int64_t before = g_.num_nodes();
+  absl::StatusOr<Output> r = ops::Reshape(x, shape, {.name = "bad"});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr("Reshape 'bad'"));
+  EXPECT_THAT(r.status().message(), HasSubstr("too many elements"));
+  EXPECT_EQ(g_.num_nodes(), before);
 }
 
 TEST_F(ArrayOpsTest, ReshapeToShapeOfKeepsKnownDims) {

@@ -4,7 +4,9 @@
 
 #include "gtest/gtest.h"
 #include "ops/ops.h"
+#include "ops/registry.h"
 #include "runtime/gradients.h"
+#include "runtime/session.h"
 #include "tests/ops/kernel_test_util.h"
 
 namespace graphgc {
@@ -273,6 +275,72 @@ TEST_F(MathOpsTest, SumOverAxesWithAndWithoutKeepDims) {
   EXPECT_THAT(Values(run_.Run1(s3).value()), ElementsAre(1, 5, 9, 13, 17, 21));
   Output s4 = ops::Sum(x, {.axes = {0}}).value();
   EXPECT_THAT(Values(run_.Run1(s4).value()), ElementsAre(6, 8, 10, 12, 14, 16));
+}
+
+TEST_F(MathOpsTest, SumRefusesConstantAxesNamingADimensionTwiceWhenBuilt) {
+  Output x = P({2, 3});
+  const int64_t before = g_.num_nodes();
+  absl::StatusOr<Output> s = ops::Sum(x, {.name = "s", .axes = {1, 1}});
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.status().message(), HasSubstr("Sum 's'"));
+  EXPECT_THAT(s.status().message(), HasSubstr("more than once"));
+  EXPECT_EQ(g_.num_nodes(), before);  // no axes Const left behind
+}
+
+TEST_F(MathOpsTest, SumRefusesAnAxisNamedAsPositiveAndNegativeWhenBuilt) {
+  Output x = P({2, 3});
+  absl::StatusOr<Output> s = ops::Sum(x, {.axes = {1, -1}});
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.status().message(), HasSubstr("more than once"));
+}
+
+// Runs `y` in a Session with x fed a [2, 3] tensor and `axes` fed
+// `axes_value`.
+absl::Status RunWithFedAxes(Graph& g, const Output& x, const Output& axes,
+                            const Output& y, std::vector<int32_t> axes_value) {
+  Session session(g);
+  const int64_t k = static_cast<int64_t>(axes_value.size());
+  return session
+      .Run({{x, F({2, 3}, {1, 2, 3, 4, 5, 6})},
+            {axes, I32({k}, std::move(axes_value))}},
+           {y})
+      .status();
+}
+
+TEST_F(MathOpsTest, SumRefusesFedAxesNamingADimensionTwiceAtRunTime) {
+  Output x = P({2, 3});
+  Output axes = P({2}, DT_INT32);
+  Output s = ops::Sum(x, axes, {.name = "s"}).value();
+  absl::Status status = RunWithFedAxes(g_, x, axes, s, {0, 0});
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("Sum 's'"));
+  EXPECT_THAT(status.message(), HasSubstr("more than once"));
+}
+
+TEST_F(MathOpsTest, SumRefusesAnAxisBeyondInt32InsteadOfNarrowingIt) {
+  // 2^32 + 1 would otherwise become axis 1.
+  Output x = P({2, 3});
+  absl::StatusOr<Output> s = ops::Sum(x, {.axes = {(int64_t{1} << 32) + 1}});
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.status().message(), HasSubstr("out of range"));
+}
+
+TEST_F(MathOpsTest, MeanRefusesConstantAxesNamingADimensionTwiceWhenBuilt) {
+  Output x = P({2, 3});
+  absl::StatusOr<Output> m = ops::Mean(x, {.axes = {0, -2}});
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(m.status().message(), HasSubstr("more than once"));
+}
+
+TEST_F(MathOpsTest, MeanRefusesFedAxesNamingADimensionTwiceAtRunTime) {
+  Output x = P({2, 3});
+  Output axes = P({2}, DT_INT32);
+  NodeHandle m = BuildNode(g_, "Mean", "m", {x, axes}, {},
+                           {{"keep_dims", false}, {"Tidx", DT_INT32}})
+                     .value();
+  absl::Status status = RunWithFedAxes(g_, x, axes, Output(m, 0), {1, 1});
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("more than once"));
 }
 
 TEST_F(MathOpsTest, MeanWithoutAxesReducesEverything) {

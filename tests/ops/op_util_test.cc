@@ -23,7 +23,7 @@ TEST(BroadcastShapes, NumPyRules) {
 
 TEST(BroadcastTo, RepeatsAlongBroadcastAxes) {
   Tensor t = Tensor::FromData<float>({2, 1}, std::vector<float>{1, 2}).value();
-  Tensor b = op_util::BroadcastTo<float>(t, {3, 2, 2});
+  Tensor b = op_util::BroadcastTo<float>(t, {3, 2, 2}).value();
   std::vector<float> v(b.data<float>().begin(), b.data<float>().end());
   EXPECT_EQ(v, (std::vector<float>{1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2}));
 }

@@ -1,6 +1,8 @@
 #include "runtime/tensor.h"
 
 #include <cstdint>
+#include <limits>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -139,6 +141,71 @@ TEST(Tensor, ReshapedSharesTheBufferAndChecksTheCount) {
   Tensor r = t.Reshaped({3, 2}).value();
   EXPECT_TRUE(r.SharesBufferWith(t));
   EXPECT_FALSE(t.Reshaped({4}).ok());
+}
+
+// 7 * 0x6DB6DB6DB6DB6DB7 is 1 modulo 2^64: a count that wraps to one
+// element.
+constexpr int64_t kWrapsToOneWith7 = 0x6DB6DB6DB6DB6DB7;
+
+TEST(Tensor, ReshapedRefusesAShapeWhoseElementCountWraps) {
+  Tensor one = Tensor::FromData<float>({1}, std::vector<float>{5}).value();
+  absl::StatusOr<Tensor> r = one.Reshaped({7, kWrapsToOneWith7});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("too many elements"), std::string::npos)
+      << r.status();
+}
+
+TEST(TensorShape, NumElementsIsMinusOneWhenTheCountWouldWrap) {
+  EXPECT_EQ(TensorShape({7, kWrapsToOneWith7}).num_elements(), -1);
+  EXPECT_EQ(TensorShape({int64_t{1} << 32, int64_t{1} << 32}).num_elements(),
+            -1);
+  EXPECT_EQ(TensorShape({0, int64_t{1} << 40}).num_elements(), 0);
+  EXPECT_EQ(TensorShape({2, 3}).num_elements(), 6);
+}
+
+TEST(TensorShape, CheckedNumElementsRefusesACountThatWraps) {
+  absl::StatusOr<int64_t> n =
+      TensorShape({7, kWrapsToOneWith7}).CheckedNumElements();
+  EXPECT_EQ(n.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(n.status().message().find("too many elements"), std::string::npos)
+      << n.status();
+}
+
+TEST(TensorShape, CheckedNumElementsRefusesAnUnknownDimension) {
+  absl::StatusOr<int64_t> n = TensorShape({2, -1}).CheckedNumElements();
+  EXPECT_EQ(n.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(TensorShape, CheckedNumElementsCountsAValidShape) {
+  EXPECT_EQ(TensorShape({2, 3, 4}).CheckedNumElements().value(), 24);
+  EXPECT_EQ(TensorShape().CheckedNumElements().value(), 1);
+  EXPECT_EQ(TensorShape({3, 0}).CheckedNumElements().value(), 0);
+}
+
+TEST(MultiplySizes, MultipliesWithinTheLimit) {
+  int64_t p = 0;
+  EXPECT_TRUE(MultiplySizes(6, 7, &p));
+  EXPECT_EQ(p, 42);
+  EXPECT_TRUE(MultiplySizes(kMaxTensorElements, 1, &p));
+  EXPECT_EQ(p, kMaxTensorElements);
+}
+
+TEST(MultiplySizes, RefusesAProductThatWrapsInt64) {
+  int64_t p = 0;
+  EXPECT_FALSE(MultiplySizes(7, kWrapsToOneWith7, &p,
+                             std::numeric_limits<int64_t>::max()));
+}
+
+TEST(MultiplySizes, RefusesAProductPastTheLimit) {
+  int64_t p = 0;
+  EXPECT_FALSE(MultiplySizes(kMaxTensorElements, 2, &p));
+  EXPECT_FALSE(MultiplySizes(1 << 20, 1 << 20, &p, /*limit=*/1 << 30));
+}
+
+TEST(MultiplySizes, RefusesANegativeSize) {
+  int64_t p = 0;
+  EXPECT_FALSE(MultiplySizes(-1, 4, &p));
+  EXPECT_FALSE(MultiplySizes(4, -1, &p));
 }
 
 TEST(Tensor, ClearLetsGoOfTheBufferAndEmptiesTheTensor) {

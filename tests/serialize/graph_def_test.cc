@@ -6,9 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "ops/ops.h"
 #include "runtime/graph.h"
+#include "runtime/session.h"
 #include "serialize/attr_value.pb.h"
 #include "serialize/node_def.pb.h"
 #include "serialize/tensor.pb.h"
@@ -617,6 +620,142 @@ TEST_F(FailedImportTest, ShapeFunctionFailureRollsBackBuiltNodes) {
 
 namespace graphgc {
 namespace {
+
+// A GraphDef as an attacker would write it: x (float [-1]) reshaped to a fed
+// int64 shape, then `op` (Sum, Mean or ArgMax) over axis 1 given by a
+// Const, or fed (an int32 vector "axes") when `fed_axes`.
+tensorflow::GraphDef ReshapeThenReduce(const std::string& op, bool fed_axes) {
+  std::string text = R"pb(
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "shape"
+        value { shape { dim { size: -1 } } }
+      }
+    }
+    node {
+      name: "shape"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_INT64 }
+      }
+      attr {
+        key: "shape"
+        value { shape { dim { size: 2 } } }
+      }
+    }
+    node {
+      name: "r"
+      op: "Reshape"
+      input: "x"
+      input: "shape"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "Tshape"
+        value { type: DT_INT64 }
+      }
+    }
+  )pb";
+  if (fed_axes) {
+    text += R"pb(
+      node {
+        name: "axes"
+        op: "Placeholder"
+        attr {
+          key: "dtype"
+          value { type: DT_INT32 }
+        }
+        attr {
+          key: "shape"
+          value { shape { dim { size: 2 } } }
+        }
+      }
+    )pb";
+  } else {
+    text += R"pb(
+      node {
+        name: "axes"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT32 }
+        }
+        attr {
+          key: "value"
+          value { tensor { dtype: DT_INT32 int_val: 1 } }
+        }
+      }
+    )pb";
+  }
+  text += absl::StrCat("node { name: 'y' op: '", op,
+                       "' input: 'r' input: 'axes' "
+                       "attr { key: 'T' value { type: DT_FLOAT } } "
+                       "attr { key: 'Tidx' value { type: DT_INT32 } } }");
+  tensorflow::GraphDef def;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def));
+  return def;
+}
+
+// The Output named `name` among imported nodes.
+Output Named(const std::vector<NodeHandle>& nodes, const std::string& name) {
+  for (const NodeHandle& h : nodes) {
+    Output o(h, 0);
+    if (o.node_name() == name) return o;
+  }
+  ADD_FAILURE() << "no node " << name;
+  return Output();
+}
+
+// Imports ReshapeThenReduce(op, fed_axes) into a fresh graph and runs "y"
+// with x fed `x`, "shape" fed `shape` and (when fed) "axes" fed {1, -1}.
+absl::Status ImportAndRun(const std::string& op, bool fed_axes,
+                          std::vector<float> x, std::vector<int64_t> shape) {
+  Graph g;
+  std::vector<NodeHandle> nodes =
+      ImportGraphDef(ReshapeThenReduce(op, fed_axes), g).value();
+  const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<std::pair<Output, Tensor>> feeds = {
+      {Named(nodes, "x"), Tensor::FromData<float>({n}, x).value()},
+      {Named(nodes, "shape"), Tensor::FromData<int64_t>({2}, shape).value()}};
+  if (fed_axes) {
+    feeds.emplace_back(
+        Named(nodes, "axes"),
+        Tensor::FromData<int32_t>({2}, std::vector<int32_t>{1, -1}).value());
+  }
+  Session session(g);
+  return session.Run(feeds, {Named(nodes, "y")}).status();
+}
+
+// 7 * 0x6DB6DB6DB6DB6DB7 is 1 modulo 2^64.
+constexpr int64_t kWrapsToOneWith7 = 0x6DB6DB6DB6DB6DB7;
+
+TEST(ImportGraphDef, ImportedReshapeRefusesAFedShapeWhoseCountWraps) {
+  for (const std::string op : {"Sum", "ArgMax"}) {
+    SCOPED_TRACE(op);
+    absl::Status s = ImportAndRun(op, false, {5}, {7, kWrapsToOneWith7});
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("Reshape 'r'"), std::string::npos) << s;
+    EXPECT_NE(s.message().find("too many elements"), std::string::npos) << s;
+  }
+}
+
+TEST(ImportGraphDef, ImportedReductionRefusesFedAxesNamingADimensionTwice) {
+  for (const std::string op : {"Sum", "Mean"}) {
+    SCOPED_TRACE(op);
+    absl::Status s = ImportAndRun(op, true, {1, 2, 3, 4, 5, 6}, {2, 3});
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("more than once"), std::string::npos) << s;
+  }
+}
 
 TEST(LocalizeScopeNames, DropsGraphWideSuffixesAndRenumbersLocally) {
   tensorflow::GraphDef def;
