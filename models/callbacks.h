@@ -7,8 +7,9 @@
 // then calls, in order: OnTrainBegin, then per epoch OnEpochBegin, per batch
 // OnBatchBegin / OnBatchEnd, OnEpochEnd, and finally OnTrainEnd. A non-OK
 // status from any of them stops the fit, which returns that status (the
-// weights keep the steps already taken). Callbacks run on Fit's thread and
-// must not call Fit on the same model.
+// weights keep the steps already taken). Callbacks run on Fit's thread; a
+// Fit or Compile of the same model asked from a callback is refused with
+// FailedPrecondition (models/sequential.h says which calls work there).
 //
 // Thread safety: a callback object serves one fit at a time. Fit claims
 // every callback it is given for its whole run and releases the claims when
