@@ -24,19 +24,11 @@ if command -v ccache >/dev/null && [[ ${FUZZ_CCACHE:-1} == 1 ]]; then
 fi
 JOBS=${JOBS:-2}
 
-# Project sources the targets link (each fuzzer links all of them; the op
-# registry is a function-local static, so nothing depends on link order).
-SRCS=(
-  gc/collector.cc gc/handle.cc gc/heap.cc gc/marker.cc gc/roots.cc
-  gc/sweeper.cc
-  ops/array_ops.cc ops/core_ops.cc ops/math_ops.cc ops/nn_ops.cc
-  ops/op_util.cc ops/ops.cc ops/random_ops.cc ops/registry.cc
-  ops/resources.cc ops/small_gemm.cc ops/state_ops.cc
-  runtime/attr_value.cc runtime/gradients.cc runtime/gradients_ops.cc
-  runtime/graph.cc runtime/name_index.cc runtime/session.cc runtime/tensor.cc
-  serialize/crc32c.cc serialize/event_file.cc serialize/graph_def.cc
-  serialize/tfrecord.cc
-)
+# Project sources the targets link: every library source of gc/ ops/
+# runtime/ serialize/ util/ (globbed, so a new file cannot be forgotten;
+# each fuzzer links all of them; the op registry is a function-local static,
+# so nothing depends on link order).
+mapfile -t SRCS < <(ls gc/*.cc ops/*.cc runtime/*.cc serialize/*.cc util/*.cc)
 PROTOS=(
   serialize/attr_value.proto serialize/event.proto serialize/graph.proto
   serialize/node_def.proto serialize/summary.proto serialize/tensor.proto

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "ops/ops.h"
 #include "runtime/graph.h"
@@ -625,83 +624,42 @@ namespace {
 // int64 shape, then `op` (Sum, Mean or ArgMax) over axis 1 given by a
 // Const, or fed (an int32 vector "axes") when `fed_axes`.
 tensorflow::GraphDef ReshapeThenReduce(const std::string& op, bool fed_axes) {
-  std::string text = R"pb(
-    node {
-      name: "x"
-      op: "Placeholder"
-      attr {
-        key: "dtype"
-        value { type: DT_FLOAT }
-      }
-      attr {
-        key: "shape"
-        value { shape { dim { size: -1 } } }
-      }
-    }
-    node {
-      name: "shape"
-      op: "Placeholder"
-      attr {
-        key: "dtype"
-        value { type: DT_INT64 }
-      }
-      attr {
-        key: "shape"
-        value { shape { dim { size: 2 } } }
-      }
-    }
-    node {
-      name: "r"
-      op: "Reshape"
-      input: "x"
-      input: "shape"
-      attr {
-        key: "T"
-        value { type: DT_FLOAT }
-      }
-      attr {
-        key: "Tshape"
-        value { type: DT_INT64 }
-      }
-    }
-  )pb";
-  if (fed_axes) {
-    text += R"pb(
-      node {
-        name: "axes"
-        op: "Placeholder"
-        attr {
-          key: "dtype"
-          value { type: DT_INT32 }
-        }
-        attr {
-          key: "shape"
-          value { shape { dim { size: 2 } } }
-        }
-      }
-    )pb";
-  } else {
-    text += R"pb(
-      node {
-        name: "axes"
-        op: "Const"
-        attr {
-          key: "dtype"
-          value { type: DT_INT32 }
-        }
-        attr {
-          key: "value"
-          value { tensor { dtype: DT_INT32 int_val: 1 } }
-        }
-      }
-    )pb";
-  }
-  text += absl::StrCat("node { name: 'y' op: '", op,
-                       "' input: 'r' input: 'axes' "
-                       "attr { key: 'T' value { type: DT_FLOAT } } "
-                       "attr { key: 'Tidx' value { type: DT_INT32 } } }");
+  // Built through the generated accessors, not TextFormat: TextFormat fills
+  // the attr map by reflection inside Debian's libprotobuf, which is not
+  // built with ThreadSanitizer, and crashes on the instrumented map under
+  // --config=tsan.
   tensorflow::GraphDef def;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def));
+  auto add = [&](const std::string& name, const std::string& type,
+                 std::vector<std::string> inputs) {
+    tensorflow::NodeDef* n = def.add_node();
+    n->set_name(name);
+    n->set_op(type);
+    for (const std::string& in : inputs) n->add_input(in);
+    return n->mutable_attr();
+  };
+  auto placeholder = [&](const std::string& name, tensorflow::DataType dtype,
+                         int64_t dim) {
+    auto* attr = add(name, "Placeholder", {});
+    (*attr)["dtype"].set_type(dtype);
+    (*attr)["shape"].mutable_shape()->add_dim()->set_size(dim);
+  };
+  placeholder("x", tensorflow::DT_FLOAT, -1);
+  placeholder("shape", tensorflow::DT_INT64, 2);
+  auto* reshape = add("r", "Reshape", {"x", "shape"});
+  (*reshape)["T"].set_type(tensorflow::DT_FLOAT);
+  (*reshape)["Tshape"].set_type(tensorflow::DT_INT64);
+  if (fed_axes) {
+    placeholder("axes", tensorflow::DT_INT32, 2);
+  } else {
+    auto* axes = add("axes", "Const", {});
+    (*axes)["dtype"].set_type(tensorflow::DT_INT32);
+    tensorflow::TensorProto* value = (*axes)["value"].mutable_tensor();
+    value->set_dtype(tensorflow::DT_INT32);
+    value->add_int_val(1);
+  }
+  auto* y = add("y", op, {"r", "axes"});
+  (*y)["T"].set_type(tensorflow::DT_FLOAT);
+  (*y)["Tidx"].set_type(tensorflow::DT_INT32);
   return def;
 }
 
