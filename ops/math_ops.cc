@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "Eigen/Core"
 #include "absl/strings/str_join.h"
@@ -692,6 +693,35 @@ absl::StatusOr<std::vector<OutputInfo>> ReduceShape(
   return std::vector<OutputInfo>{{t, ReducedShape(in[0].shape, reduced, keep)}};
 }
 
+// Adds every element of `x` into `out` at the index its kept axes give,
+// through `add(acc, value)`: the general case of SumInto, any mix of axes.
+template <typename T, typename Add>
+void StridedSumInto(const Tensor& x, const std::vector<bool>& reduced,
+                    T* out, Add add) {
+  const T* xp = x.data<T>().data();
+  const int r = x.shape().dims();
+  std::vector<int64_t> out_stride(r, 0);
+  int64_t s = 1;
+  for (int d = r - 1; d >= 0; --d) {
+    if (!reduced[d]) {
+      out_stride[d] = s;
+      s *= x.shape()[d];
+    }
+  }
+  std::vector<int64_t> idx(r, 0);
+  int64_t o = 0;
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    out[o] = add(out[o], xp[i]);
+    for (int d = r - 1; d >= 0; --d) {
+      ++idx[d];
+      o += out_stride[d];
+      if (idx[d] < x.shape()[d]) break;
+      o -= out_stride[d] * idx[d];
+      idx[d] = 0;
+    }
+  }
+}
+
 // Sums `x` over the `reduced` axes into `out` (which has the product of the
 // kept dimensions as its element count). Common layouts use Eigen's
 // vectorised row/column sums; any other mix of axes a strided loop.
@@ -700,6 +730,17 @@ void SumInto(const Tensor& x, const std::vector<bool>& reduced, T* out,
              int64_t out_n) {
   std::fill(out, out + out_n, T(0));
   if (x.num_elements() == 0) return;
+  if constexpr (std::is_integral_v<T>) {
+    // Integer sums wrap modulo 2^bits, as TensorFlow's CPU kernels do in
+    // practice; added in the unsigned type, where wrapping is defined
+    // (signed overflow is undefined behaviour, found by
+    // reshape_reduce_fuzzer), and converted back (modular since C++20).
+    using U = std::make_unsigned_t<T>;
+    StridedSumInto(x, reduced, out, [](T a, T b) {
+      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    });
+    return;
+  }
   // Merge adjacent axes of the same kind; drop size-1 axes.
   std::vector<std::pair<bool, int64_t>> groups;
   for (int d = 0; d < x.shape().dims(); ++d) {
@@ -739,27 +780,7 @@ void SumInto(const Tensor& x, const std::vector<bool>& reduced, T* out,
           m.colwise().sum();
     }
   } else {
-    const int r = x.shape().dims();
-    std::vector<int64_t> out_stride(r, 0);
-    int64_t s = 1;
-    for (int d = r - 1; d >= 0; --d) {
-      if (!reduced[d]) {
-        out_stride[d] = s;
-        s *= x.shape()[d];
-      }
-    }
-    std::vector<int64_t> idx(r, 0);
-    int64_t o = 0;
-    for (int64_t i = 0; i < x.num_elements(); ++i) {
-      out[o] += xp[i];
-      for (int d = r - 1; d >= 0; --d) {
-        ++idx[d];
-        o += out_stride[d];
-        if (idx[d] < x.shape()[d]) break;
-        o -= out_stride[d] * idx[d];
-        idx[d] = 0;
-      }
-    }
+    StridedSumInto(x, reduced, out, [](T a, T b) { return a + b; });
   }
 }
 
