@@ -80,10 +80,9 @@ absl::StatusOr<std::unique_ptr<EventFileWriter>> EventFileWriter::Create(
   std::error_code ec;
   std::filesystem::create_directories(log_dir, ec);
   if (ec) {
-    return absl::Status(
-        absl::ErrnoToStatusCode(ec.value()),
-        absl::StrCat("EventFileWriter: cannot create log directory '", log_dir,
-                     "': ", ec.message()));
+    return FileError(ec, absl::StrCat("EventFileWriter: cannot create log "
+                                      "directory '",
+                                      log_dir, "'"));
   }
   const std::string prefix = absl::StrCat(
       log_dir, log_dir.back() == '/' ? "" : "/", kEventFilePrefix,

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "serialize/event_file.h"
+#include "util/file.h"
 #include "serialize/graph.pb.h"
 #include "util/status_macros.h"
 
@@ -17,11 +18,6 @@ namespace graphgc::tfevents {
 namespace {
 
 namespace fs = std::filesystem;
-
-absl::Status FsError(const std::error_code& ec, const std::string& what) {
-  return absl::Status(absl::ErrnoToStatusCode(ec.value()),
-                      absl::StrCat(what, ": ", ec.message()));
-}
 
 // The scalar a summary value holds, if it holds one: simple_value, or a
 // one-element float/double tensor (TF2-style scalar summaries).
@@ -43,21 +39,21 @@ absl::StatusOr<std::vector<std::string>> FindEventFiles(
     const std::string& path) {
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
-  if (ec) return FsError(ec, absl::StrCat("stat ", path));
+  if (ec) return FileError(ec, absl::StrCat("stat ", path));
   if (!fs::is_directory(st)) return std::vector<std::string>{path};
   std::vector<std::string> files;
   fs::recursive_directory_iterator it(
       path, fs::directory_options::skip_permission_denied, ec);
-  if (ec) return FsError(ec, absl::StrCat("list ", path));
+  if (ec) return FileError(ec, absl::StrCat("list ", path));
   for (const fs::recursive_directory_iterator end; it != end;
        it.increment(ec)) {
-    if (ec) return FsError(ec, absl::StrCat("list ", path));
+    if (ec) return FileError(ec, absl::StrCat("list ", path));
     if (it->is_regular_file(ec) &&
         IsEventFileName(it->path().filename().string())) {
       files.push_back(it->path().string());
     }
   }
-  if (ec) return FsError(ec, absl::StrCat("list ", path));
+  if (ec) return FileError(ec, absl::StrCat("list ", path));
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -71,7 +67,7 @@ absl::StatusOr<EventFileSummary> SummarizeEventFile(const std::string& path) {
                       EventFileReader::Open(path));
   std::error_code ec;
   s.size_bytes = fs::file_size(path, ec);
-  if (ec) return FsError(ec, absl::StrCat("stat ", path));
+  if (ec) return FileError(ec, absl::StrCat("stat ", path));
   while (true) {
     const uint64_t offset = reader->offset();
     absl::StatusOr<std::optional<tensorflow::Event>> next = reader->Next();

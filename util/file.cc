@@ -24,6 +24,13 @@ const char* KindOf(mode_t mode) {
 
 }  // namespace
 
+absl::Status FileError(const std::error_code& ec, std::string_view what) {
+  // std::error_code::value() is the errno number, not a fallible result.
+  return absl::Status(absl::ErrnoToStatusCode(ec.value()),
+                      absl::StrCat(absl::string_view(what.data(), what.size()),
+                                   ": ", ec.message()));
+}
+
 absl::Status CheckPath(std::string_view path, std::string_view what) {
   // Debian's Abseil has its own string_view.
   const absl::string_view w(what.data(), what.size());

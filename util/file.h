@@ -16,6 +16,7 @@
 #define GRAPHGC_UTIL_FILE_H_
 
 #include <string>
+#include <system_error>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -27,6 +28,10 @@ namespace graphgc {
 // empty or holds a NUL byte (the C library would stop at the NUL and act on
 // another path than the caller's).
 absl::Status CheckPath(std::string_view path, std::string_view what);
+
+// FileError: a std::filesystem error as a status, its code mapped from the
+// errno `ec` carries, its message "<what>: <ec.message()>".
+absl::Status FileError(const std::error_code& ec, std::string_view what);
 
 // ScopedFd: owns a file descriptor and closes it on destruction. Move-only.
 class ScopedFd {

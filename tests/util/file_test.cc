@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -20,6 +21,14 @@ namespace {
 std::string TempPath(const std::string& name) {
   const char* dir = std::getenv("TEST_TMPDIR");
   return absl::StrCat(dir != nullptr ? dir : "/tmp", "/file_test_", name);
+}
+
+TEST(FileError, MapsTheErrnoAndNamesWhat) {
+  const absl::Status s =
+      FileError(std::make_error_code(std::errc::no_such_file_or_directory),
+                "stat /nowhere");
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(absl::StartsWith(s.message(), "stat /nowhere: ")) << s;
 }
 
 TEST(CheckPath, AcceptsAnOrdinaryPath) {
