@@ -23,8 +23,8 @@
 // Bad input gets a status saying what and where, and leaves the model and
 // its weights exactly as they were. Sizes are checked before anything is
 // allocated: a tensor whose size overflows is InvalidArgument, one larger
-// than the machine's physical memory (or whose allocation fails) is
-// ResourceExhausted; no call aborts on them.
+// than MaxTensorBytes() (by default physical memory), or whose allocation
+// fails, is ResourceExhausted; no call aborts on them.
 //
 // Weights never share a buffer with the caller: GetWeights returns copies
 // and SetWeights copies what it is given, so editing a tensor on either side
@@ -110,7 +110,7 @@ class Sequential {
   // Validates the whole stack before building anything: an empty or
   // moved-from layer, bad layer options, a layer of another graph or built
   // for another input size is InvalidArgument; a Dense kernel too large to
-  // count is InvalidArgument and one larger than physical memory is
+  // count is InvalidArgument and one larger than MaxTensorBytes() is
   // ResourceExhausted.
   static absl::StatusOr<Sequential> Create(std::vector<Layer> layers,
                                            SequentialOptions options = {});

@@ -62,21 +62,6 @@ Optimizer Adam(AdamOptions options) {
 namespace models_internal {
 namespace {
 
-// This machine's physical memory in bytes; 0 when unknown.
-int64_t PhysicalMemoryBytes() {
-  static const int64_t bytes = [] {
-    const long pages = sysconf(_SC_PHYS_PAGES);
-    const long page_size = sysconf(_SC_PAGESIZE);
-    int64_t total = 0;
-    if (pages <= 0 || page_size <= 0 ||
-        __builtin_mul_overflow(int64_t{pages}, int64_t{page_size}, &total)) {
-      return int64_t{0};
-    }
-    return total;
-  }();
-  return bytes;
-}
-
 absl::Status BadOption(const std::string& option, float value,
                        const std::string& rule) {
   return absl::InvalidArgumentError(
@@ -138,12 +123,13 @@ absl::Status CheckFits(DataType dtype, const TensorShape& shape, int64_t copies,
         absl::StrCat(what, ": ", copies, " x ", DataTypeString(dtype), " ",
                      shape.DebugString(), " is too many bytes to count"));
   }
-  const int64_t memory = PhysicalMemoryBytes();
-  if (memory > 0 && bytes > memory) {
+  const int64_t limit = MaxTensorBytes();
+  if (limit > 0 && bytes > limit) {
     return absl::ResourceExhaustedError(absl::StrCat(
         what, ": ", copies, " x ", DataTypeString(dtype), " ",
-        shape.DebugString(), " needs ", bytes,
-        " bytes, more than this machine's ", memory, " bytes of memory"));
+        shape.DebugString(), " needs ", bytes, " bytes, more than the ",
+        limit, " a tensor may take (MaxTensorBytes: by default this "
+        "machine's memory)"));
   }
   return absl::OkStatus();
 }

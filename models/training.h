@@ -47,8 +47,8 @@ absl::Status CheckOptimizer(const Optimizer& optimizer);
 // Checks, before anything is allocated, that `copies` tensors of `dtype`
 // and `shape` can be made for `what` (named in the status):
 // InvalidArgument when the shape is invalid or its byte count overflows,
-// ResourceExhausted when they need more bytes than this machine's physical
-// memory.
+// ResourceExhausted when they need more bytes than MaxTensorBytes() (by
+// default this machine's physical memory; runtime/tensor.h).
 absl::Status CheckFits(DataType dtype, const TensorShape& shape, int64_t copies,
                        const std::string& what);
 

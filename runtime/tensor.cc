@@ -1,5 +1,8 @@
 #include "runtime/tensor.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -49,6 +52,33 @@ int64_t DataTypeSize(DataType dtype) {
 bool IsTensorDataType(DataType dtype) {
   return dtype == DT_FLOAT || dtype == DT_INT32 || dtype == DT_INT64 ||
          dtype == DT_BOOL;
+}
+
+int64_t PhysicalMemoryBytes() {
+  static const int64_t bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGESIZE);
+    int64_t total = 0;
+    if (pages <= 0 || page_size <= 0 ||
+        __builtin_mul_overflow(int64_t{pages}, int64_t{page_size}, &total)) {
+      return int64_t{0};
+    }
+    return total;
+  }();
+  return bytes;
+}
+
+namespace {
+std::atomic<int64_t> max_tensor_bytes{0};  // 0: PhysicalMemoryBytes()
+}  // namespace
+
+int64_t MaxTensorBytes() {
+  const int64_t set = max_tensor_bytes.load(std::memory_order_relaxed);
+  return set > 0 ? set : PhysicalMemoryBytes();
+}
+
+void SetMaxTensorBytes(int64_t bytes) {
+  max_tensor_bytes.store(bytes > 0 ? bytes : 0, std::memory_order_relaxed);
 }
 
 int64_t TensorShape::num_elements() const {
@@ -254,27 +284,25 @@ absl::Status Tensor::Reset(DataType dtype, const TensorShape& shape,
     return absl::InvalidArgumentError(
         absl::StrCat("a tensor cannot hold dtype ", DataTypeString(dtype)));
   }
-  // Validate's checks and the element count in one pass; Validate itself
-  // only words the error. Every kernel output comes through here.
-  int64_t nonzero = 1;  // the product of the non-zero dimensions
-  bool empty = false;
-  bool valid = true;
-  for (const int64_t d : shape.dim_sizes()) {
-    if (d < 0 || !MultiplySizes(nonzero, d == 0 ? 1 : d, &nonzero)) {
-      valid = false;
-      break;
-    }
-    empty |= d == 0;
-  }
-  if (!valid) {
+  // num_elements() checks what Validate checks, in the same pass as the
+  // count; Validate itself only words the error. Every kernel output comes
+  // through here.
+  const int64_t num_elements = shape.num_elements();
+  if (num_elements < 0) {
     absl::Status s = TensorShape::Validate(shape.dim_sizes(), false);
     return absl::InvalidArgumentError(
         absl::StrCat("tensor shape: ", s.message()));
   }
-  const int64_t num_elements = empty ? 0 : nonzero;
-  const size_t bytes = static_cast<size_t>(num_elements) *
-                       static_cast<size_t>(DataTypeSize(dtype));
-  BufferRef buffer(NewBuffer(bytes, zero));
+  // At most 2^40 elements of at most 8 bytes: no overflow.
+  const int64_t bytes = num_elements * DataTypeSize(dtype);
+  const int64_t limit = MaxTensorBytes();
+  if (limit > 0 && bytes > limit) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "a ", DataTypeString(dtype), " tensor of shape ", shape.DebugString(),
+        " needs ", bytes, " bytes, more than the ", limit,
+        " a tensor may take (MaxTensorBytes)"));
+  }
+  BufferRef buffer(NewBuffer(static_cast<size_t>(bytes), zero));
   if (buffer.get() == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "cannot allocate ", bytes, " bytes for a ", DataTypeString(dtype),

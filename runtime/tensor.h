@@ -82,6 +82,19 @@ struct DataTypeToEnum<bool> {
 // or any product of a valid shape's dimensions, fits int64 with room left.
 inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
 
+// PhysicalMemoryBytes: this machine's physical memory in bytes (read once),
+// 0 when unknown.
+int64_t PhysicalMemoryBytes();
+
+// MaxTensorBytes: the largest tensor, in bytes, that allocation attempts;
+// a larger one is ResourceExhausted, never an allocator failure (under
+// AddressSanitizer a huge allocation aborts the process). By default the
+// machine's physical memory (no limit when unknown); SetMaxTensorBytes
+// lowers it for the whole process (e.g. a fuzzer's memory budget), and
+// SetMaxTensorBytes(0) restores the default. Thread-safe.
+int64_t MaxTensorBytes();
+void SetMaxTensorBytes(int64_t bytes);
+
 // MultiplySizes: `a * b` for sizes a, b >= 0 (dimensions, element counts,
 // strides, byte counts) into `*product`. Returns false, with `*product`
 // unspecified, when a or b is negative (an unknown or invalid size) or the

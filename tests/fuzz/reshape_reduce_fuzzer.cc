@@ -137,6 +137,10 @@ Tensor XValues(int64_t n, Reader& in) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   graphgc::fuzz::SilenceProtobufLogs();
+  // Legal shapes can still ask for huge outputs (a reduction of an empty
+  // [2^34, 0] tensor has 2^34 elements): they must be statuses, within
+  // run_fuzzers.sh's 2 GiB malloc budget.
+  graphgc::SetMaxTensorBytes(int64_t{256} << 20);
   return 0;
 }
 

@@ -147,6 +147,26 @@ TEST(Tensor, ReshapedSharesTheBufferAndChecksTheCount) {
 // element.
 constexpr int64_t kWrapsToOneWith7 = 0x6DB6DB6DB6DB6DB7;
 
+TEST(Tensor, AllocationLargerThanMaxTensorBytesIsResourceExhausted) {
+  // 2^38 floats (1 TiB) is a valid shape, far past this machine's memory:
+  // a status, not an allocator failure (ASan would abort on the attempt).
+  absl::StatusOr<Tensor> t = Tensor::Zeros(DT_FLOAT, {int64_t{1} << 38});
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(t.status().message().find("MaxTensorBytes"), std::string::npos)
+      << t.status();
+}
+
+TEST(Tensor, SetMaxTensorBytesLowersTheLimitAndZeroRestoresIt) {
+  SetMaxTensorBytes(1024);
+  EXPECT_EQ(MaxTensorBytes(), 1024);
+  EXPECT_TRUE(Tensor::Zeros(DT_FLOAT, {256}).ok());
+  EXPECT_EQ(Tensor::Zeros(DT_FLOAT, {257}).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  SetMaxTensorBytes(0);
+  EXPECT_EQ(MaxTensorBytes(), PhysicalMemoryBytes());
+  EXPECT_TRUE(Tensor::Zeros(DT_FLOAT, {257}).ok());
+}
+
 TEST(Tensor, ReshapedRefusesAShapeWhoseElementCountWraps) {
   Tensor one = Tensor::FromData<float>({1}, std::vector<float>{5}).value();
   absl::StatusOr<Tensor> r = one.Reshaped({7, kWrapsToOneWith7});

@@ -706,6 +706,13 @@ TEST(ImportGraphDef, ImportedReshapeRefusesAFedShapeWhoseCountWraps) {
   }
 }
 
+TEST(ImportGraphDef, ImportedReductionOfAnEmptyTensorTooLargeToHoldIsRefused) {
+  // Found by reshape_reduce_fuzzer: [2^37, 0] is empty and legal, its sum
+  // over axis 1 has 2^37 floats (512 GiB).
+  absl::Status s = ImportAndRun("Sum", false, {}, {int64_t{1} << 37, 0});
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+}
+
 TEST(ImportGraphDef, ImportedReductionRefusesFedAxesNamingADimensionTwice) {
   for (const std::string op : {"Sum", "Mean"}) {
     SCOPED_TRACE(op);
