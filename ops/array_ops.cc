@@ -4,6 +4,8 @@
 #include "ops/array_ops.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "ops/op_util.h"
 #include "ops/ops.h"
@@ -365,6 +367,18 @@ void RegisterFillOps(OpRegistry& r) {
 
 // --- Cast ---
 
+// `f` converted to the integer type D: truncated toward zero, clamped to
+// D's range, NaN to 0.
+template <typename D, typename S>
+D SaturatingCast(S f) {
+  // 2^(bits-1) exactly, as S: D's max + 1, D's min negated.
+  constexpr S kLimit = -static_cast<S>(std::numeric_limits<D>::min());
+  if (std::isnan(f)) return 0;
+  if (f >= kLimit) return std::numeric_limits<D>::max();
+  if (f <= -kLimit) return std::numeric_limits<D>::min();
+  return static_cast<D>(f);
+}
+
 absl::Status CastKernel(OpKernelContext& ctx, DataType dst) {
   const Tensor& x = ctx.input(0);
   if (x.dtype() == dst) {
@@ -378,6 +392,13 @@ absl::Status CastKernel(OpKernelContext& ctx, DataType dst) {
       using D = decltype(dst_tag);
       if constexpr (std::is_same_v<D, bool>) {
         out.mutable_flat<D>() = x.flat<S>() != S(0);
+      } else if constexpr (std::is_floating_point_v<S> &&
+                           std::is_integral_v<D>) {
+        // A float outside D's range (or NaN) converted to D is undefined
+        // behaviour; saturate instead, NaN to 0, as XLA defines it.
+        const auto in = x.data<S>();
+        auto o = out.mutable_data<D>();
+        for (size_t i = 0; i < in.size(); ++i) o[i] = SaturatingCast<D>(in[i]);
       } else {
         out.mutable_flat<D>() = x.flat<S>().template cast<D>();
       }

@@ -34,6 +34,24 @@ constexpr std::initializer_list<DataType> kNumeric = {DT_FLOAT, DT_INT32,
                                                       DT_INT64};
 constexpr std::initializer_list<DataType> kIndexTypes = {DT_INT32, DT_INT64};
 
+// Integer arithmetic wraps modulo 2^bits, as TensorFlow's CPU kernels do in
+// practice. Signed overflow is undefined behaviour in C++, so `f` runs on
+// the operands cast to the unsigned type of the same width, where wrapping
+// is defined, and the result is cast back (modular since C++20). Float
+// operands go to `f` unchanged. `f` takes Eigen array expressions.
+template <typename F>
+auto Wrapping(F f) {
+  return [f](const auto&... a) {
+    using T = std::common_type_t<typename std::decay_t<decltype(a)>::Scalar...>;
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return f(a.template cast<U>()...).template cast<T>();
+    } else {
+      return f(a...);
+    }
+  };
+}
+
 // --- broadcasting binary kernels ---
 
 // Whether `small` (leading 1s ignored) equals the trailing dims of `big`.
@@ -266,21 +284,21 @@ void RegisterBinaryOps(OpRegistry& r) {
                           absl::Span<const InputInfo> in) {
     return BinaryShape(attrs, in, kNumeric, false);
   };
-  MustRegister(r, MakeOp("AddV2", {"x", "y"}, 1, {{"T", "type"}}, numeric_shape,
-                         NumericBinary<void>([](const auto& a, const auto& b) {
-                           return a + b;
-                         }),
-                         AddGrad));
-  MustRegister(r, MakeOp("Sub", {"x", "y"}, 1, {{"T", "type"}}, numeric_shape,
-                         NumericBinary<void>([](const auto& a, const auto& b) {
-                           return a - b;
-                         }),
-                         SubGrad));
-  MustRegister(r, MakeOp("Mul", {"x", "y"}, 1, {{"T", "type"}}, numeric_shape,
-                         NumericBinary<void>([](const auto& a, const auto& b) {
-                           return a * b;
-                         }),
-                         MulGrad));
+  MustRegister(r,
+               MakeOp("AddV2", {"x", "y"}, 1, {{"T", "type"}}, numeric_shape,
+                      NumericBinary<void>(Wrapping(
+                          [](const auto& a, const auto& b) { return a + b; })),
+                      AddGrad));
+  MustRegister(r,
+               MakeOp("Sub", {"x", "y"}, 1, {{"T", "type"}}, numeric_shape,
+                      NumericBinary<void>(Wrapping(
+                          [](const auto& a, const auto& b) { return a - b; })),
+                      SubGrad));
+  MustRegister(r,
+               MakeOp("Mul", {"x", "y"}, 1, {{"T", "type"}}, numeric_shape,
+                      NumericBinary<void>(Wrapping(
+                          [](const auto& a, const auto& b) { return a * b; })),
+                      MulGrad));
   MustRegister(
       r, MakeOp("Maximum", {"x", "y"}, 1, {{"T", "type"}}, numeric_shape,
                 NumericBinary<void>(
@@ -384,8 +402,10 @@ void RegisterAddN(OpRegistry& r) {
           using T = decltype(tag);
           auto o = out.mutable_flat<T>();
           o = x0.flat<T>();
+          const auto add =
+              Wrapping([](const auto& a, const auto& b) { return a + b; });
           for (int i = 1; i < ctx.num_inputs(); ++i)
-            o += ctx.input(i).flat<T>();
+            o = add(o, ctx.input(i).flat<T>());
           return absl::OkStatus();
         }));
         ctx.set_output(0, std::move(out));
@@ -455,17 +475,19 @@ GradFn UnaryGrad(B build) {
 }
 
 void RegisterUnaryOps(OpRegistry& r) {
-  MustRegister(r, MakeOp("Neg", {"x"}, 1, {{"T", "type"}}, UnaryShape(kNumeric),
-                         UnaryKernel<false>([](const auto& a) { return -a; }),
-                         UnaryGrad([](const GradContext& ctx, const Output& g,
-                                      const Output&, const Output&) {
-                           return ops::Neg(g, {.name = GradName(ctx, "Neg")});
-                         })));
+  MustRegister(
+      r, MakeOp("Neg", {"x"}, 1, {{"T", "type"}}, UnaryShape(kNumeric),
+                UnaryKernel<false>(Wrapping([](const auto& a) { return -a; })),
+                UnaryGrad([](const GradContext& ctx, const Output& g,
+                             const Output&, const Output&) {
+                  return ops::Neg(g, {.name = GradName(ctx, "Neg")});
+                })));
   MustRegister(
       r,
       MakeOp(
           "Square", {"x"}, 1, {{"T", "type"}}, UnaryShape(kNumeric),
-          UnaryKernel<false>([](const auto& a) { return a.square(); }),
+          UnaryKernel<false>(
+              Wrapping([](const auto& a) { return a.square(); })),
           UnaryGrad([](const GradContext& ctx, const Output& g, const Output& x,
                        const Output&) -> absl::StatusOr<Output> {
             GG_ASSIGN_OR_RETURN(
@@ -696,8 +718,8 @@ absl::StatusOr<std::vector<OutputInfo>> ReduceShape(
 // Adds every element of `x` into `out` at the index its kept axes give,
 // through `add(acc, value)`: the general case of SumInto, any mix of axes.
 template <typename T, typename Add>
-void StridedSumInto(const Tensor& x, const std::vector<bool>& reduced,
-                    T* out, Add add) {
+void StridedSumInto(const Tensor& x, const std::vector<bool>& reduced, T* out,
+                    Add add) {
   const T* xp = x.data<T>().data();
   const int r = x.shape().dims();
   std::vector<int64_t> out_stride(r, 0);
@@ -796,9 +818,15 @@ absl::Status ReduceKernel(OpKernelContext& ctx, bool keep) {
   GG_ASSIGN_OR_RETURN(
       Tensor * out, ctx.allocate_output(
                         0, x.dtype(), ReducedShape(x.shape(), *reduced, keep)));
+  // Reduced elements per output element. A product too large for any
+  // tensor needs a dimension of 0 elsewhere in x: then either a reduced
+  // dimension is 0 (the count is 0) or a kept one is (no outputs).
   int64_t count = 1;
   for (int d = 0; d < x.shape().dims(); ++d) {
-    if ((*reduced)[d]) count *= x.shape()[d];
+    if ((*reduced)[d] && !MultiplySizes(count, x.shape()[d], &count)) {
+      count = 0;
+      break;
+    }
   }
   absl::Status s = DispatchNumeric(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -808,7 +836,10 @@ absl::Status ReduceKernel(OpKernelContext& ctx, bool keep) {
       if constexpr (std::is_same_v<T, float>) {
         out->mutable_flat<T>() /= static_cast<float>(count);
       } else if (count > 0) {
-        out->mutable_flat<T>() /= static_cast<T>(count);
+        // Divided in int64: `count` may not fit T (a cast could make it 0).
+        for (T& v : out->mutable_data<T>()) {
+          v = static_cast<T>(static_cast<int64_t>(v) / count);
+        }
       }
     }
     return absl::OkStatus();

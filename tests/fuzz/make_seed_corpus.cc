@@ -10,6 +10,8 @@
 //   tensor/      encoded shapes and data for tensor_fuzzer.cc's layout
 //   reshape_reduce/  encoded graphs and feeds for reshape_reduce_fuzzer.cc's
 //                layout (a Reshape to a fed shape, then Sum, Mean or ArgMax)
+//   kernel/      encoded ops, attributes, shapes and feeds for
+//                kernel_fuzzer.cc's layout: one valid run of each op
 // Usage: make_seed_corpus OUT_DIR   (OUT_DIR/<target>/ must not matter:
 // files are overwritten by name). build_fuzzers.sh builds it; run it as
 //   build-fuzz/make_seed_corpus tests/fuzz/corpus
@@ -65,12 +67,13 @@ std::vector<std::pair<std::string, std::string>> GraphDefs() {
     Output x = Must(ops::Placeholder(g, DT_FLOAT, {-1, 3}, {.name = "x"}));
     Output labels =
         Must(ops::Placeholder(g, DT_INT32, {-1}, {.name = "labels"}));
-    Output w = Must(ops::Const(
-        g, Must(Tensor::FromData<float>({2, 3}, std::vector<float>{1, 2, 3, 4,
-                                                                   5, 6})),
-        {.name = "dense/kernel"}));
-    Output mm = Must(
-        ops::MatMul(x, w, {.name = "dense/MatMul", .transpose_b = true}));
+    Output w =
+        Must(ops::Const(g,
+                        Must(Tensor::FromData<float>(
+                            {2, 3}, std::vector<float>{1, 2, 3, 4, 5, 6})),
+                        {.name = "dense/kernel"}));
+    Output mm =
+        Must(ops::MatMul(x, w, {.name = "dense/MatMul", .transpose_b = true}));
     Output var = Must(ops::VarHandleOp(g, DT_FLOAT, {2}, {.name = "bias"}));
     Output read = Must(ops::ReadVariableOp(var, {.name = "bias/read"}));
     Output biased = Must(ops::BiasAdd(mm, read, {.name = "dense/BiasAdd"}));
@@ -81,9 +84,9 @@ std::vector<std::pair<std::string, std::string>> GraphDefs() {
                                            .control_inputs = {init.handle()},
                                            .axes = {1},
                                            .keep_dims = true}));
-    ops::SoftmaxCrossEntropyOutputs xent = Must(
-        ops::SparseSoftmaxCrossEntropyWithLogits(relu, labels,
-                                                 {.name = "xent"}));
+    ops::SoftmaxCrossEntropyOutputs xent =
+        Must(ops::SparseSoftmaxCrossEntropyWithLogits(relu, labels,
+                                                      {.name = "xent"}));
     Output loss = Must(ops::Mean(xent.loss, {.name = "loss"}));
     out.emplace_back("dense_model",
                      Bytes({total.handle(), xent.backprop.handle()}));
@@ -93,14 +96,15 @@ std::vector<std::pair<std::string, std::string>> GraphDefs() {
   }
   {  // Integer and bool constants, shape ops, casts, comparisons.
     Graph g;
-    Output a = Must(ops::Const(
-        g, Must(Tensor::FromData<int32_t>({2, 2}, std::vector<int32_t>{1, -2,
-                                                                        3, 4})),
-        {.name = "a"}));
-    Output b = Must(ops::Const(
-        g, Must(Tensor::FromData<int64_t>({4}, std::vector<int64_t>{7, 0, -1,
-                                                                    1 << 30})),
-        {.name = "b"}));
+    Output a = Must(ops::Const(g,
+                               Must(Tensor::FromData<int32_t>(
+                                   {2, 2}, std::vector<int32_t>{1, -2, 3, 4})),
+                               {.name = "a"}));
+    Output b =
+        Must(ops::Const(g,
+                        Must(Tensor::FromData<int64_t>(
+                            {4}, std::vector<int64_t>{7, 0, -1, 1 << 30})),
+                        {.name = "b"}));
     const bool flag_values[3] = {true, false, true};
     Output flags = Must(ops::Const(
         g, Must(Tensor::FromData<bool>({3}, absl::MakeConstSpan(flag_values))),
@@ -113,8 +117,8 @@ std::vector<std::pair<std::string, std::string>> GraphDefs() {
     Output f = Must(ops::Cast(a, DT_FLOAT, {.name = "f"}));
     Output t = Must(ops::Transpose(f, {1, 0}, {.name = "transpose"}));
     Output sq = Must(ops::Square(t, {.name = "square"}));
-    out.emplace_back("int_ops", Bytes({eq.handle(), shape.handle(),
-                                       sq.handle(), flags.handle()}));
+    out.emplace_back("int_ops", Bytes({eq.handle(), shape.handle(), sq.handle(),
+                                       flags.handle()}));
   }
   {  // A single scalar constant; an empty GraphDef.
     Graph g;
@@ -190,6 +194,109 @@ std::string EncodedReshapeReduce(uint8_t mode, int elements,
   return s + x;
 }
 
+// kernel_fuzzer.cc layout: op index, mode byte, attribute byte, per input
+// its rank and dimension bytes, then the elements.
+std::string EncodedKernel(uint8_t op, uint8_t mode, uint8_t attr,
+                          const std::vector<std::vector<uint8_t>>& shapes,
+                          const std::string& values) {
+  std::string s;
+  s.push_back(static_cast<char>(op));
+  s.push_back(static_cast<char>(mode));
+  s.push_back(static_cast<char>(attr));
+  for (const std::vector<uint8_t>& dims : shapes) {
+    s.push_back(static_cast<char>(dims.size()));
+    for (uint8_t d : dims) s.push_back(static_cast<char>(d));
+  }
+  return s + values;
+}
+
+// One valid run of each of kernel_fuzzer.cc's ops (indices into its table,
+// in its order), named after the op.
+void WriteKernelSeeds(const std::filesystem::path& dir) {
+  std::vector<float> pattern;
+  for (int k = 0; k < 48; ++k) pattern.push_back(0.25f * ((k * 7) % 11) - 1);
+  const std::string floats(reinterpret_cast<const char*>(pattern.data()),
+                           pattern.size() * sizeof(float));
+  auto ints = [](std::vector<int8_t> v) {
+    return std::string(v.begin(), v.end());
+  };
+  const std::vector<uint8_t> m22 = {2, 2};
+  const std::vector<uint8_t> image = {1, 4, 4, 1};
+  const std::vector<uint8_t> pooled = {1, 2, 2, 1};
+  constexpr uint8_t kStatic = 0x04;  // placeholders carry the fed shapes
+  struct Seed {
+    const char* name;
+    uint8_t mode;
+    uint8_t attr;
+    std::vector<std::vector<uint8_t>> shapes;
+    std::string values;
+  };
+  const std::vector<Seed> seeds = {
+      {"AddV2", 0x01, 0, {m22, {2}}, floats},
+      {"Sub", 0x02, 0, {m22, m22}, floats},
+      {"Mul", 0x01 | kStatic, 0, {m22, {}}, floats},
+      {"Maximum", 0, 0, {m22, {2, 1}}, floats},
+      {"Minimum", 0x02, 0, {{1, 2}, {2, 1}}, floats},
+      {"Greater", 0x01, 0, {m22, m22}, floats},
+      {"LessEqual", 0, 0, {m22, m22}, floats},
+      {"Equal", 0x02, 0, {{3}, {3}}, floats},
+      {"RealDiv", 0, 0, {m22, m22}, floats},
+      {"AddN", 0x01, 0, {m22, m22, m22}, floats},
+      {"Neg", 0x01, 0, {m22}, floats},
+      {"Square", 0x02, 0, {m22}, floats},
+      {"Sqrt", 0, 0, {m22}, floats},
+      {"Exp", 0, 0, {m22}, floats},
+      {"Log", 0, 0, {m22}, floats},
+      {"Sigmoid", 0, 0, {m22}, floats},
+      {"Tanh", 0, 0, {m22}, floats},
+      {"Relu", 0, 0, {m22}, floats},
+      {"ReluGrad", 0, 0, {m22, m22}, floats},
+      {"Softmax", kStatic, 0, {{2, 3}}, floats},
+      {"LogSoftmax", 0, 0, {{2, 3}}, floats},
+      {"Cast", 0, 0x01, {m22}, floats},
+      {"ZerosLike", 0x02, 0, {m22}, floats},
+      {"BiasAdd", 0, 0, {{2, 3}, {3}}, floats},
+      {"MatMul", kStatic, 0x02, {{2, 3}, {2, 3}}, floats},
+      {"SparseSoftmaxCrossEntropyWithLogits",
+       0,
+       0,
+       {{2, 3}, {2}},
+       floats.substr(0, 24) + ints({0, 2})},
+      {"Conv2D", kStatic, 0x01, {image, {2, 2, 1, 2}}, floats},
+      {"Conv2DBackpropInput",
+       0,
+       0x01,
+       {{4}, {2, 2, 1, 2}, {1, 2, 2, 2}},
+       ints({1, 4, 4, 1}) + floats},
+      {"Conv2DBackpropFilter",
+       0,
+       0x01,
+       {image, {4}, {1, 2, 2, 2}},
+       floats.substr(0, 64) + ints({2, 2, 1, 2}) + floats},
+      {"MaxPool", kStatic, 0x05, {image}, floats},
+      {"MaxPoolGrad", 0, 0x05, {image, pooled, pooled}, floats},
+      {"FusedBatchNormV3", 0, 0x04, {{1, 2, 2, 3}, {3}, {3}, {3}, {3}}, floats},
+      {"FusedBatchNormGradV3",
+       0,
+       0x04,
+       {{1, 2, 2, 3}, {1, 2, 2, 3}, {3}, {3}, {3}, {0}},
+       floats},
+      {"Transpose", 0, 0, {{2, 3}, {2}}, floats.substr(0, 24) + ints({1, 0})},
+      {"Fill",
+       0x01 | kStatic,
+       0,
+       {{2}, {}},
+       ints({2, 3}) + std::string("\x07\0\0\0", 4)},
+      {"BroadcastGradientArgs", 0, 0, {{2}, {1}}, ints({2, 3, 3})},
+  };
+  for (size_t k = 0; k < seeds.size(); ++k) {
+    const Seed& seed = seeds[k];
+    WriteFile(dir / seed.name,
+              EncodedKernel(static_cast<uint8_t>(k), seed.mode, seed.attr,
+                            seed.shapes, seed.values));
+  }
+}
+
 }  // namespace
 }  // namespace graphgc
 
@@ -201,7 +308,7 @@ int main(int argc, char** argv) {
   }
   const std::filesystem::path root = argv[1];
   for (const char* d :
-       {"graph_def", "event_file", "tensor", "reshape_reduce"}) {
+       {"graph_def", "event_file", "tensor", "reshape_reduce", "kernel"}) {
     std::filesystem::create_directories(root / d);
   }
 
@@ -228,8 +335,8 @@ int main(int argc, char** argv) {
   // Tensors: data from tensors the project built.
   Tensor f = Must(Tensor::FromData<float>(
       {2, 3}, std::vector<float>{1.5f, -2, 0, 3.25f, 1e30f, -1e-30f}));
-  Tensor i = Must(Tensor::FromData<int32_t>({4}, std::vector<int32_t>{
-                                                     1, -1, 1 << 30, 0}));
+  Tensor i = Must(
+      Tensor::FromData<int32_t>({4}, std::vector<int32_t>{1, -1, 1 << 30, 0}));
   Tensor l = Must(Tensor::FromData<int64_t>(
       {2, 1}, std::vector<int64_t>{int64_t{1} << 40, -7}));
   WriteFile(root / "tensor" / "float_2x3",
@@ -245,8 +352,9 @@ int main(int argc, char** argv) {
   WriteFile(root / "tensor" / "zero_and_huge",
             EncodedTensor(1 | 4, {0x41, 0x4a, 0x4a}, ""));
   WriteFile(root / "tensor" / "raw_int64_min",
-            EncodedTensor(2, {0x80}, std::string("\0\0\0\0\0\0\0\x80", 8) +
-                                         RawData<int64_t>(l)));
+            EncodedTensor(
+                2, {0x80},
+                std::string("\0\0\0\0\0\0\0\x80", 8) + RawData<int64_t>(l)));
 
   // Reshape to a fed shape, then a reduction (mode bits: 0-1 dtype, 2-3
   // Sum/Mean/ArgMax/none, 4 fed axes, 5 keep_dims, 6 int32 shape, 7 int64
@@ -267,6 +375,7 @@ int main(int argc, char** argv) {
   WriteFile(rr / "sum_empty_fed_axes_int64",
             EncodedReshapeReduce(0x02 | 0x10, 0, {2, 0, 1}, {-1, 0},
                                  RawData<int64_t>(l)));
+  WriteKernelSeeds(root / "kernel");
   std::printf("seed corpus written to %s\n", root.c_str());
   return 0;
 }

@@ -24,7 +24,7 @@ fi
 # Inputs bigger than this are cut: a GraphDef of a small model or an events
 # file of a few events fits comfortably.
 declare -A MAX_LEN=([graph_def_fuzzer]=16384 [event_file_fuzzer]=16384
-                    [reshape_reduce_fuzzer]=256
+                    [reshape_reduce_fuzzer]=256 [kernel_fuzzer]=1024
                     [tensor_fuzzer]=4096)
 
 targets=${FUZZ_TARGETS:-$(cd tests/fuzz && ls -- *_fuzzer.cc | sed 's/\.cc$//')}

@@ -177,6 +177,26 @@ TEST_F(ArrayOpsTest, CastBetweenTypes) {
               ElementsAre(1, 0));
 }
 
+TEST_F(ArrayOpsTest, CastOfFloatsOutsideTheIntegerRangeSaturatesAndNanIsZero) {
+  // A float out of the target's range converted to it is undefined
+  // behaviour in C++; Cast clamps to the range and maps NaN to 0 (XLA's
+  // rule) so that every input has one defined result.
+  const float inf = std::numeric_limits<float>::infinity();
+  Output x = C(F({6}, {3e9f, -3e9f, inf, -inf,
+                       std::numeric_limits<float>::quiet_NaN(), -2.9f}));
+  EXPECT_THAT(Ints(run_.Run1(ops::Cast(x, DT_INT32).value()).value()),
+              ElementsAre(std::numeric_limits<int32_t>::max(),
+                          std::numeric_limits<int32_t>::min(),
+                          std::numeric_limits<int32_t>::max(),
+                          std::numeric_limits<int32_t>::min(), 0, -2));
+  Tensor l = run_.Run1(ops::Cast(x, DT_INT64).value()).value();
+  EXPECT_THAT(
+      std::vector<int64_t>(l.data<int64_t>().begin(), l.data<int64_t>().end()),
+      ElementsAre(3000000000LL, -3000000000LL,
+                  std::numeric_limits<int64_t>::max(),
+                  std::numeric_limits<int64_t>::min(), 0, -2));
+}
+
 TEST_F(ArrayOpsTest, TransposeMatrixAnd3d) {
   Output m = ops::Transpose(C(F({2, 3}, {1, 2, 3, 4, 5, 6})), {1, 0}).value();
   EXPECT_EQ(m.shape(), (TensorShape{3, 2}));

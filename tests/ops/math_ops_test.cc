@@ -331,20 +331,86 @@ TEST_F(MathOpsTest, IntegerSumsWrapInsteadOfOverflowing) {
   // in Sum over int32 under UBSan); sums wrap modulo 2^32 for every layout
   // of axes: all, rows, columns.
   constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
-  Tensor t = Tensor::FromData<int32_t>({2, 2}, std::vector<int32_t>{
-                                                   kMax, 1, kMax, 1})
-                 .value();
+  Tensor t =
+      Tensor::FromData<int32_t>({2, 2}, std::vector<int32_t>{kMax, 1, kMax, 1})
+          .value();
   auto sum = [&](std::vector<int64_t> axes) {
     Output s = ops::Sum(C(t), {.axes = std::move(axes)}).value();
     Tensor out = run_.Run1(s).value();
     return std::vector<int32_t>(out.data<int32_t>().begin(),
                                 out.data<int32_t>().end());
   };
-  EXPECT_THAT(sum({0, 1}), ElementsAre(static_cast<int32_t>(
-                               2 * static_cast<uint32_t>(kMax) + 2)));
+  EXPECT_THAT(
+      sum({0, 1}),
+      ElementsAre(static_cast<int32_t>(2 * static_cast<uint32_t>(kMax) + 2)));
   EXPECT_THAT(sum({1}), ElementsAre(std::numeric_limits<int32_t>::min(),
                                     std::numeric_limits<int32_t>::min()));
   EXPECT_THAT(sum({0}), ElementsAre(-2, 2));
+}
+
+// The same class of bug in the elementwise kernels: signed overflow in
+// AddV2, Sub, Mul, AddN, Neg and Square is undefined behaviour (UBSan stops
+// the sanitizer run); each wraps modulo 2^bits for int32 and int64, for
+// same-shape, scalar and broadcast operands alike.
+template <typename T>
+std::vector<T> IntValuesOf(const Tensor& t) {
+  return std::vector<T>(t.data<T>().begin(), t.data<T>().end());
+}
+
+TEST_F(MathOpsTest, Int32ElementwiseArithmeticWrapsInsteadOfOverflowing) {
+  constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+  constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+  Output big = C(I32({2}, {kMax, kMin}));
+  Output one = C(I32({}, {1}));
+  Output two = C(I32({2}, {2, 2}));
+  Output row = C(I32({2, 2}, {kMax, kMax, kMin, kMin}));
+  auto at = [&](absl::StatusOr<Output> y) {
+    return IntValuesOf<int32_t>(run_.Run1(y.value()).value());
+  };
+  EXPECT_THAT(at(ops::AddV2(big, one)), ElementsAre(kMin, kMin + 1));
+  EXPECT_THAT(at(ops::AddV2(one, big)), ElementsAre(kMin, kMin + 1));
+  EXPECT_THAT(at(ops::Sub(big, C(I32({2}, {-1, 1})))), ElementsAre(kMin, kMax));
+  EXPECT_THAT(at(ops::Mul(big, two)), ElementsAre(-2, 0));
+  EXPECT_THAT(at(ops::AddV2(row, big)), ElementsAre(-2, -1, -1, 0));
+  EXPECT_THAT(at(ops::AddN({big, big, big})), ElementsAre(kMax - 2, kMin));
+  EXPECT_THAT(at(ops::Neg(big)), ElementsAre(-kMax, kMin));
+  EXPECT_THAT(at(ops::Square(big)), ElementsAre(1, 0));
+}
+
+TEST_F(MathOpsTest, Int64ElementwiseArithmeticWrapsInsteadOfOverflowing) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  Output big = C(
+      Tensor::FromData<int64_t>({2}, std::vector<int64_t>{kMax, kMin}).value());
+  Output one =
+      C(Tensor::FromData<int64_t>({}, std::vector<int64_t>{1}).value());
+  auto at = [&](absl::StatusOr<Output> y) {
+    return IntValuesOf<int64_t>(run_.Run1(y.value()).value());
+  };
+  EXPECT_THAT(at(ops::AddV2(big, one)), ElementsAre(kMin, kMin + 1));
+  EXPECT_THAT(at(ops::Sub(big, one)), ElementsAre(kMax - 1, kMax));
+  EXPECT_THAT(at(ops::Mul(big, big)), ElementsAre(1, 0));
+  EXPECT_THAT(at(ops::Neg(big)), ElementsAre(-kMax, kMin));
+}
+
+TEST_F(MathOpsTest, IntegerMeanTruncatesTheWrappedSumTowardZero) {
+  // As TensorFlow: the int sum (wrapped: kMax + 1 - 7 = kMax - 6) divided
+  // by the count, truncated toward zero. The count is divided in int64 and
+  // never narrowed to int32, where a count of 2^32 would become 0.
+  constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+  Output x = C(I32({2, 3}, {kMax, 1, -7, -7, 0, 0}));
+  Tensor m = run_.Run1(ops::Mean(x, {.axes = {1}}).value()).value();
+  EXPECT_THAT(IntValuesOf<int32_t>(m), ElementsAre((kMax - 6) / 3, -2));
+}
+
+TEST_F(MathOpsTest, MeanOverAnEmptyAxisIsNanForFloatsAndZeroForIntegers) {
+  Tensor f =
+      run_.Run1(ops::Mean(C(F({2, 0}, {})), {.axes = {1}}).value()).value();
+  ASSERT_EQ(f.num_elements(), 2);
+  EXPECT_TRUE(std::isnan(f.data<float>()[0]));
+  Tensor i =
+      run_.Run1(ops::Mean(C(I32({2, 0}, {})), {.axes = {1}}).value()).value();
+  EXPECT_THAT(IntValuesOf<int32_t>(i), ElementsAre(0, 0));
 }
 
 TEST_F(MathOpsTest, MeanRefusesConstantAxesNamingADimensionTwiceWhenBuilt) {
