@@ -610,9 +610,12 @@ ParamCount CountParams(LayerState& layer) {
   std::lock_guard<std::mutex> l(layer.mu);
   ParamCount count;
   for (const Variable& v : layer.variables) {
-    // Built variables' shapes were checked (CheckFits): no overflow.
-    (v.trainable ? count.trainable : count.non_trainable) +=
-        v.shape.num_elements();
+    // Each built variable's shape was checked (CheckFits); the sum is
+    // checked too, and saturates (it cannot be reached in memory anyway).
+    int64_t& sum = v.trainable ? count.trainable : count.non_trainable;
+    if (__builtin_add_overflow(sum, v.shape.num_elements(), &sum)) {
+      sum = std::numeric_limits<int64_t>::max();
+    }
   }
   return count;
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <numeric>
 #include <random>
@@ -855,6 +856,15 @@ void AppendRow(std::string& out, const std::vector<std::string>& fields) {
   }
 }
 
+// a + b for counts >= 0, at most INT64_MAX (parameter counts of weights
+// that exist in memory never get there).
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum)
+             ? std::numeric_limits<int64_t>::max()
+             : sum;
+}
+
 // 1234567 as "1,234,567" (Keras's "{:,}").
 std::string WithCommas(int64_t n) {
   std::string digits = absl::StrCat(n);
@@ -884,9 +894,8 @@ std::string Sequential::Summary() const {
     LayerState& layer = *m.layers[i].state_;
     const models_internal::ParamCount params =
         models_internal::CountParams(layer);
-    // Built weights were size-checked: these sums cannot overflow.
-    trainable += params.trainable;
-    non_trainable += params.non_trainable;
+    trainable = SaturatingAdd(trainable, params.trainable);
+    non_trainable = SaturatingAdd(non_trainable, params.non_trainable);
     if (i > 1) out += rule + "\n";
     AppendRow(out,
               {absl::StrCat(m.layers[i].name(), " (", m.layers[i].kind(), ")"),
@@ -894,8 +903,9 @@ std::string Sequential::Summary() const {
                absl::StrCat(params.trainable + params.non_trainable)});
   }
   out += double_rule + "\n";
-  absl::StrAppend(&out, "Total params: ", WithCommas(trainable + non_trainable),
-                  "\n", "Trainable params: ", WithCommas(trainable), "\n",
+  absl::StrAppend(&out, "Total params: ",
+                  WithCommas(SaturatingAdd(trainable, non_trainable)), "\n",
+                  "Trainable params: ", WithCommas(trainable), "\n",
                   "Non-trainable params: ", WithCommas(non_trainable), "\n");
   out += rule + "\n";
   return out;

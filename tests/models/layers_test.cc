@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "models/sequential.h"
 #include "runtime/graph.h"
 #include "runtime/session.h"
+#include "serialize/graph_def.h"
 
 namespace graphgc {
 namespace {
@@ -549,6 +551,42 @@ TEST_F(LayersTest, AFitStepFollowsTheNumericalGradientThroughConvAndPooling) {
           << "weight " << t << " element " << i;
     }
   }
+}
+
+// --- the step graph ---
+
+TEST_F(LayersTest, ACompiledCnnExportsTensorFlowOpTypes) {
+  Sequential m = Create(
+      {layers::Input({6, 6, 1}), layers::Conv2D(2, {3, 3}),
+       layers::BatchNormalization(), layers::Conv2D(2, {2, 2}),
+       layers::MaxPooling2D({2, 2}), layers::Flatten(), layers::Dropout(0.5f),
+       layers::Dense(2, {.activation = "softmax"})});
+  ASSERT_TRUE(m.Compile({.optimizer = optimizers::Adam(),
+                         .loss = losses::SparseCategoricalCrossentropy()})
+                  .ok());
+  tensorflow::GraphDef def = ExportGraphDef(m.GraphRoots()).value();
+  std::set<std::string> ops;
+  for (const tensorflow::NodeDef& node : def.node()) ops.insert(node.op());
+  for (const char* op :
+       {"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool",
+        "MaxPoolGrad", "Reshape", "FusedBatchNormV3", "FusedBatchNormGradV3",
+        "RandomUniform", "AssignVariableOp"}) {
+    EXPECT_TRUE(ops.contains(op)) << op;
+  }
+}
+
+TEST_F(LayersTest, BatchNormalizationUpdatesRunInTheStepAndNotInPredict) {
+  Sequential m = Create({layers::Input({2}), layers::BatchNormalization(),
+                         layers::Dense(1, {.seed = 1})});
+  ASSERT_TRUE(m.Compile({.optimizer = optimizers::SGD(),
+                         .loss = losses::MeanSquaredError()})
+                  .ok());
+  Tensor x = RandomImages(8, {2}, 4);
+  ASSERT_TRUE(m.Predict(x).ok());
+  ASSERT_TRUE(m.Evaluate(x, RandomImages(8, {1}, 5)).ok());
+  EXPECT_EQ(Values(m.GetWeights()[2]), std::vector<float>(2, 0.f));
+  ASSERT_TRUE(m.Fit(x, RandomImages(8, {1}, 5), {.verbose = 0}).ok());
+  EXPECT_NE(Values(m.GetWeights()[2]), std::vector<float>(2, 0.f));
 }
 
 // --- a small CNN learns ---
