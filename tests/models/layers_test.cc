@@ -553,6 +553,52 @@ TEST_F(LayersTest, AFitStepFollowsTheNumericalGradientThroughConvAndPooling) {
   }
 }
 
+// --- training and inference paths ---
+
+TEST_F(LayersTest, ADenseStackHasOneForwardPathForTrainingAndInference) {
+  Sequential m = Create({layers::Input({4}), layers::Dense(2)});
+  ASSERT_TRUE(m.Compile({.optimizer = optimizers::SGD(),
+                         .loss = losses::MeanSquaredError()})
+                  .ok());
+  EXPECT_FALSE(g_.FindNode("sequential/inference/loss/value").has_value());
+}
+
+TEST_F(LayersTest, DropoutGivesTheModelASeparateInferenceLoss) {
+  Sequential m =
+      Create({layers::Input({4}), layers::Dropout(0.5f), layers::Dense(2)});
+  ASSERT_TRUE(m.Compile({.optimizer = optimizers::SGD(),
+                         .loss = losses::MeanSquaredError()})
+                  .ok());
+  EXPECT_TRUE(g_.FindNode("sequential/inference/loss/value").has_value());
+}
+
+TEST_F(LayersTest, EvaluateUsesTheInferencePathWithoutDropout) {
+  Sequential m = Create({layers::Input({20}), layers::Dropout(0.9f),
+                         layers::Dense(1, {.seed = 1})});
+  ASSERT_TRUE(m.Compile({.optimizer = optimizers::SGD(),
+                         .loss = losses::MeanSquaredError()})
+                  .ok());
+  Tensor x = RandomImages(8, {20}, 1);
+  Tensor y = RandomImages(8, {1}, 2);
+  std::vector<float> p = Values(m.Predict(x).value());
+  std::vector<float> t = Values(y);
+  double mse = 0;
+  for (size_t i = 0; i < p.size(); ++i) mse += (p[i] - t[i]) * (p[i] - t[i]);
+  mse /= p.size();
+  EXPECT_NEAR(m.Evaluate(x, y).value().at("loss"), mse, 1e-5);
+  EXPECT_EQ(m.Evaluate(x, y).value().at("loss"),
+            m.Evaluate(x, y).value().at("loss"));
+}
+
+TEST_F(LayersTest, CompileOfAModelWithImageOutputsIsRefused) {
+  Sequential m = Create({layers::Input({4, 4, 1}), layers::Conv2D(2, {3, 3})});
+  absl::Status s = m.Compile(
+      {.optimizer = optimizers::SGD(), .loss = losses::MeanSquaredError()});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Mentions(s, "(None, 2, 2, 2)")) << s;
+  EXPECT_FALSE(m.compiled());
+}
+
 // --- the step graph ---
 
 TEST_F(LayersTest, ACompiledCnnExportsTensorFlowOpTypes) {
@@ -587,6 +633,59 @@ TEST_F(LayersTest, BatchNormalizationUpdatesRunInTheStepAndNotInPredict) {
   EXPECT_EQ(Values(m.GetWeights()[2]), std::vector<float>(2, 0.f));
   ASSERT_TRUE(m.Fit(x, RandomImages(8, {1}, 5), {.verbose = 0}).ok());
   EXPECT_NE(Values(m.GetWeights()[2]), std::vector<float>(2, 0.f));
+}
+
+// The same through BatchNormalization's training path (batch statistics):
+// the loss is read from the step's own loss node, for the same batch.
+TEST_F(LayersTest,
+       AFitStepFollowsTheNumericalGradientThroughBatchNormalization) {
+  Sequential m =
+      Create({layers::Input({3, 3, 2}), layers::Conv2D(2, {2, 2}, {.seed = 1}),
+              layers::BatchNormalization(), layers::Flatten(),
+              layers::Dense(2, {.seed = 2})});
+  const float lr = 1e-3f;
+  ASSERT_TRUE(m.Compile({.optimizer = optimizers::SGD({.learning_rate = lr}),
+                         .loss = losses::MeanSquaredError()})
+                  .ok());
+  Tensor x = RandomImages(6, {3, 3, 2}, 6);
+  Tensor y = RandomImages(6, {2}, 7);
+  Session session(g_);
+  Output input(g_.FindNode("input").value(), 0);
+  Output labels(g_.FindNode("sequential/labels").value(), 0);
+  Output loss(g_.FindNode("sequential/loss/value").value(), 0);
+  const std::vector<Tensor> w0 = m.GetWeights();
+  auto loss_at = [&](const std::vector<Tensor>& w) {
+    EXPECT_TRUE(m.SetWeights(w).ok());
+    return static_cast<double>(session.Run({{input, x}, {labels, y}}, {loss})
+                                   .value()[0]
+                                   .data<float>()[0]);
+  };
+  const float h = 2e-3f;
+  std::vector<std::vector<double>> numeric(w0.size());
+  for (size_t t = 0; t < w0.size(); ++t) {
+    for (int64_t i = 0; i < w0[t].num_elements(); ++i) {
+      std::vector<Tensor> plus = w0, minus = w0;
+      std::vector<float> p = Values(w0[t]), q = Values(w0[t]);
+      p[i] += h;
+      q[i] -= h;
+      plus[t] = Floats(w0[t].shape(), p);
+      minus[t] = Floats(w0[t].shape(), q);
+      numeric[t].push_back((loss_at(plus) - loss_at(minus)) / (2 * h));
+    }
+  }
+  ASSERT_TRUE(m.SetWeights(w0).ok());
+  ASSERT_TRUE(
+      m.Fit(x, y, {.batch_size = 6, .shuffle = false, .verbose = 0}).ok());
+  const std::vector<Tensor> w1 = m.GetWeights();
+  for (size_t t = 0; t < w0.size(); ++t) {
+    if (t == 4 || t == 5) continue;  // the moving statistics: not trained
+    for (int64_t i = 0; i < w0[t].num_elements(); ++i) {
+      const double step = Values(w0[t])[i] - Values(w1[t])[i];
+      EXPECT_NEAR(step / lr, numeric[t][i],
+                  2e-2 + 2e-2 * std::abs(numeric[t][i]))
+          << "weight " << t << " element " << i;
+    }
+  }
 }
 
 // --- a small CNN learns ---
