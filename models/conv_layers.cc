@@ -114,11 +114,9 @@ absl::Status BuildConv2D(LayerState& layer, Graph& graph, const TensorShape& in,
   return AssignAll(vars, std::move(init), session);
 }
 
-absl::Status BuildBatchNormalization(LayerState& layer, Graph& graph,
-                                     const TensorShape& in,
+absl::Status BuildBatchNormalization(Graph& graph, const TensorShape& in,
                                      const std::string& scope, Session& session,
                                      std::vector<Variable>& vars) {
-  (void)layer;
   const std::string label = "Layer '" + scope + "'";
   const TensorShape shape = {in[in.dims() - 1]};
   struct Spec {

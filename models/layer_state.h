@@ -84,7 +84,6 @@ std::string DefaultName(LayerState::Kind kind);
 
 // "Dense" or "Dense '<requested name>'", for messages about an unbuilt layer.
 std::string LayerLabel(const LayerState& layer);
-std::string DenseLabel(const LayerState& layer);
 
 // A per-sample shape as Keras prints it with its batch: "(None, 6, 6, 8)".
 std::string KerasShape(const TensorShape& sample_shape);
@@ -172,8 +171,7 @@ bool KnownActivation(const std::string& name);
 absl::Status BuildConv2D(LayerState& layer, Graph& graph, const TensorShape& in,
                          const std::string& scope, Session& session,
                          std::vector<Variable>& vars);
-absl::Status BuildBatchNormalization(LayerState& layer, Graph& graph,
-                                     const TensorShape& in,
+absl::Status BuildBatchNormalization(Graph& graph, const TensorShape& in,
                                      const std::string& scope, Session& session,
                                      std::vector<Variable>& vars);
 absl::StatusOr<TensorShape> Conv2DOutputShape(const LayerState& layer,

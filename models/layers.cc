@@ -79,8 +79,6 @@ std::string LayerLabel(const LayerState& layer) {
              : absl::StrCat(kind, " '", layer.requested_name, "'");
 }
 
-std::string DenseLabel(const LayerState& layer) { return LayerLabel(layer); }
-
 std::string KerasShape(const TensorShape& sample_shape) {
   std::string out = "(None";
   for (int i = 0; i < sample_shape.dims(); ++i) {
@@ -552,8 +550,8 @@ absl::Status BuildLayer(LayerState& layer, Graph& graph, const TensorShape& in,
           BuildConv2D(layer, graph, in, scope.name(), session, vars));
       break;
     case Kind::kBatchNormalization:
-      GG_RETURN_IF_ERROR(BuildBatchNormalization(layer, graph, in, scope.name(),
-                                                 session, vars));
+      GG_RETURN_IF_ERROR(
+          BuildBatchNormalization(graph, in, scope.name(), session, vars));
       break;
     default:
       break;  // no variables
