@@ -1,7 +1,13 @@
 // models/layer_state.h
 //
-// LayerState: what a Layer handle shares. Private to models/. Fields after
-// `built` are set once, by Build(), under `mu`, and never change after.
+// LayerState: what a Layer handle shares, and the per-kind functions that
+// check, build and apply layers. Private to models/. Fields before `mu` are
+// set by the layer's builder and never change; fields after `built` are set
+// once, by BuildLayer, under `mu`, and never change after.
+//
+// Shapes here are per sample (Keras's, without the batch dimension):
+// Input({8, 8, 1}) gives [8, 8, 1]; messages print them Keras's way,
+// "(None, 8, 8, 1)".
 #ifndef GRAPHGC_MODELS_LAYER_STATE_H_
 #define GRAPHGC_MODELS_LAYER_STATE_H_
 
@@ -11,6 +17,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "gc/handle.h"
 #include "models/layers.h"
 #include "runtime/graph.h"
 #include "runtime/session.h"
@@ -18,57 +26,172 @@
 namespace graphgc {
 namespace models_internal {
 
-// One trainable variable of a layer and the nodes that read and set it.
+// One variable of a layer and the nodes that read and set it.
 struct Variable {
   std::string name;  // "dense_1/kernel"
   TensorShape shape;
-  Output handle;        // VarHandleOp
-  Output read;          // ReadVariableOp
-  Output assign_value;  // Placeholder fed by SetWeights
-  Output assign;        // AssignVariableOp (a run target)
+  bool trainable = true;  // false: BatchNormalization's moving statistics
+  Output handle;          // VarHandleOp
+  Output read;            // ReadVariableOp
+  Output assign_value;    // Placeholder fed by SetWeights
+  Output assign;          // AssignVariableOp (a run target)
 };
 
 struct LayerState {
-  enum class Kind { kInput, kDense };
+  enum class Kind {
+    kInput,
+    kDense,
+    kConv2D,
+    kMaxPooling2D,
+    kFlatten,
+    kDropout,
+    kBatchNormalization,
+    kReshape,
+    kActivation,
+  };
   Kind kind = Kind::kDense;
   std::string requested_name;
   TensorShape input_shape;  // Input
-  int64_t units = 0;        // Dense
+  int64_t units = 0;        // Dense units, Conv2D filters
   DenseOptions dense;
-  absl::Status error;  // bad options, reported at Create
+  std::vector<int64_t> window;   // Conv2D kernel, MaxPooling2D pool: [h, w]
+  std::vector<int64_t> strides;  // Conv2D, MaxPooling2D: [h, w]
+  std::string padding;           // Conv2D, MaxPooling2D: "valid" / "same"
+  Conv2DOptions conv;
+  Pooling2DOptions pool;
+  float rate = 0;     // Dropout
+  uint64_t seed = 0;  // Dropout: never 0 (a drawn seed when given 0)
+  BatchNormalizationOptions batch_norm;
+  TensorShape target_shape;  // Reshape
+  std::string activation;    // Dense, Conv2D, Activation: the activation
+  absl::Status error;        // bad options, reported at Create
 
   std::mutex mu;
   bool built = false;
   Graph* graph = nullptr;
   ScopeReservation scope;
-  int64_t input_dim = 0;            // Dense: the feature count it was built for
+  TensorShape built_shape;          // the per-sample input it was built for
   Output placeholder;               // Input
-  std::vector<Variable> variables;  // Dense: kernel, then bias
+  std::vector<Variable> variables;  // in Keras's weight order
 
   std::string owner_label() const { return "Layer '" + scope.name() + "'"; }
 };
 
-// "Dense" or "Dense '<requested name>'", for messages about an unbuilt layer.
-std::string DenseLabel(const LayerState& layer);
+// Keras's class name of a kind ("Conv2D") and its default layer name
+// ("conv2d").
+std::string KindName(LayerState::Kind kind);
+std::string DefaultName(LayerState::Kind kind);
 
-// Builds `layer` into `graph` for inputs of `input_dim` features (Dense) and
-// initialises its variables with `session`. No-op when already built for
-// that graph and size; an error when built elsewhere or for another size.
-absl::Status BuildLayer(LayerState& layer, Graph& graph, int64_t input_dim,
+// "Dense" or "Dense '<requested name>'", for messages about an unbuilt layer.
+std::string LayerLabel(const LayerState& layer);
+
+// A per-sample shape as Keras prints it with its batch: "(None, 6, 6, 8)".
+std::string KerasShape(const TensorShape& sample_shape);
+
+// The per-sample output shape of `layer` on per-sample inputs of shape
+// `in`, or InvalidArgument naming the layer and both shapes. Pure: reads
+// only the layer's options.
+absl::StatusOr<TensorShape> OutputShape(const LayerState& layer,
+                                        const TensorShape& in);
+
+// Checks, without changing anything, that BuildLayer would succeed for
+// per-sample inputs of shape `in`, and returns the layer's output shape: the
+// options, the shapes, for an unbuilt layer that its weights' sizes neither
+// overflow (InvalidArgument) nor exceed this machine's memory
+// (ResourceExhausted), and for a built one that it is of `graph` and was
+// built for `in`.
+absl::StatusOr<TensorShape> CheckLayer(LayerState& layer, Graph& graph,
+                                       const TensorShape& in);
+
+// Builds `layer` into `graph` for per-sample inputs of shape `in` (reserves
+// its name, makes and initialises its variables with `session`). No-op when
+// already built for that graph and shape; an error when built elsewhere or
+// for another shape.
+absl::Status BuildLayer(LayerState& layer, Graph& graph, const TensorShape& in,
                         Session& session);
 
-// Checks, without changing anything, that BuildLayer would succeed: for an
-// unbuilt Dense layer, also that its kernel's size neither overflows
-// (InvalidArgument) nor exceeds this machine's memory (ResourceExhausted).
-absl::Status CheckLayer(LayerState& layer, Graph& graph, int64_t input_dim);
+// Whether the layer computes something else in training steps than in
+// inference (Dropout with rate > 0, BatchNormalization).
+bool HasTrainingPath(const LayerState& layer);
 
-// The forward nodes of a built Dense layer applied to `x` (one model's
-// use): the pre-activation and the activation's output.
-struct DenseOutputs {
+// The forward nodes of a built layer applied to `x` (one model's use), in
+// training or inference mode: the output, the pre-activation (the output
+// when the layer has no activation), whether the output is a softmax of the
+// pre-activation, and the nodes a training step must also run (the moving
+// statistics' updates of BatchNormalization).
+struct LayerOutputs {
   Output pre_activation;
   Output output;
+  bool softmax = false;
+  std::vector<NodeHandle> updates;
 };
-absl::StatusOr<DenseOutputs> ApplyDense(LayerState& layer, const Output& x);
+absl::StatusOr<LayerOutputs> ApplyLayer(LayerState& layer, const Output& x,
+                                        bool training);
+
+// The number of weights of the built layer, trainable and not.
+struct ParamCount {
+  int64_t trainable = 0;
+  int64_t non_trainable = 0;
+};
+ParamCount CountParams(LayerState& layer);
+
+// --- shared by the per-kind files ---
+
+// Creates a variable with its read, and the placeholder + assign pair that
+// SetWeights and initialisation use. All handles carry `label`.
+absl::StatusOr<Variable> MakeVariable(Graph& g, const std::string& name,
+                                      const TensorShape& shape,
+                                      const std::string& label,
+                                      bool trainable = true);
+
+// Keras's glorot_uniform for a tensor of `shape`: U(-limit, limit), limit =
+// sqrt(6 / (fan_in + fan_out)); seed 0: a fresh random seed. The caller
+// checked the shape (CheckFits), so fan_in + fan_out cannot overflow.
+absl::StatusOr<Tensor> GlorotUniform(const TensorShape& shape, int64_t fan_in,
+                                     int64_t fan_out, uint64_t seed,
+                                     const std::string& what);
+
+// A tensor of `shape` filled with `value`.
+absl::StatusOr<Tensor> Filled(const TensorShape& shape, float value,
+                              const std::string& what);
+
+// Assigns `values[i]` to `vars[i]` in one run of `session`.
+absl::Status AssignAll(const std::vector<Variable>& vars,
+                       std::vector<Tensor> values, Session& session);
+
+// The activation `name` (linear: `x` itself) applied to x, in `scope`.
+absl::StatusOr<Output> ApplyActivation(const std::string& name, const Output& x,
+                                       const std::string& scope);
+
+// Whether `name` is an activation layers know ("" is linear).
+bool KnownActivation(const std::string& name);
+
+// Per-kind builders, in conv_layers.cc and core_layers.cc. Each is called
+// with the layer's mutex held, after CheckLayer passed.
+absl::Status BuildConv2D(LayerState& layer, Graph& graph, const TensorShape& in,
+                         const std::string& scope, Session& session,
+                         std::vector<Variable>& vars);
+absl::Status BuildBatchNormalization(Graph& graph, const TensorShape& in,
+                                     const std::string& scope, Session& session,
+                                     std::vector<Variable>& vars);
+absl::StatusOr<TensorShape> Conv2DOutputShape(const LayerState& layer,
+                                              const TensorShape& in);
+absl::StatusOr<TensorShape> MaxPooling2DOutputShape(const LayerState& layer,
+                                                    const TensorShape& in);
+absl::StatusOr<TensorShape> BatchNormalizationOutputShape(
+    const LayerState& layer, const TensorShape& in);
+absl::StatusOr<TensorShape> ReshapeOutputShape(const LayerState& layer,
+                                               const TensorShape& in);
+absl::StatusOr<LayerOutputs> ApplyConv2D(LayerState& layer, const Output& x);
+absl::StatusOr<LayerOutputs> ApplyMaxPooling2D(LayerState& layer,
+                                               const Output& x);
+absl::StatusOr<LayerOutputs> ApplyBatchNormalization(LayerState& layer,
+                                                     const Output& x,
+                                                     bool training);
+absl::StatusOr<LayerOutputs> ApplyDropout(LayerState& layer, const Output& x,
+                                          bool training);
+absl::StatusOr<LayerOutputs> ApplyReshape(LayerState& layer, const Output& x,
+                                          const TensorShape& out);
 
 }  // namespace models_internal
 }  // namespace graphgc

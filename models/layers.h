@@ -1,17 +1,20 @@
 // models/layers.h
 //
-// Layer, layers::Input and layers::Dense: Keras-style layers as copyable
-// handles (a copy is the same layer, like a Python reference).
+// Layer and the layers:: builders (Input, Dense, Conv2D, MaxPooling2D,
+// Flatten, Dropout, BatchNormalization, Reshape, Activation): Keras-style
+// layers as copyable handles (a copy is the same layer, like a Python
+// reference). Images are NHWC: [batch, height, width, channels].
 //
 // A layer is built into a graph the first time a Sequential uses it: it
 // then reserves its Keras-style name in that graph ("dense", "dense_1",
 // ...: the first name no live layer or node uses; a name is free again once
 // its layer is dropped and a collection swept its nodes) and creates its
-// variables there, initialised as Keras does (Dense kernel glorot_uniform,
-// bias zeros). The layer holds its variables with handles labelled
-// "Layer '<name>'", so they live while any copy of the layer, or any model
-// using it, lives; several models of one graph may share a layer and train
-// the same variables.
+// variables there, initialised as Keras does (Dense and Conv2D kernels
+// glorot_uniform, biases zeros; BatchNormalization gamma ones, beta and
+// moving_mean zeros, moving_variance ones). The layer holds its variables with
+// handles labelled "Layer '<name>'", so they live while any copy of the layer,
+// or any model using it, lives; several models of one graph may share a layer
+// and train the same variables.
 //
 // A default-constructed or moved-from Layer is empty: kind() and name() are
 // "", built() is false, units() is 0, and Sequential::Create refuses it
@@ -20,14 +23,29 @@
 // Thread safety: a Layer may be copied and used from several threads; its
 // build is guarded by its own mutex.
 //
+// Shapes are checked when Sequential::Create stacks the layers: a layer
+// that cannot take its input's shape is refused there, naming the layer and
+// both shapes ("Dense 'dense': takes [batch, features] but gets (None, 6, 6,
+// 8); put a Flatten before it"). Dense takes rank-2 inputs only; Conv2D and
+// MaxPooling2D rank-4 (NHWC); BatchNormalization rank 2 (normalising each
+// feature) or rank 4 (each channel).
+//
+// Training and inference: Dropout and BatchNormalization behave differently
+// in a training step (Fit) than in Evaluate and Predict; Sequential builds
+// the two forward paths (see models/sequential.h). Weights, in Keras's
+// order: Dense and Conv2D kernel then bias; BatchNormalization gamma, beta,
+// moving_mean, moving_variance (the last two are not trainable).
+//
 // Example:
 //   Layer hidden = layers::Dense(64, {.activation = "relu"});
+//   Layer conv = layers::Conv2D(8, {3, 3}, {.activation = "relu"});
 #ifndef GRAPHGC_MODELS_LAYERS_H_
 #define GRAPHGC_MODELS_LAYERS_H_
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/tensor.h"
 
@@ -40,6 +58,32 @@ struct DenseOptions {
   uint64_t seed = 0;  // kernel initialiser seed; 0: a fresh random seed
 };
 
+// Keras's Conv2D options. strides: one or two values >= 1; padding "valid"
+// or "same".
+struct Conv2DOptions {
+  std::vector<int64_t> strides = {1, 1};
+  std::string padding = "valid";      // or "same"
+  std::string activation = "linear";  // as DenseOptions::activation
+  bool use_bias = true;
+  std::string name;   // empty: "conv2d", uniqued in the graph
+  uint64_t seed = 0;  // kernel initialiser seed; 0: a fresh random seed
+};
+
+// Keras's MaxPooling2D options.
+struct Pooling2DOptions {
+  std::vector<int64_t> strides;   // empty: = pool_size
+  std::string padding = "valid";  // or "same"
+  std::string name;               // empty: "max_pooling2d", uniqued
+};
+
+// Keras's BatchNormalization options: in training, moving = moving *
+// momentum + batch * (1 - momentum); momentum in [0, 1], epsilon > 0.
+struct BatchNormalizationOptions {
+  float momentum = 0.99f;
+  float epsilon = 1e-3f;
+  std::string name;  // empty: "batch_normalization", uniqued
+};
+
 namespace models_internal {
 struct LayerState;
 }  // namespace models_internal
@@ -48,13 +92,16 @@ class Layer {
  public:
   Layer() = default;
 
-  // "InputLayer" or "Dense"; empty for a default-constructed Layer.
+  // Keras's class name: "InputLayer", "Dense", "Conv2D", "MaxPooling2D",
+  // "Flatten", "Dropout", "BatchNormalization", "Reshape", "Activation";
+  // empty for a default-constructed Layer.
   std::string kind() const;
   // The name in its graph once built ("dense_1"), else the requested name
   // (possibly empty).
   std::string name() const;
   bool built() const;
-  // Units of a Dense layer; the feature count of an Input layer.
+  // Units of a Dense layer, filters of a Conv2D; the feature count of a
+  // rank-1 Input layer (-1 for another rank); 0 for the other layers.
   int64_t units() const;
 
   friend bool operator==(const Layer& a, const Layer& b) {
@@ -72,13 +119,49 @@ class Layer {
 namespace layers {
 
 // The model's input: `shape` leaves out the batch dimension, as in Keras
-// (Input({10}) takes [batch, 10]). Only rank-1 shapes are supported by
-// Dense stacks; Sequential::Create says so otherwise.
+// (Input({10}) takes [batch, 10], Input({8, 8, 1}) [batch, 8, 8, 1]). Every
+// dimension must be known and >= 1; Sequential::Create says so otherwise.
 Layer Input(TensorShape shape, std::string name = "");
 
 // A densely connected layer: activation(x @ kernel + bias). Bad options
 // (units < 1, an unknown activation) are reported by Sequential::Create.
 Layer Dense(int64_t units, DenseOptions options = {});
+
+// A 2-D convolution over NHWC images (TensorFlow's Conv2D op): kernel
+// [kh, kw, in_channels, filters], then bias and activation. kernel_size:
+// one value (square) or two, each >= 1; filters >= 1.
+Layer Conv2D(int64_t filters, std::vector<int64_t> kernel_size,
+             Conv2DOptions options = {});
+
+// Max pooling over NHWC images (TensorFlow's MaxPool op). pool_size: one
+// value (square) or two, each >= 1.
+Layer MaxPooling2D(std::vector<int64_t> pool_size,
+                   Pooling2DOptions options = {});
+
+// [batch, d1, d2, ...] to [batch, d1 * d2 * ...] (a Reshape op).
+Layer Flatten(std::string name = "");
+
+// In training steps, zeroes each element with probability `rate` and scales
+// the rest by 1 / (1 - rate); in Evaluate and Predict, the identity. rate in
+// [0, 1). The masks come from a RandomUniform node seeded with `seed` (0: a
+// seed drawn when the layer is made), so two models built with the same
+// seeds and fit with the same FitOptions::seed train identically.
+Layer Dropout(float rate, std::string name = "");
+Layer Dropout(float rate, std::string name, uint64_t seed);
+
+// Normalises each feature (rank-2 input) or channel (rank-4 NHWC input)
+// with FusedBatchNormV3: the batch's statistics in training steps (and
+// moving averages updated with `momentum`), the moving averages in Evaluate
+// and Predict. A rank-2 input is reshaped to [batch, 1, 1, features] around
+// the op (TensorFlow's op is 4-D only); other ranks are refused.
+Layer BatchNormalization(BatchNormalizationOptions options = {});
+
+// [batch, ...] to [batch, target_shape...] (a Reshape op). target_shape
+// leaves out the batch dimension; one dimension may be -1 (inferred).
+Layer Reshape(TensorShape target_shape, std::string name = "");
+
+// Applies an activation (linear, relu, sigmoid, tanh, softmax).
+Layer Activation(std::string activation, std::string name = "");
 
 }  // namespace layers
 }  // namespace graphgc

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <numeric>
 #include <random>
@@ -27,20 +28,34 @@ struct ModelState {
   ScopeReservation scope;
   std::string label;  // "Sequential '<name>'"
   std::vector<Layer> layers;
-  std::vector<LayerState*> dense;  // the Dense layers' states, in order
+  std::vector<LayerState*> weighted;  // the layers with weights, in order
   std::unique_ptr<Session> session;
   Output input;
+  // The inference forward path (Evaluate, Predict) and the training one
+  // (Fit's step). They are the same nodes unless a layer behaves otherwise
+  // in training (Dropout, BatchNormalization): a Dense stack's step has
+  // no extra node.
   Output output;
   std::optional<Output> softmax_logits;
-  int64_t in_dim = 0;
-  int64_t units = 0;
+  Output train_output;
+  std::optional<Output> train_softmax_logits;
+  std::vector<NodeHandle> train_updates;  // run by every training step
+  bool separate_training_path = false;
+  TensorShape input_shape;                // per sample, as Input was given
+  TensorShape output_shape;               // per sample
+  std::vector<TensorShape> layer_shapes;  // each layer's per-sample output
+  int64_t in_dim = 0;                     // values per input sample
+  int64_t out_dim = 0;                    // values per output sample
+  int64_t units = 0;                      // the output's last dimension
 
   bool compiled = false;
   CompileOptions compile;
   std::string metric_name;  // "accuracy" / "acc" when asked for
   Output labels;
-  Output loss;
+  Output loss;  // of the training path (Fit's logs)
   std::optional<Output> accuracy;
+  Output eval_loss;  // of the inference path (Evaluate, validation)
+  std::optional<Output> eval_accuracy;
   Output train_op;
 
   // The model's lock: not recursive, and never held across a user
@@ -148,17 +163,35 @@ LabelKind LabelsOf(const Loss& loss) {
              : LabelKind::kDense;
 }
 
+// [rows, sample...]: a batch of samples of `sample` shape.
+TensorShape BatchShape(int64_t rows, const TensorShape& sample) {
+  std::vector<int64_t> dims = {rows};
+  for (int i = 0; i < sample.dims(); ++i) dims.push_back(sample[i]);
+  return TensorShape(dims);
+}
+
 absl::StatusOr<int64_t> CheckX(const ModelState& m, const Tensor& x,
                                const std::string& where) {
   if (x.dtype() != DT_FLOAT) {
     return absl::InvalidArgumentError(absl::StrCat(
         where, ": x must be float, got ", DataTypeString(x.dtype())));
   }
-  if (x.shape().dims() != 2 || x.shape()[1] != m.in_dim) {
+  bool fits = x.shape().dims() == m.input_shape.dims() + 1;
+  for (int i = 0; fits && i < m.input_shape.dims(); ++i) {
+    fits = x.shape()[i + 1] == m.input_shape[i];
+  }
+  if (!fits) {
+    std::string takes = "[samples";
+    for (int i = 0; i < m.input_shape.dims(); ++i) {
+      absl::StrAppend(&takes, ", ", m.input_shape[i]);
+    }
+    takes += "]";
+    if (m.input_shape.dims() == 1) {
+      absl::StrAppend(&takes, " (", m.in_dim, " features)");
+    }
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": x has shape ", x.shape().DebugString(),
-                     " but model '", m.scope.name(), "' takes [samples, ",
-                     m.in_dim, "] (", m.in_dim, " features)"));
+                     " but model '", m.scope.name(), "' takes ", takes));
   }
   return x.shape()[0];
 }
@@ -203,13 +236,16 @@ absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
   return absl::OkStatus();
 }
 
-// Rows `rows` of x (float [n, cols]) as a new [rows.size(), cols] tensor.
-absl::StatusOr<Tensor> GatherRows(const Tensor& x, int64_t cols,
+// Samples `rows` of x (float [n, sample...], `cols` values per sample) as a
+// new [rows.size(), sample...] tensor.
+absl::StatusOr<Tensor> GatherRows(const Tensor& x, const TensorShape& sample,
+                                  int64_t cols,
                                   absl::Span<const int64_t> rows) {
   // Every element is written below.
-  GG_ASSIGN_OR_RETURN(Tensor out,
-                      Tensor::Uninitialized(
-                          DT_FLOAT, {static_cast<int64_t>(rows.size()), cols}));
+  GG_ASSIGN_OR_RETURN(
+      Tensor out,
+      Tensor::Uninitialized(
+          DT_FLOAT, BatchShape(static_cast<int64_t>(rows.size()), sample)));
   const float* src = x.data<float>().data();
   float* dst = out.mutable_data<float>().data();
   // The rows are scattered (shuffled) and x rarely stays in L1 between
@@ -251,7 +287,7 @@ absl::StatusOr<Tensor> GatherLabels(const ModelState& m, const Tensor& y,
     }
     return out;
   }
-  return GatherRows(y, m.units, rows);
+  return GatherRows(y, {m.units}, m.units, rows);
 }
 
 struct BatchResult {
@@ -266,12 +302,13 @@ absl::StatusOr<Logs> EvaluateLocked(ModelState& m, const Tensor& x,
   std::vector<int64_t> rows(n);
   std::iota(rows.begin(), rows.end(), 0);
   double loss_sum = 0, acc_sum = 0;
-  std::vector<Output> fetches = {m.loss};
-  if (m.accuracy.has_value()) fetches.push_back(*m.accuracy);
+  std::vector<Output> fetches = {m.eval_loss};
+  if (m.eval_accuracy.has_value()) fetches.push_back(*m.eval_accuracy);
   for (int64_t begin = 0; begin < n; begin += batch_size) {
     const int64_t end = std::min<int64_t>(n, begin + batch_size);
     absl::Span<const int64_t> batch(rows.data() + begin, end - begin);
-    GG_ASSIGN_OR_RETURN(Tensor bx, GatherRows(x, m.in_dim, batch));
+    GG_ASSIGN_OR_RETURN(Tensor bx,
+                        GatherRows(x, m.input_shape, m.in_dim, batch));
     GG_ASSIGN_OR_RETURN(Tensor by, GatherLabels(m, y, batch));
     GG_ASSIGN_OR_RETURN(
         std::vector<Tensor> out,
@@ -283,7 +320,7 @@ absl::StatusOr<Logs> EvaluateLocked(ModelState& m, const Tensor& x,
   // n > 0: callers refuse empty data.
   Logs logs;
   logs["loss"] = static_cast<float>(loss_sum / n);
-  if (m.accuracy.has_value()) {
+  if (m.eval_accuracy.has_value()) {
     logs[m.metric_name] = static_cast<float>(acc_sum / n);
   }
   return logs;
@@ -325,16 +362,24 @@ absl::StatusOr<Sequential> Sequential::Create(std::vector<Layer> layers,
     }
     states.push_back(s);
   }
-  // Validate every layer against the graph and its input size first.
-  int64_t dim = states[0]->input_shape[0];
+  // Validate every layer against the graph and its input shape first.
+  std::vector<TensorShape> shapes = {states[0]->input_shape};
   for (size_t i = 0; i < states.size(); ++i) {
-    absl::Status s = models_internal::CheckLayer(*states[i], graph, dim);
-    if (!s.ok()) {
-      return absl::Status(s.code(), absl::StrCat("Sequential::Create: layer ",
-                                                 i, ": ", s.message()));
+    absl::StatusOr<TensorShape> out =
+        models_internal::CheckLayer(*states[i], graph, shapes.back());
+    if (!out.ok()) {
+      return absl::Status(out.status().code(),
+                          absl::StrCat("Sequential::Create: layer ", i, ": ",
+                                       out.status().message()));
     }
-    if (i > 0) dim = states[i]->units;
+    if (i > 0) shapes.push_back(*std::move(out));
   }
+  // Input's shape was checked (a valid, fully known shape), as was every
+  // layer's output: these counts cannot fail.
+  absl::StatusOr<int64_t> in_dim = shapes.front().CheckedNumElements();
+  absl::StatusOr<int64_t> out_dim = shapes.back().CheckedNumElements();
+  GG_RETURN_IF_ERROR(in_dim.status());
+  GG_RETURN_IF_ERROR(out_dim.status());
 
   auto m = std::make_shared<ModelState>();
   m->graph = &graph;
@@ -344,26 +389,49 @@ absl::StatusOr<Sequential> Sequential::Create(std::vector<Layer> layers,
   m->layers = layers;
   m->session = std::make_unique<Session>(
       graph, SessionOptions{.intra_op_threads = options.intra_op_threads});
-  m->in_dim = states[0]->input_shape[0];
-  GG_RETURN_IF_ERROR(
-      models_internal::BuildLayer(*states[0], graph, 0, *m->session));
-  Output x = states[0]->placeholder;
-  dim = m->in_dim;
-  for (size_t i = 1; i < states.size(); ++i) {
-    GG_RETURN_IF_ERROR(
-        models_internal::BuildLayer(*states[i], graph, dim, *m->session));
-    GG_ASSIGN_OR_RETURN(models_internal::DenseOutputs out,
-                        models_internal::ApplyDense(*states[i], x));
-    x = out.output;
-    dim = states[i]->units;
-    m->dense.push_back(states[i]);
-    if (i + 1 == states.size() && states[i]->dense.activation == "softmax") {
-      m->softmax_logits = m->Own(out.pre_activation);
+  m->input_shape = shapes.front();
+  m->output_shape = shapes.back();
+  m->layer_shapes = shapes;
+  m->in_dim = *in_dim;
+  m->out_dim = *out_dim;
+  m->units = shapes.back()[shapes.back().dims() - 1];
+  for (size_t i = 0; i < states.size(); ++i) {
+    GG_RETURN_IF_ERROR(models_internal::BuildLayer(
+        *states[i], graph, i == 0 ? shapes[0] : shapes[i - 1], *m->session));
+    if (HasTrainingPath(*states[i])) m->separate_training_path = true;
+    if (!states[i]->variables.empty()) m->weighted.push_back(states[i]);
+  }
+  // The forward paths: inference, then (only when a layer needs it)
+  // training.
+  for (const bool training : {false, true}) {
+    if (training && !m->separate_training_path) break;
+    Output x = states[0]->placeholder;
+    std::optional<Output> logits;
+    std::vector<NodeHandle> updates;
+    for (size_t i = 1; i < states.size(); ++i) {
+      GG_ASSIGN_OR_RETURN(models_internal::LayerOutputs out,
+                          models_internal::ApplyLayer(*states[i], x, training));
+      x = out.output;
+      logits.reset();
+      if (out.softmax) logits = m->Own(out.pre_activation);
+      for (NodeHandle& u : out.updates) {
+        updates.push_back(u.WithOwner(m->label));
+      }
+    }
+    if (training) {
+      m->train_output = m->Own(x);
+      m->train_softmax_logits = logits;
+      m->train_updates = std::move(updates);
+    } else {
+      m->output = m->Own(x);
+      m->softmax_logits = logits;
     }
   }
+  if (!m->separate_training_path) {
+    m->train_output = m->output;
+    m->train_softmax_logits = m->softmax_logits;
+  }
   m->input = m->Own(states[0]->placeholder);
-  m->output = m->Own(x);
-  m->units = dim;
   return Sequential(std::move(m));
 }
 
@@ -399,35 +467,56 @@ absl::Status Sequential::Compile(CompileOptions options) {
     }
     metric_name = metric;
   }
-  if (m.dense.empty()) {
+  std::vector<Output> reads, vars;
+  std::vector<TensorShape> shapes;
+  for (LayerState* layer : m.weighted) {
+    for (const models_internal::Variable& v : layer->variables) {
+      if (!v.trainable) continue;
+      reads.push_back(v.read);
+      vars.push_back(v.handle);
+      shapes.push_back(v.shape);
+    }
+  }
+  if (vars.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Compile of '", m.scope.name(), "': the model has no trainable layer"));
+  }
+  if (m.output_shape.dims() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Compile of '", m.scope.name(), "': the model's output is ",
+        models_internal::KerasShape(m.output_shape),
+        " but losses take (None, units) outputs; end the model with Flatten "
+        "and Dense"));
   }
   const std::string scope = m.scope.name();
   GG_ASSIGN_OR_RETURN(
       models_internal::LossNodes loss,
       models_internal::BuildLoss(options.loss,
-                                 {.output = m.output,
-                                  .softmax_logits = m.softmax_logits,
+                                 {.output = m.train_output,
+                                  .softmax_logits = m.train_softmax_logits,
                                   .units = m.units},
                                  scope, !metric_name.empty()));
-  std::vector<Output> reads, vars;
-  std::vector<TensorShape> shapes;
-  for (LayerState* layer : m.dense) {
-    for (const models_internal::Variable& v : layer->variables) {
-      reads.push_back(v.read);
-      vars.push_back(v.handle);
-      shapes.push_back(v.shape);
-    }
+  // Evaluate's loss and metrics, on the inference path, over the same
+  // labels (the same nodes when the paths are the same).
+  models_internal::LossNodes eval = loss;
+  if (m.separate_training_path) {
+    GG_ASSIGN_OR_RETURN(eval, models_internal::BuildLoss(
+                                  options.loss,
+                                  {.output = m.output,
+                                   .softmax_logits = m.softmax_logits,
+                                   .units = m.units,
+                                   .labels = loss.labels},
+                                  scope + "/inference", !metric_name.empty()));
   }
   GG_ASSIGN_OR_RETURN(
       std::vector<Output> grads,
       AddGradients(loss.loss, reads, std::nullopt, scope + "/gradients"));
   std::vector<NodeHandle> after = {loss.loss.handle()};
   if (loss.accuracy.has_value()) after.push_back(loss.accuracy->handle());
-  GG_ASSIGN_OR_RETURN(Output train_op, models_internal::BuildUpdates(
-                                           options.optimizer, vars, shapes,
-                                           grads, after, scope, *m.session));
+  GG_ASSIGN_OR_RETURN(
+      Output train_op,
+      models_internal::BuildUpdates(options.optimizer, vars, shapes, grads,
+                                    after, scope, *m.session, m.train_updates));
   // Commit: from here nothing fails.
   m.compile = std::move(options);
   m.metric_name = metric_name;
@@ -435,6 +524,9 @@ absl::Status Sequential::Compile(CompileOptions options) {
   m.loss = m.Own(loss.loss);
   m.accuracy.reset();
   if (loss.accuracy.has_value()) m.accuracy = m.Own(*loss.accuracy);
+  m.eval_loss = m.Own(eval.loss);
+  m.eval_accuracy.reset();
+  if (eval.accuracy.has_value()) m.eval_accuracy = m.Own(*eval.accuracy);
   m.train_op = m.Own(train_op);
   m.compiled = true;
   return absl::OkStatus();
@@ -524,7 +616,8 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
       const int64_t begin = step * options.batch_size;
       const int64_t end = std::min<int64_t>(n, begin + options.batch_size);
       absl::Span<const int64_t> rows(order.data() + begin, end - begin);
-      GG_ASSIGN_OR_RETURN(feeds[0].second, GatherRows(x, m.in_dim, rows));
+      GG_ASSIGN_OR_RETURN(feeds[0].second,
+                          GatherRows(x, m.input_shape, m.in_dim, rows));
       GG_ASSIGN_OR_RETURN(feeds[1].second, GatherLabels(m, y, rows));
       // A safe point: nothing of this model is in flight.
       m.graph->MaybeCollect();
@@ -600,7 +693,7 @@ absl::StatusOr<Tensor> Sequential::Predict(const Tensor& x, int batch_size) {
   // Every row is written below; a refused size allocates nothing.
   GG_ASSIGN_OR_RETURN(
       Tensor result,
-      models_internal::NewTensor(DT_FLOAT, {n, m.units},
+      models_internal::NewTensor(DT_FLOAT, BatchShape(n, m.output_shape),
                                  /*zero=*/false, where + ": the predictions"));
   float* dst = result.mutable_data<float>().data();
   std::vector<int64_t> rows(n);
@@ -608,11 +701,13 @@ absl::StatusOr<Tensor> Sequential::Predict(const Tensor& x, int batch_size) {
   for (int64_t begin = 0; begin < n; begin += batch_size) {
     const int64_t end = std::min<int64_t>(n, begin + batch_size);
     absl::Span<const int64_t> batch(rows.data() + begin, end - begin);
-    GG_ASSIGN_OR_RETURN(Tensor bx, GatherRows(x, m.in_dim, batch));
+    GG_ASSIGN_OR_RETURN(Tensor bx,
+                        GatherRows(x, m.input_shape, m.in_dim, batch));
     GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
                         m.session->Run({{m.input, std::move(bx)}}, {m.output}));
-    std::memcpy(dst + begin * m.units, out[0].data<float>().data(),
-                (end - begin) * m.units * sizeof(float));
+    // The result's size was checked above, so these products fit.
+    std::memcpy(dst + begin * m.out_dim, out[0].data<float>().data(),
+                (end - begin) * m.out_dim * sizeof(float));
   }
   return result;
 }
@@ -622,7 +717,7 @@ std::vector<Tensor> Sequential::GetWeights() const {
   ModelState& m = *state_;
   ModelCall call(m);
   std::vector<Output> reads;
-  for (LayerState* layer : m.dense) {
+  for (LayerState* layer : m.weighted) {
     for (const auto& v : layer->variables) reads.push_back(v.read);
   }
   absl::StatusOr<std::vector<Tensor>> out = m.session->Run({}, reads);
@@ -643,7 +738,7 @@ absl::Status Sequential::SetWeights(const std::vector<Tensor>& weights) {
   m.graph->MaybeCollect();
   ModelCall call(m);
   std::vector<const models_internal::Variable*> vars;
-  for (LayerState* layer : m.dense) {
+  for (LayerState* layer : m.weighted) {
     for (const auto& v : layer->variables) vars.push_back(&v);
   }
   const std::string where =
@@ -712,9 +807,108 @@ std::vector<NodeHandle> Sequential::GraphRoots() const {
     roots.push_back(m.train_op.handle());
     roots.push_back(m.loss.handle());
     if (m.accuracy.has_value()) roots.push_back(m.accuracy->handle());
+    if (m.separate_training_path) {
+      roots.push_back(m.eval_loss.handle());
+      if (m.eval_accuracy.has_value()) {
+        roots.push_back(m.eval_accuracy->handle());
+      }
+    }
   }
   roots.push_back(m.output.handle());
+  if (m.separate_training_path) {
+    roots.push_back(m.train_output.handle());
+    roots.insert(roots.end(), m.train_updates.begin(), m.train_updates.end());
+  }
   return roots;
+}
+
+namespace {
+
+// Keras's summary columns (its Sequential layout: 65 characters, columns
+// ending at 45%, 85% and 100%).
+constexpr int kSummaryWidth = 65;
+constexpr int kColumnEnds[] = {29, 55, 65};
+
+// One table row: each field starts at its column; a field too long for its
+// column (keeping one space before the next) continues on the next line, as
+// newer Kerases wrap it. Trailing spaces are left out.
+void AppendRow(std::string& out, const std::vector<std::string>& fields) {
+  std::vector<std::string> left = fields;
+  bool first = true;
+  while (first ||
+         std::any_of(left.begin(), left.end(),
+                     [](const std::string& f) { return !f.empty(); })) {
+    first = false;
+    std::string line;
+    int start = 0;
+    for (size_t c = 0; c < left.size(); ++c) {
+      const bool last = c + 1 == left.size();
+      const size_t room = last
+                              ? std::string::npos
+                              : static_cast<size_t>(kColumnEnds[c] - start - 1);
+      line.resize(start, ' ');
+      line += left[c].substr(0, room);
+      left[c] = room >= left[c].size() ? "" : left[c].substr(room);
+      start = kColumnEnds[c];
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+}
+
+// a + b for counts >= 0, at most INT64_MAX (parameter counts of weights
+// that exist in memory never get there).
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum)
+             ? std::numeric_limits<int64_t>::max()
+             : sum;
+}
+
+// 1234567 as "1,234,567" (Keras's "{:,}").
+std::string WithCommas(int64_t n) {
+  std::string digits = absl::StrCat(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Sequential::Summary() const {
+  if (state_ == nullptr) return "";
+  ModelState& m = *state_;
+  ModelCall call(m);
+  const std::string rule(kSummaryWidth, '_');
+  const std::string double_rule(kSummaryWidth, '=');
+  std::string out = absl::StrCat("Model: \"", m.scope.name(), "\"\n");
+  out += rule + "\n";
+  AppendRow(out, {"Layer (type)", "Output Shape", "Param #"});
+  out += double_rule + "\n";
+  int64_t trainable = 0, non_trainable = 0;
+  // The Input layer is no row, as in Keras.
+  for (size_t i = 1; i < m.layers.size(); ++i) {
+    LayerState& layer = *m.layers[i].state_;
+    const models_internal::ParamCount params =
+        models_internal::CountParams(layer);
+    trainable = SaturatingAdd(trainable, params.trainable);
+    non_trainable = SaturatingAdd(non_trainable, params.non_trainable);
+    if (i > 1) out += rule + "\n";
+    AppendRow(out,
+              {absl::StrCat(m.layers[i].name(), " (", m.layers[i].kind(), ")"),
+               models_internal::KerasShape(m.layer_shapes[i]),
+               absl::StrCat(params.trainable + params.non_trainable)});
+  }
+  out += double_rule + "\n";
+  absl::StrAppend(&out, "Total params: ",
+                  WithCommas(SaturatingAdd(trainable, non_trainable)), "\n",
+                  "Trainable params: ", WithCommas(trainable), "\n",
+                  "Non-trainable params: ", WithCommas(non_trainable), "\n");
+  out += rule + "\n";
+  return out;
 }
 
 }  // namespace graphgc

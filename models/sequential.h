@@ -3,8 +3,13 @@
 // Sequential: a Keras-style stack of layers on a graph (the default graph
 // unless told otherwise), as a copyable handle: a copy is the same model.
 //
-// Create() validates the stack and builds the layers it uses for the first
-// time plus the model's forward nodes. Compile() builds, once, the training
+// Create() validates the stack (every layer's shape against its input's)
+// and builds the layers it uses for the first time plus the model's forward
+// nodes: the inference path that Evaluate and Predict run and, only when a
+// layer behaves otherwise in training (Dropout, BatchNormalization), a
+// second, training path that Fit's step runs (with the moving-statistics
+// updates). A model of Dense layers has one path: its step has no extra
+// node. Compile() builds, once, the training
 // step as graph nodes: the loss, the metrics, the gradients and the
 // optimizer's updates (under the model's name scope, "sequential_3/...").
 // Fit() runs that step through the model's session, batch by batch, calling
@@ -109,13 +114,15 @@ class Sequential {
  public:
   // Validates the whole stack before building anything: an empty or
   // moved-from layer, bad layer options, a layer of another graph or built
-  // for another input size is InvalidArgument; a Dense kernel too large to
+  // for another input shape, a layer that cannot take its input's shape
+  // (named with both shapes) is InvalidArgument; a Dense kernel too large to
   // count is InvalidArgument and one larger than MaxTensorBytes() is
   // ResourceExhausted.
   static absl::StatusOr<Sequential> Create(std::vector<Layer> layers,
                                            SequentialOptions options = {});
 
-  // Builds the training step. Refuses (InvalidArgument, naming the option
+  // Builds the training step. A model whose output is not (None, units) is
+  // refused (InvalidArgument). Refuses (InvalidArgument, naming the option
   // and its value, the model unchanged) optimizer options that can only make
   // NaN weights: Adam needs learning_rate finite and >= 0, beta_1 and beta_2
   // in [0, 1), epsilon finite and > 0; SGD needs learning_rate finite and
@@ -132,16 +139,27 @@ class Sequential {
   absl::StatusOr<std::map<std::string, float>> Evaluate(const Tensor& x,
                                                         const Tensor& y,
                                                         int batch_size = 32);
-  // The model's outputs, [samples, units]. No samples: an empty [0, units]
-  // tensor (as Keras' empty array). A result larger than memory is refused
-  // before anything is computed.
+  // The model's outputs, [samples, units] (or [samples, <the last layer's
+  // output shape>]), from the inference path. No samples: an empty
+  // [0, units] tensor (as Keras' empty array). A result larger than memory is
+  // refused before anything is computed.
   absl::StatusOr<Tensor> Predict(const Tensor& x, int batch_size = 32);
 
-  // Kernel and bias of each Dense layer, in layer order, as copies the
-  // caller owns (see above). Empty if they cannot be read or copied.
+  // Every layer's weights in layer order and Keras's order within a layer
+  // (Dense, Conv2D: kernel, bias; BatchNormalization: gamma, beta,
+  // moving_mean, moving_variance), as copies the caller owns (see above).
+  // Empty if they cannot be read or copied.
   std::vector<Tensor> GetWeights() const;
   // Sets every weight from copies of `weights`, all or none.
   absl::Status SetWeights(const std::vector<Tensor>& weights);
+
+  // Keras's summary table (its Sequential layout, 65 columns): "Model:
+  // \"name\"", then one row per layer after the Input, "name (Type)",
+  // its output shape "(None, 6, 6, 8)" and its parameter count, then the
+  // total, trainable and non-trainable (BatchNormalization's moving
+  // statistics) parameter counts. Lines carry no trailing spaces; a field
+  // too long for its column continues on the next line. "" when moved from.
+  std::string Summary() const;
 
   const std::string& name() const;
   Graph& graph() const;

@@ -127,8 +127,8 @@ absl::Status CheckFits(DataType dtype, const TensorShape& shape, int64_t copies,
   if (limit > 0 && bytes > limit) {
     return absl::ResourceExhaustedError(absl::StrCat(
         what, ": ", copies, " x ", DataTypeString(dtype), " ",
-        shape.DebugString(), " needs ", bytes, " bytes, more than the ",
-        limit, " a tensor may take (MaxTensorBytes: by default this "
+        shape.DebugString(), " needs ", bytes, " bytes, more than the ", limit,
+        " a tensor may take (MaxTensorBytes: by default this "
         "machine's memory)"));
   }
   return absl::OkStatus();
@@ -189,9 +189,13 @@ absl::StatusOr<LossNodes> BuildLoss(const Loss& loss, const LossInputs& in,
   LossNodes out;
   switch (loss.kind) {
     case Loss::Kind::kSparseCategoricalCrossentropy: {
-      GG_ASSIGN_OR_RETURN(
-          out.labels,
-          ops::Placeholder(g, DT_INT32, {-1}, {.name = scope + "/labels"}));
+      if (in.labels.has_value()) {
+        out.labels = *in.labels;
+      } else {
+        GG_ASSIGN_OR_RETURN(
+            out.labels,
+            ops::Placeholder(g, DT_INT32, {-1}, {.name = scope + "/labels"}));
+      }
       Output logits;
       if (loss.from_logits) {
         logits = in.output;
@@ -216,9 +220,13 @@ absl::StatusOr<LossNodes> BuildLoss(const Loss& loss, const LossInputs& in,
       return out;
     }
     case Loss::Kind::kCategoricalCrossentropy: {
-      GG_ASSIGN_OR_RETURN(out.labels,
-                          ops::Placeholder(g, DT_FLOAT, {-1, in.units},
-                                           {.name = scope + "/labels"}));
+      if (in.labels.has_value()) {
+        out.labels = *in.labels;
+      } else {
+        GG_ASSIGN_OR_RETURN(out.labels,
+                            ops::Placeholder(g, DT_FLOAT, {-1, in.units},
+                                             {.name = scope + "/labels"}));
+      }
       Output log_p;
       if (loss.from_logits || in.softmax_logits.has_value()) {
         GG_ASSIGN_OR_RETURN(
@@ -254,9 +262,13 @@ absl::StatusOr<LossNodes> BuildLoss(const Loss& loss, const LossInputs& in,
       return out;
     }
     case Loss::Kind::kMeanSquaredError: {
-      GG_ASSIGN_OR_RETURN(out.labels,
-                          ops::Placeholder(g, DT_FLOAT, {-1, in.units},
-                                           {.name = scope + "/labels"}));
+      if (in.labels.has_value()) {
+        out.labels = *in.labels;
+      } else {
+        GG_ASSIGN_OR_RETURN(out.labels,
+                            ops::Placeholder(g, DT_FLOAT, {-1, in.units},
+                                             {.name = scope + "/labels"}));
+      }
       GG_ASSIGN_OR_RETURN(
           Output diff, ops::Sub(in.output, out.labels, {.name = ls + "/sub"}));
       GG_ASSIGN_OR_RETURN(Output sq,
@@ -314,13 +326,11 @@ std::string SlotBase(const Output& var) { return var.node_name(); }
 
 }  // namespace
 
-absl::StatusOr<Output> BuildUpdates(const Optimizer& optimizer,
-                                    const std::vector<Output>& variables,
-                                    const std::vector<TensorShape>& shapes,
-                                    const std::vector<Output>& grads,
-                                    const std::vector<NodeHandle>& after,
-                                    const std::string& scope,
-                                    Session& session) {
+absl::StatusOr<Output> BuildUpdates(
+    const Optimizer& optimizer, const std::vector<Output>& variables,
+    const std::vector<TensorShape>& shapes, const std::vector<Output>& grads,
+    const std::vector<NodeHandle>& after, const std::string& scope,
+    Session& session, const std::vector<NodeHandle>& extra_updates) {
   if (variables.empty()) {
     return absl::InvalidArgumentError("Compile: the model has no weights");
   }
@@ -459,6 +469,7 @@ absl::StatusOr<Output> BuildUpdates(const Optimizer& optimizer,
     case Optimizer::Kind::kNone:
       return absl::InvalidArgumentError("Compile: no optimizer given");
   }
+  updates.insert(updates.end(), extra_updates.begin(), extra_updates.end());
   return ops::NoOp(g,
                    {.name = scope + "/train_step", .control_inputs = updates});
 }

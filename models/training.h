@@ -21,11 +21,13 @@ namespace graphgc {
 namespace models_internal {
 
 // What the loss reads: the model's output and, when the last layer is a
-// softmax, its logits.
+// softmax, its logits; `labels`, when given, is the labels placeholder to
+// use (a second loss over the same labels), else BuildLoss makes one.
 struct LossInputs {
   Output output;
   std::optional<Output> softmax_logits;
   int64_t units = 0;
+  std::optional<Output> labels;
 };
 
 struct LossNodes {
@@ -60,14 +62,13 @@ absl::StatusOr<Tensor> NewTensor(DataType dtype, const TensorShape& shape,
 
 // The optimizer's updates of `variables` (VarHandleOp outputs) from
 // `grads`, run after `after` (the loss and metrics), and one NoOp that
-// stands for the whole step. Initialises the optimizer's own variables with
-// `session`.
-absl::StatusOr<Output> BuildUpdates(const Optimizer& optimizer,
-                                    const std::vector<Output>& variables,
-                                    const std::vector<TensorShape>& shapes,
-                                    const std::vector<Output>& grads,
-                                    const std::vector<NodeHandle>& after,
-                                    const std::string& scope, Session& session);
+// stands for the whole step (it also runs `extra_updates`, e.g. moving
+// statistics). Initialises the optimizer's own variables with `session`.
+absl::StatusOr<Output> BuildUpdates(
+    const Optimizer& optimizer, const std::vector<Output>& variables,
+    const std::vector<TensorShape>& shapes, const std::vector<Output>& grads,
+    const std::vector<NodeHandle>& after, const std::string& scope,
+    Session& session, const std::vector<NodeHandle>& extra_updates = {});
 
 }  // namespace models_internal
 }  // namespace graphgc

@@ -898,5 +898,66 @@ TEST(SequentialLifetime, AModelMayBeDroppedAfterItsGraph) {
   model.reset();
 }
 
+// --- Summary ---
+
+TEST_F(SequentialTest, SummaryPrintsKerasTableOfLayersShapesAndParams) {
+  Sequential m =
+      Sequential::Create({layers::Input({8, 8, 1}), layers::Conv2D(8, {3, 3}),
+                          layers::MaxPooling2D({2, 2}), layers::Flatten(),
+                          layers::Dropout(0.5f), layers::Dense(10)},
+                         {.graph = &g_})
+          .value();
+  EXPECT_EQ(
+      m.Summary(),
+      "Model: \"sequential\"\n"
+      "_________________________________________________________________\n"
+      "Layer (type)                 Output Shape              Param #\n"
+      "=================================================================\n"
+      "conv2d (Conv2D)              (None, 6, 6, 8)           80\n"
+      "_________________________________________________________________\n"
+      "max_pooling2d (MaxPooling2D) (None, 3, 3, 8)           0\n"
+      "_________________________________________________________________\n"
+      "flatten (Flatten)            (None, 72)                0\n"
+      "_________________________________________________________________\n"
+      "dropout (Dropout)            (None, 72)                0\n"
+      "_________________________________________________________________\n"
+      "dense (Dense)                (None, 10)                730\n"
+      "=================================================================\n"
+      "Total params: 810\n"
+      "Trainable params: 810\n"
+      "Non-trainable params: 0\n"
+      "_________________________________________________________________\n");
+}
+
+TEST_F(SequentialTest, SummaryCountsMovingStatisticsAsNonTrainable) {
+  Sequential m =
+      Sequential::Create({layers::Input({1000}), layers::BatchNormalization(),
+                          layers::Dense(2)},
+                         {.name = "bn", .graph = &g_})
+          .value();
+  // A name too long for its column continues on the next line.
+  EXPECT_EQ(
+      m.Summary(),
+      "Model: \"bn\"\n"
+      "_________________________________________________________________\n"
+      "Layer (type)                 Output Shape              Param #\n"
+      "=================================================================\n"
+      "batch_normalization (BatchNo (None, 1000)              4000\n"
+      "rmalization)\n"
+      "_________________________________________________________________\n"
+      "dense (Dense)                (None, 2)                 2002\n"
+      "=================================================================\n"
+      "Total params: 6,002\n"
+      "Trainable params: 4,002\n"
+      "Non-trainable params: 2,000\n"
+      "_________________________________________________________________\n");
+}
+
+TEST_F(SequentialTest, SummaryOfAMovedFromModelIsEmpty) {
+  Sequential m = Linear();
+  Sequential taken = std::move(m);
+  EXPECT_EQ(m.Summary(), "");
+}
+
 }  // namespace
 }  // namespace graphgc
