@@ -1,9 +1,10 @@
 // bench/all: every benchmark, then one table of the issues' targets.
 //
-//   ./bazelw run -c opt //bench:all [-- --macro_models=1000
+//   ./bazelw run -c opt //bench:all [-- --macro_models=1000 --saving_loads=1000
 //       --consecutive_models=50 --out_dir=DIR --quick]
 //
-// Runs gc_bench, session_bench, mlp_bench, models_bench and macro_bench
+// Runs gc_bench, session_bench, mlp_bench, models_bench, macro_bench and
+// saving_bench
 // (its data dependencies, found in its runfiles) with
 // --benchmark_format=json, saving each report (and its stderr) under
 // --out_dir (a new temporary directory by default), then
@@ -33,6 +34,7 @@
 ABSL_FLAG(std::string, out_dir, "",
           "where the JSON reports go (default: a new temporary directory)");
 ABSL_FLAG(int, macro_models, 1000, "--models of macro_bench");
+ABSL_FLAG(int, saving_loads, 1000, "--loads of saving_bench");
 ABSL_FLAG(int, consecutive_models, 50,
           "--models of the consecutive_models run (0 skips it)");
 ABSL_FLAG(bool, quick, false,
@@ -170,6 +172,9 @@ int Main(int argc, char** argv) {
   const auto macro = RunBenchmark(
       root, out_dir, "macro_bench", "",
       absl::StrCat("--models=", absl::GetFlag(FLAGS_macro_models)));
+  const auto saving = RunBenchmark(
+      root, out_dir, "saving_bench", quick ? "BM_LoadAndDropRepeatedly" : "",
+      absl::StrCat("--loads=", absl::GetFlag(FLAGS_saving_loads)));
 
   std::map<std::string, double> consecutive;
   const int n = absl::GetFlag(FLAGS_consecutive_models);
@@ -235,6 +240,18 @@ int Main(int argc, char** argv) {
        .measured = Value(macro, "BM_ConsecutiveSeedModels", "real_time", 1e-9),
        .target = 60,
        .note = "no issue target; the 1-minute budget"});
+  const std::string loads_name =
+      absl::StrCat(absl::GetFlag(FLAGS_saving_loads), " loads");
+  rows.push_back(
+      {.what = loads_name + ": RSS after last / after 10th",
+       .measured = Value(saving, "BM_LoadAndDropRepeatedly", "rss_ratio"),
+       .target = 1.05});
+  rows.push_back(
+      {.what = loads_name + ": live nodes after Collect, last",
+       .measured = Value(saving, "BM_LoadAndDropRepeatedly", "live_nodes_last"),
+       .kind = K::kEqual,
+       .reference = Value(saving, "BM_LoadAndDropRepeatedly", "live_nodes_10"),
+       .note = "reference: after the 10th"});
   if (n > 0) {
     const std::string c = absl::StrCat("consecutive_models ", n, ": ");
     rows.push_back({.what = c + "event bytes, last / first",

@@ -86,6 +86,7 @@ struct BatchNormalizationOptions {
 
 namespace models_internal {
 struct LayerState;
+struct SavingAccess;
 }  // namespace models_internal
 
 class Layer {
@@ -110,6 +111,7 @@ class Layer {
 
  private:
   friend class Sequential;
+  friend struct models_internal::SavingAccess;  // models/saving.cc
   friend Layer MakeLayer(std::shared_ptr<models_internal::LayerState>);
   explicit Layer(std::shared_ptr<models_internal::LayerState> state)
       : state_(std::move(state)) {}

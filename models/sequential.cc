@@ -15,6 +15,7 @@
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "models/layer_state.h"
+#include "models/saving_access.h"
 #include "models/training.h"
 #include "runtime/gradients.h"
 #include "runtime/session.h"
@@ -911,4 +912,79 @@ std::string Sequential::Summary() const {
   return out;
 }
 
+// ---------------------------------------------------------------------------
+// Saving (models/saving_access.h)
+
+namespace models_internal {
+
+absl::StatusOr<ModelSnapshot> SavingAccess::Snapshot(const Sequential& model) {
+  if (model.state_ == nullptr) return MovedFrom("Save");
+  ModelState& m = *model.state_;
+  ModelCall call(m);
+  ModelSnapshot snap;
+  snap.name = m.scope.name();
+  snap.compiled = m.compiled;
+  if (m.compiled) {
+    snap.compile = m.compile;
+    snap.metric_name = m.metric_name;
+  }
+  snap.input = m.input;
+  snap.output = m.output;
+  std::vector<Output> reads;
+  for (const Layer& layer : m.layers) {
+    // A model's layers are built: their variables no longer change.
+    const LayerState* s = layer.state_.get();
+    snap.layers.push_back({.layer = layer, .state = s});
+    for (const Variable& v : s->variables) reads.push_back(v.read);
+  }
+  std::vector<Tensor> values;
+  if (!reads.empty()) {
+    GG_ASSIGN_OR_RETURN(values, m.session->Run({}, reads));
+  }
+  size_t k = 0;
+  for (SavedLayer& layer : snap.layers) {
+    for (const Variable& v : layer.state->variables) {
+      // The reads share the variables' buffers, which training updates.
+      GG_ASSIGN_OR_RETURN(Tensor copy, PrivateCopy(values[k++]));
+      snap.variables[v.name] = copy;
+      layer.values.push_back(std::move(copy));
+    }
+  }
+  return snap;
+}
+
+absl::Status SavingAccess::AssignWeights(Sequential& model,
+                                         std::vector<Tensor> values,
+                                         const std::string& where) {
+  if (model.state_ == nullptr) return MovedFrom("SetWeights");
+  ModelState& m = *model.state_;
+  m.graph->MaybeCollect();
+  ModelCall call(m);
+  std::vector<const Variable*> vars;
+  for (const Layer& layer : m.layers) {
+    for (const Variable& v : layer.state_->variables) vars.push_back(&v);
+  }
+  if (values.size() != vars.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": the model has ", vars.size(), " weights, got ",
+                     values.size()));
+  }
+  std::vector<std::pair<Output, Tensor>> feeds;
+  std::vector<Output> targets;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (values[i].dtype() != DT_FLOAT || values[i].shape() != vars[i]->shape) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": weight ", i, " ('", vars[i]->name,
+                       "') must be float ", vars[i]->shape.DebugString(),
+                       ", got ", DataTypeString(values[i].dtype()), " ",
+                       values[i].shape().DebugString()));
+    }
+    feeds.emplace_back(vars[i]->assign_value, std::move(values[i]));
+    targets.push_back(vars[i]->assign);
+  }
+  if (targets.empty()) return absl::OkStatus();
+  return m.session->Run(feeds, {}, targets).status();
+}
+
+}  // namespace models_internal
 }  // namespace graphgc

@@ -108,6 +108,7 @@ struct History {
 
 namespace models_internal {
 struct ModelState;
+struct SavingAccess;
 }  // namespace models_internal
 
 class Sequential {
@@ -171,7 +172,18 @@ class Sequential {
   // reachable from them. Exports and the TensorBoard callback use these.
   std::vector<NodeHandle> GraphRoots() const;
 
+  // Writes the model to the directory `dir` (created if missing): its
+  // architecture and compile settings (config.json), its weights
+  // (model.weights.h5) and a frozen inference graph (model.pb with
+  // signature.json); see models/saving.h for the format and LoadModel.
+  // Atomic: `dir` ends up holding the whole new model or, on failure, what
+  // it held before. An empty `dir`, one with a NUL byte, or an existing
+  // `dir` holding other files than these four is refused. Works from a
+  // callback of the model's own Fit (it reads the weights between steps).
+  absl::Status Save(const std::string& dir) const;
+
  private:
+  friend struct models_internal::SavingAccess;  // models/saving.cc
   explicit Sequential(std::shared_ptr<models_internal::ModelState> state)
       : state_(std::move(state)) {}
   std::shared_ptr<models_internal::ModelState> state_;

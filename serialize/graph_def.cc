@@ -733,6 +733,12 @@ class Importer {
 
 }  // namespace
 
+tensorflow::TensorProto TensorAsProto(const Tensor& tensor) {
+  tensorflow::TensorProto proto;
+  TensorToProto(tensor, &proto);
+  return proto;
+}
+
 absl::StatusOr<tensorflow::GraphDef> ExportGraphDef(
     absl::Span<const NodeHandle> roots, ExportOptions options) {
   if (roots.empty()) {

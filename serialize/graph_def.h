@@ -111,6 +111,10 @@ absl::StatusOr<std::vector<NodeHandle>> ImportGraphDef(
     const tensorflow::GraphDef& graph_def, Graph& graph,
     ImportOptions options = {});
 
+// `tensor` as the TensorProto export writes for a constant: dtype, shape,
+// and the values little-endian in tensor_content.
+tensorflow::TensorProto TensorAsProto(const Tensor& tensor);
+
 // `graph_def` serialized with deterministic map order: identical GraphDefs
 // give identical bytes (plain SerializeToString orders attr maps by hash).
 std::string DeterministicBytes(const tensorflow::GraphDef& graph_def);

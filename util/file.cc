@@ -84,4 +84,41 @@ absl::StatusOr<ScopedFd> OpenRegularFileForReading(const std::string& path) {
   return fd;
 }
 
+absl::StatusOr<std::string> ReadRegularFile(const std::string& path,
+                                            int64_t max_bytes) {
+  absl::StatusOr<ScopedFd> fd = OpenRegularFileForReading(path);
+  if (!fd.ok()) return fd.status();
+  struct stat st;
+  if (::fstat(fd->get(), &st) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("stat ", path));
+  }
+  auto too_big = [&](int64_t size) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        path, ": ", size, " bytes, more than the ", max_bytes, " allowed"));
+  };
+  if (st.st_size > max_bytes) return too_big(st.st_size);
+  std::string out(static_cast<size_t>(st.st_size), '\0');
+  size_t done = 0;
+  // One byte past the stat'd size: a file that grew is noticed.
+  char probe;
+  while (true) {
+    char* dst = done < out.size() ? out.data() + done : &probe;
+    const size_t want = done < out.size() ? out.size() - done : 1;
+    const ssize_t n = ::read(fd->get(), dst, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return absl::ErrnoToStatus(errno, absl::StrCat("read ", path));
+    if (n == 0) break;
+    if (done >= out.size()) {
+      // Grew since the stat: read on, up to the cap, then refuse.
+      out.push_back(probe);
+      if (static_cast<int64_t>(out.size()) > max_bytes) {
+        return too_big(static_cast<int64_t>(out.size()));
+      }
+    }
+    done += static_cast<size_t>(n);
+  }
+  out.resize(done);  // shrank since the stat
+  return out;
+}
+
 }  // namespace graphgc

@@ -15,9 +15,10 @@
 #ifndef GRAPHGC_UTIL_FILE_H_
 #define GRAPHGC_UTIL_FILE_H_
 
+#include <cstdint>
 #include <string>
-#include <system_error>
 #include <string_view>
+#include <system_error>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -63,6 +64,15 @@ class ScopedFd {
 // instead of stalling the caller; on the regular file returned, O_NONBLOCK
 // changes nothing. Symbolic links are followed.
 absl::StatusOr<ScopedFd> OpenRegularFileForReading(const std::string& path);
+
+// ReadRegularFile: the whole contents of `path`, opened with
+// OpenRegularFileForReading (so only a regular file is read), or a status
+// naming the path: its errors, or ResourceExhausted "<path>: <n> bytes, more
+// than the <max_bytes> allowed" before anything is allocated when the file
+// is larger than `max_bytes` (a file that grows while read is cut there and
+// refused the same way), or the read(2) error.
+absl::StatusOr<std::string> ReadRegularFile(const std::string& path,
+                                            int64_t max_bytes);
 
 }  // namespace graphgc
 

@@ -94,6 +94,38 @@ TEST(OpenRegularFileForReading, RefusesAPathWithANulByte) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
 }
 
+TEST(ReadRegularFile, ReturnsTheWholeFile) {
+  const std::string path = TempPath("read_whole");
+  std::ofstream(path) << "hello, file";
+  absl::StatusOr<std::string> text = ReadRegularFile(path, 1024);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text, "hello, file");
+}
+
+TEST(ReadRegularFile, RefusesAFileOverTheCapBeforeReadingIt) {
+  const std::string path = TempPath("read_big");
+  std::ofstream(path) << std::string(100, 'x');
+  const absl::Status s = ReadRegularFile(path, 99).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(absl::StrContains(s.message(), path)) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "100 bytes")) << s;
+}
+
+TEST(ReadRegularFile, MissingFileIsNotFoundNamingIt) {
+  const absl::Status s = ReadRegularFile(TempPath("read_missing"), 10).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(absl::StrContains(s.message(), "read_missing")) << s;
+}
+
+TEST(ReadRegularFile, RefusesAFifoWithoutWaitingForAWriter) {
+  const std::string path = TempPath("read_fifo");
+  ASSERT_TRUE(MakeFifo(path));
+  std::optional<absl::Status> s = CallUnlessItBlocks(
+      path, [&] { return ReadRegularFile(path, 10).status(); });
+  ASSERT_TRUE(s.has_value()) << "ReadRegularFile blocked on a FIFO";
+  EXPECT_EQ(s->code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(ScopedFd, ClosesItsDescriptorAndMovesOwnership) {
   const int raw = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   ASSERT_GE(raw, 0);

@@ -1,0 +1,878 @@
+#include "models/saving.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "models/layer_state.h"
+#include "models/saving_access.h"
+#include "nlohmann/json.hpp"
+#include "serialize/frozen_graph.h"
+#include "serialize/graph_def.h"
+#include "serialize/keras_weights.h"
+#include "util/file.h"
+#include "util/status_macros.h"
+
+namespace graphgc {
+
+using models_internal::LayerState;
+using models_internal::ModelSnapshot;
+using models_internal::SavingAccess;
+using Json = nlohmann::json;
+
+namespace {
+
+constexpr char kConfigFile[] = "config.json";
+constexpr char kWeightsFile[] = "model.weights.h5";
+constexpr char kGraphFile[] = "model.pb";
+constexpr char kSignatureFile[] = "signature.json";
+// config.json and signature.json are small: a model of thousands of layers
+// is well under a megabyte.
+constexpr int64_t kMaxJsonBytes = int64_t{16} << 20;
+
+// ---------------------------------------------------------------------------
+// JSON reading with type checks. Every error names the file and the field.
+
+// A value's JSON type, for messages ("integer" apart from "number").
+std::string TypeName(const Json& j) {
+  if (j.is_number_integer()) return "integer";
+  if (j.is_number_float()) return "number";
+  return j.type_name();
+}
+
+// A short rendering of a wrong value: scalars as written, containers by
+// their type only (never dumped: a hostile file may nest them deeply).
+std::string Shown(const Json& j) {
+  if (j.is_structured()) return TypeName(j);
+  std::string text = j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return absl::StrCat(TypeName(j), " ", text);
+}
+
+// A JSON object and where it is ("<file>: layers[1] (Dense) config").
+class Object {
+ public:
+  Object(const Json& json, std::string where)
+      : json_(json), where_(std::move(where)) {}
+
+  const std::string& where() const { return where_; }
+
+  // The field, or null when absent.
+  const Json* Find(const char* key) const {
+    auto it = json_.find(key);
+    return it == json_.end() ? nullptr : &*it;
+  }
+
+  absl::Status Error(const std::string& what) const {
+    return absl::InvalidArgumentError(absl::StrCat(where_, ": ", what));
+  }
+  absl::Status WrongType(const char* key, const char* want,
+                         const Json& got) const {
+    return Error(
+        absl::StrCat("field '", key, "' must be ", want, ", got ", Shown(got)));
+  }
+  absl::Status Missing(const char* key) const {
+    return Error(absl::StrCat("field '", key, "' is missing"));
+  }
+
+  absl::StatusOr<int64_t> Int(const char* key) const {
+    const Json* j = Find(key);
+    if (j == nullptr) return Missing(key);
+    if (!j->is_number_integer()) return WrongType(key, "an integer", *j);
+    if (j->is_number_unsigned() &&
+        j->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      return WrongType(key, "an integer below 2^63", *j);
+    }
+    return j->get<int64_t>();
+  }
+  absl::StatusOr<std::string> String(
+      const char* key,
+      std::optional<std::string> fallback = std::nullopt) const {
+    const Json* j = Find(key);
+    if (j == nullptr || (fallback.has_value() && j->is_null())) {
+      if (fallback.has_value()) return *fallback;
+      return Missing(key);
+    }
+    if (!j->is_string()) return WrongType(key, "a string", *j);
+    return j->get<std::string>();
+  }
+  absl::StatusOr<bool> Bool(const char* key, bool fallback) const {
+    const Json* j = Find(key);
+    if (j == nullptr) return fallback;
+    if (!j->is_boolean()) return WrongType(key, "true or false", *j);
+    return j->get<bool>();
+  }
+  absl::StatusOr<float> Float(const char* key, float fallback) const {
+    const Json* j = Find(key);
+    if (j == nullptr) return fallback;
+    if (!j->is_number()) return WrongType(key, "a number", *j);
+    return static_cast<float>(j->get<double>());
+  }
+  // A nested object, required.
+  absl::StatusOr<Object> Child(const char* key,
+                               const std::string& where) const {
+    const Json* j = Find(key);
+    if (j == nullptr) return Missing(key);
+    if (!j->is_object()) return WrongType(key, "an object", *j);
+    return Object(*j, where);
+  }
+
+ private:
+  const Json& json_;
+  std::string where_;
+};
+
+// A float as the shortest decimal that reads back as the same float (0.001f
+// is written 0.001, not 0.0010000000474974513).
+Json FloatJson(float value) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
+  if (ec != std::errc()) return static_cast<double>(value);
+  *end = '\0';
+  return std::strtod(buf, nullptr);
+}
+
+// A Keras-serialised object: {"module", "class_name", "config",
+// "registered_name"}.
+Json KerasObject(const char* module, const char* class_name, Json config) {
+  return {{"module", module},
+          {"class_name", class_name},
+          {"config", std::move(config)},
+          {"registered_name", nullptr}};
+}
+
+// Keras's batch shape: null for the batch and for unknown dimensions.
+Json BatchShape(const TensorShape& shape) {
+  Json out = Json::array({nullptr});
+  for (int64_t d : shape.dim_sizes()) {
+    out.push_back(d < 0 ? Json(nullptr) : Json(d));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// The layer kinds. To save and load a new kind, add one entry to kLayerKinds
+// (see models/saving.h): a config writer and a config reader.
+
+struct LayerKind {
+  // Keras's class name, as Layer::kind() returns it: "Dense".
+  const char* class_name;
+  // The base name of its weights group in model.weights.h5 ("dense"), as
+  // Keras 3 names it: its class name in snake case. Null for a layer Keras
+  // keeps out of Sequential.layers (InputLayer), which has no group.
+  const char* weights_group;
+  // The layer's Keras "config" object; `name` is its name in the graph.
+  Json (*write_config)(const LayerState& layer, const std::string& name);
+  // An unbuilt layer made from a "config" object through its public
+  // factory. Bad values the factory checks are reported by
+  // Sequential::Create; this checks field types.
+  absl::StatusOr<Layer> (*read_config)(const Object& config);
+};
+
+Json WriteInputConfig(const LayerState& layer, const std::string& name) {
+  const Json shape = BatchShape(layer.input_shape);
+  // Keras 3 reads "batch_shape"; "batch_input_shape" is Keras 2's spelling,
+  // which Keras 3 also takes.
+  return {{"batch_shape", shape},
+          {"batch_input_shape", shape},
+          {"dtype", "float32"},
+          {"sparse", false},
+          {"name", name}};
+}
+
+absl::StatusOr<Layer> ReadInputConfig(const Object& config) {
+  const char* key = "batch_shape";
+  const Json* shape = config.Find(key);
+  if (shape == nullptr) {
+    key = "batch_input_shape";
+    shape = config.Find(key);
+  }
+  if (shape == nullptr) return config.Missing("batch_shape");
+  const char* want = "a list [null, dim, ...] of positive integers or nulls";
+  if (!shape->is_array() || shape->empty()) {
+    return config.WrongType(key, want, *shape);
+  }
+  std::vector<int64_t> dims;
+  for (size_t i = 1; i < shape->size(); ++i) {
+    const Json& d = (*shape)[i];
+    if (d.is_null()) {
+      dims.push_back(-1);
+    } else if (d.is_number_integer() && !d.is_number_unsigned() &&
+               d.get<int64_t>() > 0) {
+      dims.push_back(d.get<int64_t>());
+    } else if (d.is_number_unsigned() &&
+               d.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX) &&
+               d.get<uint64_t>() > 0) {
+      dims.push_back(static_cast<int64_t>(d.get<uint64_t>()));
+    } else {
+      return config.Error(absl::StrCat("field '", key, "' must be ", want,
+                                       "; entry ", i, " is ", Shown(d)));
+    }
+  }
+  GG_ASSIGN_OR_RETURN(std::string name, config.String("name", ""));
+  return layers::Input(TensorShape(dims), std::move(name));
+}
+
+Json WriteDenseConfig(const LayerState& layer, const std::string& name) {
+  const std::string& act = layer.dense.activation;
+  return {
+      {"name", name},
+      {"trainable", true},
+      {"dtype", "float32"},
+      {"units", layer.units},
+      {"activation", act.empty() ? std::string("linear") : act},
+      {"use_bias", layer.dense.use_bias},
+      {"kernel_initializer",
+       KerasObject("keras.initializers", "GlorotUniform", {{"seed", nullptr}})},
+      {"bias_initializer",
+       KerasObject("keras.initializers", "Zeros", Json::object())},
+      {"kernel_regularizer", nullptr},
+      {"bias_regularizer", nullptr},
+      {"kernel_constraint", nullptr},
+      {"bias_constraint", nullptr},
+  };
+}
+
+absl::StatusOr<Layer> ReadDenseConfig(const Object& config) {
+  GG_ASSIGN_OR_RETURN(const int64_t units, config.Int("units"));
+  GG_ASSIGN_OR_RETURN(std::string activation,
+                      config.String("activation", "linear"));
+  GG_ASSIGN_OR_RETURN(const bool use_bias, config.Bool("use_bias", true));
+  GG_ASSIGN_OR_RETURN(std::string name, config.String("name", ""));
+  return layers::Dense(units, {.activation = std::move(activation),
+                               .use_bias = use_bias,
+                               .name = std::move(name)});
+}
+
+constexpr LayerKind kLayerKinds[] = {
+    {"InputLayer", nullptr, WriteInputConfig, ReadInputConfig},
+    {"Dense", "dense", WriteDenseConfig, ReadDenseConfig},
+};
+
+const LayerKind* FindKind(const std::string& class_name) {
+  for (const LayerKind& kind : kLayerKinds) {
+    if (class_name == kind.class_name) return &kind;
+  }
+  return nullptr;
+}
+
+std::string KnownKinds() {
+  std::string out;
+  for (const LayerKind& kind : kLayerKinds) {
+    absl::StrAppend(&out, out.empty() ? "" : ", ", kind.class_name);
+  }
+  return out;
+}
+
+// The weights group of each layer ("layers/dense", "layers/dense_1"), empty
+// for a layer without one: Keras's names, uniqued per model in layer order.
+std::vector<std::string> WeightsPaths(const std::vector<Layer>& layers) {
+  std::map<std::string, int> used;
+  std::vector<std::string> paths;
+  for (const Layer& layer : layers) {
+    const LayerKind* kind = FindKind(layer.kind());
+    if (kind == nullptr || kind->weights_group == nullptr) {
+      paths.emplace_back();
+      continue;
+    }
+    const int n = used[kind->weights_group]++;
+    paths.push_back(n == 0
+                        ? absl::StrCat("layers/", kind->weights_group)
+                        : absl::StrCat("layers/", kind->weights_group, "_", n));
+  }
+  return paths;
+}
+
+// ---------------------------------------------------------------------------
+// Compile settings: Keras's "compile_config".
+
+Json OptimizerJson(const Optimizer& optimizer) {
+  if (optimizer.kind == Optimizer::Kind::kSGD) {
+    const SGDOptions& o = optimizer.sgd;
+    return KerasObject("keras.optimizers", "SGD",
+                       {{"name", "SGD"},
+                        {"learning_rate", FloatJson(o.learning_rate)},
+                        {"momentum", FloatJson(o.momentum)},
+                        {"nesterov", o.nesterov}});
+  }
+  const AdamOptions& o = optimizer.adam;
+  return KerasObject("keras.optimizers", "Adam",
+                     {{"name", "adam"},
+                      {"learning_rate", FloatJson(o.learning_rate)},
+                      {"beta_1", FloatJson(o.beta_1)},
+                      {"beta_2", FloatJson(o.beta_2)},
+                      {"epsilon", FloatJson(o.epsilon)},
+                      {"amsgrad", false}});
+}
+
+Json LossJson(const Loss& loss) {
+  const char* class_name = "MeanSquaredError";
+  Json config = {{"name", loss.name()}, {"reduction", "sum_over_batch_size"}};
+  if (loss.kind == Loss::Kind::kSparseCategoricalCrossentropy) {
+    class_name = "SparseCategoricalCrossentropy";
+  } else if (loss.kind == Loss::Kind::kCategoricalCrossentropy) {
+    class_name = "CategoricalCrossentropy";
+  }
+  if (loss.kind != Loss::Kind::kMeanSquaredError) {
+    config["from_logits"] = loss.from_logits;
+  }
+  return KerasObject("keras.losses", class_name, std::move(config));
+}
+
+Json CompileJson(const CompileOptions& compile) {
+  Json metrics = nullptr;
+  if (!compile.metrics.empty()) metrics = compile.metrics;
+  return {{"optimizer", OptimizerJson(compile.optimizer)},
+          {"loss", LossJson(compile.loss)},
+          {"loss_weights", nullptr},
+          {"metrics", std::move(metrics)},
+          {"weighted_metrics", nullptr},
+          {"run_eagerly", false},
+          {"steps_per_execution", 1},
+          {"jit_compile", false}};
+}
+
+// "adam" / {"class_name": "Adam", "config": {...}}.
+absl::StatusOr<Optimizer> ReadOptimizer(const Object& compile) {
+  const Json* j = compile.Find("optimizer");
+  if (j == nullptr) return compile.Missing("optimizer");
+  std::string class_name;
+  if (j->is_string()) {
+    class_name = j->get<std::string>();
+  } else if (j->is_object()) {
+    GG_ASSIGN_OR_RETURN(
+        class_name,
+        Object(*j, compile.where() + " optimizer").String("class_name"));
+  } else {
+    return compile.WrongType("optimizer", "a string or an object", *j);
+  }
+  const Json empty = Json::object();
+  const Json* config = &empty;
+  if (j->is_object()) {
+    auto it = j->find("config");
+    if (it != j->end()) {
+      if (!it->is_object()) {
+        return Object(*j, compile.where() + " optimizer")
+            .WrongType("config", "an object", *it);
+      }
+      config = &*it;
+    }
+  }
+  const Object c(*config, compile.where() + " optimizer config");
+  if (class_name == "Adam" || class_name == "adam") {
+    AdamOptions o;
+    GG_ASSIGN_OR_RETURN(o.learning_rate,
+                        c.Float("learning_rate", o.learning_rate));
+    GG_ASSIGN_OR_RETURN(o.beta_1, c.Float("beta_1", o.beta_1));
+    GG_ASSIGN_OR_RETURN(o.beta_2, c.Float("beta_2", o.beta_2));
+    GG_ASSIGN_OR_RETURN(o.epsilon, c.Float("epsilon", o.epsilon));
+    return optimizers::Adam(o);
+  }
+  if (class_name == "SGD" || class_name == "sgd") {
+    SGDOptions o;
+    GG_ASSIGN_OR_RETURN(o.learning_rate,
+                        c.Float("learning_rate", o.learning_rate));
+    GG_ASSIGN_OR_RETURN(o.momentum, c.Float("momentum", o.momentum));
+    GG_ASSIGN_OR_RETURN(o.nesterov, c.Bool("nesterov", o.nesterov));
+    return optimizers::SGD(o);
+  }
+  return compile.Error(absl::StrCat("unknown optimizer '", class_name,
+                                    "' (supported: Adam, SGD)"));
+}
+
+// "mse" / {"class_name": "MeanSquaredError", "config": {...}}.
+absl::StatusOr<Loss> ReadLoss(const Object& compile) {
+  const Json* j = compile.Find("loss");
+  if (j == nullptr) return compile.Missing("loss");
+  std::string name;
+  bool from_logits = false;
+  if (j->is_string()) {
+    name = j->get<std::string>();
+  } else if (j->is_object()) {
+    const Object loss(*j, compile.where() + " loss");
+    GG_ASSIGN_OR_RETURN(name, loss.String("class_name"));
+    if (loss.Find("config") != nullptr) {
+      GG_ASSIGN_OR_RETURN(Object config,
+                          loss.Child("config", loss.where() + " config"));
+      GG_ASSIGN_OR_RETURN(from_logits, config.Bool("from_logits", false));
+    }
+  } else {
+    return compile.WrongType("loss", "a string or an object", *j);
+  }
+  const CrossentropyOptions ce{.from_logits = from_logits};
+  if (name == "SparseCategoricalCrossentropy" ||
+      name == "sparse_categorical_crossentropy") {
+    return losses::SparseCategoricalCrossentropy(ce);
+  }
+  if (name == "CategoricalCrossentropy" || name == "categorical_crossentropy") {
+    return losses::CategoricalCrossentropy(ce);
+  }
+  if (name == "MeanSquaredError" || name == "mean_squared_error" ||
+      name == "mse") {
+    return losses::MeanSquaredError();
+  }
+  return compile.Error(absl::StrCat(
+      "unknown loss '", name,
+      "' (supported: SparseCategoricalCrossentropy, CategoricalCrossentropy, "
+      "MeanSquaredError)"));
+}
+
+absl::StatusOr<CompileOptions> ReadCompile(const Object& compile) {
+  CompileOptions out;
+  GG_ASSIGN_OR_RETURN(out.optimizer, ReadOptimizer(compile));
+  GG_ASSIGN_OR_RETURN(out.loss, ReadLoss(compile));
+  const Json* metrics = compile.Find("metrics");
+  if (metrics != nullptr && !metrics->is_null()) {
+    if (!metrics->is_array()) {
+      return compile.WrongType("metrics", "a list of strings or null",
+                               *metrics);
+    }
+    for (const Json& m : *metrics) {
+      if (!m.is_string()) {
+        return compile.Error(absl::StrCat(
+            "field 'metrics' must be a list of strings; it holds ", Shown(m)));
+      }
+      out.metrics.push_back(m.get<std::string>());
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// config.json
+
+struct ParsedConfig {
+  std::string name;
+  std::vector<Layer> layers;
+  std::optional<CompileOptions> compile;
+};
+
+absl::StatusOr<Json> ParseJson(const std::string& text,
+                               const std::string& file) {
+  // nlohmann reports syntax errors by exception only; it is caught here and
+  // goes no further.
+  try {
+    return Json::parse(text);
+  } catch (const Json::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ": not valid JSON: ", e.what()));
+  }
+}
+
+absl::StatusOr<ParsedConfig> ParseConfig(const std::string& text,
+                                         const std::string& file) {
+  GG_ASSIGN_OR_RETURN(const Json root, ParseJson(text, file));
+  if (!root.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        file, ": the top level must be an object, got ", Shown(root)));
+  }
+  const Object top(root, file);
+  GG_ASSIGN_OR_RETURN(const std::string class_name, top.String("class_name"));
+  if (class_name != "Sequential") {
+    return top.Error(absl::StrCat("class_name is '", class_name,
+                                  "'; only Sequential models load"));
+  }
+  GG_ASSIGN_OR_RETURN(const Object config,
+                      top.Child("config", file + " config"));
+  ParsedConfig out;
+  GG_ASSIGN_OR_RETURN(out.name, config.String("name", ""));
+  const Json* layers = config.Find("layers");
+  if (layers == nullptr) return config.Missing("layers");
+  if (!layers->is_array()) {
+    return config.WrongType("layers", "a list of layers", *layers);
+  }
+  for (size_t i = 0; i < layers->size(); ++i) {
+    const Json& entry = (*layers)[i];
+    const std::string where = absl::StrCat(file, ": layers[", i, "]");
+    if (!entry.is_object()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " must be an object, got ", Shown(entry)));
+    }
+    const Object layer(entry, where);
+    GG_ASSIGN_OR_RETURN(const std::string kind_name,
+                        layer.String("class_name"));
+    const LayerKind* kind = FindKind(kind_name);
+    if (kind == nullptr) {
+      return layer.Error(absl::StrCat("unknown layer class '", kind_name,
+                                      "' (known: ", KnownKinds(), ")"));
+    }
+    GG_ASSIGN_OR_RETURN(
+        const Object layer_config,
+        layer.Child("config",
+                    absl::StrCat(where, " (", kind_name, ") config")));
+    GG_ASSIGN_OR_RETURN(Layer made, kind->read_config(layer_config));
+    out.layers.push_back(std::move(made));
+  }
+  const Json* compile = top.Find("compile_config");
+  if (compile != nullptr && !compile->is_null()) {
+    if (!compile->is_object()) {
+      return top.WrongType("compile_config", "an object or null", *compile);
+    }
+    GG_ASSIGN_OR_RETURN(
+        out.compile, ReadCompile(Object(*compile, file + " compile_config")));
+  }
+  return out;
+}
+
+Json ConfigJson(const ModelSnapshot& snap) {
+  Json layers = Json::array();
+  for (const models_internal::SavedLayer& saved : snap.layers) {
+    // Every kind a model can hold is in the table (LoadModel reads none
+    // other); Save checks before calling.
+    const LayerKind* kind = FindKind(saved.layer.kind());
+    Json entry =
+        KerasObject("keras.layers", kind->class_name,
+                    kind->write_config(*saved.state, saved.layer.name()));
+    layers.push_back(std::move(entry));
+  }
+  const TensorShape input_shape =
+      snap.layers.empty() ? TensorShape() : snap.layers[0].state->input_shape;
+  Json config = {{"name", snap.name},
+                 {"trainable", true},
+                 {"dtype", "float32"},
+                 {"layers", std::move(layers)},
+                 {"build_input_shape", BatchShape(input_shape)}};
+  Json root = KerasObject("keras", "Sequential", std::move(config));
+  root["build_config"] = {{"input_shape", BatchShape(input_shape)}};
+  root["compile_config"] =
+      snap.compiled ? CompileJson(snap.compile) : Json(nullptr);
+  return root;
+}
+
+// ---------------------------------------------------------------------------
+// signature.json
+
+Json SignatureTensorJson(const std::string& name, const TensorShape& shape) {
+  Json dims = Json::array();
+  for (int64_t d : shape.dim_sizes()) {
+    dims.push_back(d < 0 ? Json(nullptr) : Json(d));
+  }
+  return {{"name", name}, {"dtype", "float32"}, {"shape", std::move(dims)}};
+}
+
+absl::StatusOr<SignatureTensor> ReadSignatureTensor(const Object& parent,
+                                                    const char* key) {
+  GG_ASSIGN_OR_RETURN(
+      const Object t,
+      parent.Child(key, absl::StrCat(parent.where(), ".", key)));
+  GG_ASSIGN_OR_RETURN(std::string name, t.String("name"));
+  GG_ASSIGN_OR_RETURN(const std::string dtype, t.String("dtype"));
+  if (dtype != "float32") {
+    return t.Error(absl::StrCat("dtype '", dtype, "' (only float32)"));
+  }
+  const Json* shape = t.Find("shape");
+  if (shape == nullptr) return t.Missing("shape");
+  if (!shape->is_array()) {
+    return t.WrongType("shape", "a list of integers or nulls", *shape);
+  }
+  std::vector<int64_t> dims;
+  for (const Json& d : *shape) {
+    if (d.is_null()) {
+      dims.push_back(-1);
+    } else if (d.is_number_integer() && !d.is_number_unsigned() &&
+               d.get<int64_t>() >= 0) {
+      dims.push_back(d.get<int64_t>());
+    } else if (d.is_number_unsigned() &&
+               d.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX)) {
+      dims.push_back(static_cast<int64_t>(d.get<uint64_t>()));
+    } else {
+      return t.Error(absl::StrCat(
+          "field 'shape' must be a list of integers or nulls; it holds ",
+          Shown(d)));
+    }
+  }
+  return SignatureTensor{
+      .name = std::move(name), .dtype = DT_FLOAT, .shape = TensorShape(dims)};
+}
+
+// ---------------------------------------------------------------------------
+// Files
+
+std::string Join(const std::string& dir, const char* file) {
+  return absl::StrCat(dir, "/", file);
+}
+
+absl::Status Errno(const std::string& what) {
+  return absl::ErrnoToStatus(errno, what);
+}
+
+// Writes `bytes` to the new file `path` and syncs it.
+absl::Status WriteNewFile(const std::string& path, const std::string& bytes) {
+  int raw;
+  do {
+    raw = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  } while (raw < 0 && errno == EINTR);
+  if (raw < 0) return Errno(absl::StrCat("create ", path));
+  ScopedFd fd(raw);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n =
+        ::write(fd.get(), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Errno(absl::StrCat("write ", path));
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd.get()) != 0) return Errno(absl::StrCat("fsync ", path));
+  if (::close(fd.release()) != 0) return Errno(absl::StrCat("close ", path));
+  return absl::OkStatus();
+}
+
+// Syncs a directory's entries (a rename in it), best effort.
+void SyncDir(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+bool IsSaveFile(const std::string& name) {
+  return name == kConfigFile || name == kWeightsFile || name == kGraphFile ||
+         name == kSignatureFile;
+}
+
+// Replaces `dir` by `staged` (a complete model directory beside it): a
+// rename when `dir` does not exist, else an atomic exchange (Linux's
+// renameat2 RENAME_EXCHANGE; where the file system lacks it, two renames,
+// between which `dir` briefly does not exist, never half-written). What
+// `dir` held is deleted afterwards.
+absl::Status Replace(const std::string& staged, const std::string& dir) {
+  if (::rename(staged.c_str(), dir.c_str()) == 0) return absl::OkStatus();
+  if (errno != EEXIST && errno != ENOTEMPTY) {
+    return Errno(absl::StrCat("rename ", staged, " to ", dir));
+  }
+  // `dir` exists: it must be a model directory (nothing else is deleted).
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (!IsSaveFile(entry.path().filename().string()) ||
+        !entry.is_regular_file(ec)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "Sequential::Save: ", dir, " holds '",
+          entry.path().filename().string(),
+          "', which Save did not write; Save replaces the directory whole "
+          "and deletes nothing else: choose another directory"));
+    }
+  }
+  if (ec) return FileError(ec, absl::StrCat("list ", dir));
+  if (::renameat2(AT_FDCWD, staged.c_str(), AT_FDCWD, dir.c_str(),
+                  RENAME_EXCHANGE) == 0) {
+    std::filesystem::remove_all(staged, ec);  // the old model now
+    return absl::OkStatus();
+  }
+  if (errno != EINVAL && errno != ENOSYS) {
+    return Errno(absl::StrCat("exchange ", staged, " and ", dir));
+  }
+  const std::string old = staged + ".old";
+  if (::rename(dir.c_str(), old.c_str()) != 0) {
+    return Errno(absl::StrCat("rename ", dir, " to ", old));
+  }
+  if (::rename(staged.c_str(), dir.c_str()) != 0) {
+    absl::Status s = Errno(absl::StrCat("rename ", staged, " to ", dir));
+    ::rename(old.c_str(), dir.c_str());
+    return s;
+  }
+  std::filesystem::remove_all(old, ec);
+  return absl::OkStatus();
+}
+
+// The frozen inference graph and its signature.
+struct FrozenModel {
+  std::string graph_bytes;
+  std::string signature;
+};
+
+absl::StatusOr<FrozenModel> Freeze(const ModelSnapshot& snap) {
+  GG_ASSIGN_OR_RETURN(tensorflow::GraphDef def, ExportGraphDef({snap.output}));
+  int input_index = -1, output_index = -1;
+  for (int i = 0; i < def.node_size(); ++i) {
+    if (def.node(i).name() == snap.input.node_name()) input_index = i;
+    if (def.node(i).name() == snap.output.node_name()) output_index = i;
+  }
+  if (input_index < 0 || output_index < 0) {
+    return absl::InternalError(
+        "Sequential::Save: the exported graph lacks the model's input or "
+        "output");
+  }
+  GG_ASSIGN_OR_RETURN(tensorflow::GraphDef frozen,
+                      FreezeGraphDef(def, snap.variables));
+  // Names as in a fresh graph ("dense", not "dense_14"); order is kept.
+  LocalizeScopeNames(frozen);
+  std::vector<int64_t> output_dims = {-1};
+  const auto& shapes = def.node(output_index).attr();
+  auto it = shapes.find("_output_shapes");
+  if (it != shapes.end() &&
+      it->second.list().shape_size() > snap.output.index()) {
+    output_dims.clear();
+    for (const auto& d : it->second.list().shape(snap.output.index()).dim()) {
+      output_dims.push_back(d.size());
+    }
+  }
+  std::vector<int64_t> input_dims = {-1};
+  for (int64_t d : snap.layers[0].state->input_shape.dim_sizes()) {
+    input_dims.push_back(d);
+  }
+  const Json signature = {
+      {"inputs",
+       {{"x", SignatureTensorJson(
+                  absl::StrCat(frozen.node(input_index).name(), ":0"),
+                  TensorShape(input_dims))}}},
+      {"outputs",
+       {{"predictions",
+         SignatureTensorJson(absl::StrCat(frozen.node(output_index).name(), ":",
+                                          snap.output.index()),
+                             TensorShape(output_dims))}}}};
+  return FrozenModel{
+      .graph_bytes = DeterministicBytes(frozen),
+      .signature =
+          signature.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"};
+}
+
+}  // namespace
+
+absl::Status Sequential::Save(const std::string& dir) const {
+  GG_RETURN_IF_ERROR(CheckPath(dir, "Sequential::Save directory"));
+  GG_ASSIGN_OR_RETURN(const ModelSnapshot snap, SavingAccess::Snapshot(*this));
+  const std::string where =
+      absl::StrCat("Sequential::Save of '", snap.name, "' to ", dir);
+  for (const models_internal::SavedLayer& saved : snap.layers) {
+    if (FindKind(saved.layer.kind()) == nullptr) {
+      return absl::UnimplementedError(absl::StrCat(
+          where, ": layer '", saved.layer.name(), "' (", saved.layer.kind(),
+          ") has no saving support (models/saving.cc, kLayerKinds)"));
+    }
+  }
+  // Everything is made in memory first: a failure writes nothing.
+  const std::string config =
+      ConfigJson(snap).dump(2, ' ', false, Json::error_handler_t::replace) +
+      "\n";
+  std::vector<LayerWeights> weights;
+  std::vector<Layer> layers;
+  for (const auto& saved : snap.layers) layers.push_back(saved.layer);
+  const std::vector<std::string> paths = WeightsPaths(layers);
+  for (size_t i = 0; i < snap.layers.size(); ++i) {
+    if (!paths[i].empty()) weights.push_back({paths[i], snap.layers[i].values});
+  }
+  absl::StatusOr<std::string> h5 = EncodeKerasWeights(weights);
+  if (!h5.ok()) {
+    return absl::Status(h5.status().code(),
+                        absl::StrCat(where, ": ", h5.status().message()));
+  }
+  absl::StatusOr<FrozenModel> frozen = Freeze(snap);
+  if (!frozen.ok()) {
+    return absl::Status(frozen.status().code(),
+                        absl::StrCat(where, ": ", frozen.status().message()));
+  }
+
+  // Staged in a sibling directory, then swapped in.
+  std::string target = dir;
+  while (target.size() > 1 && target.back() == '/') target.pop_back();
+  if (target == "/") {
+    return absl::InvalidArgumentError(
+        "Sequential::Save directory: '/' cannot be replaced");
+  }
+  const std::filesystem::path parent =
+      std::filesystem::path(target).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) {
+    std::filesystem::create_directories(parent, ec);
+    if (ec) return FileError(ec, absl::StrCat("create ", parent.string()));
+  }
+  static std::atomic<int64_t> next{0};
+  const std::string staged =
+      absl::StrCat(target, ".graphgc-save-", ::getpid(), "-", next++);
+  if (!std::filesystem::create_directory(staged, ec)) {
+    return ec ? FileError(ec, absl::StrCat("create ", staged))
+              : absl::AlreadyExistsError(absl::StrCat(staged, " exists"));
+  }
+  absl::Status s = WriteNewFile(Join(staged, kWeightsFile), *h5);
+  if (s.ok()) s = WriteNewFile(Join(staged, kGraphFile), frozen->graph_bytes);
+  if (s.ok()) s = WriteNewFile(Join(staged, kSignatureFile), frozen->signature);
+  if (s.ok()) s = WriteNewFile(Join(staged, kConfigFile), config);
+  if (s.ok()) {
+    SyncDir(staged);
+    s = Replace(staged, target);
+  }
+  if (!s.ok()) {
+    std::filesystem::remove_all(staged, ec);
+    return s;
+  }
+  SyncDir(parent.empty() ? std::string(".") : parent.string());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Sequential> LoadModel(const std::string& dir,
+                                     LoadOptions options) {
+  GG_RETURN_IF_ERROR(CheckPath(dir, "LoadModel directory"));
+  const std::string config_file = Join(dir, kConfigFile);
+  const std::string weights_file = Join(dir, kWeightsFile);
+  // Everything is read and checked before anything is built.
+  GG_ASSIGN_OR_RETURN(const std::string text,
+                      ReadRegularFile(config_file, kMaxJsonBytes));
+  GG_ASSIGN_OR_RETURN(ParsedConfig parsed, ParseConfig(text, config_file));
+  GG_ASSIGN_OR_RETURN(const std::string h5,
+                      ReadRegularFile(weights_file, MaxTensorBytes()));
+
+  // From here a failure drops what was built: unreferenced, it goes at the
+  // next collection.
+  auto in = [](const std::string& file, const absl::Status& s) {
+    return absl::Status(s.code(), absl::StrCat(file, ": ", s.message()));
+  };
+  absl::StatusOr<Sequential> model = Sequential::Create(
+      parsed.layers, {.name = parsed.name, .graph = options.graph});
+  if (!model.ok()) return in(config_file, model.status());
+  const std::vector<std::string> paths = WeightsPaths(model->layers());
+  std::vector<LayerWeightsSpec> specs;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (paths[i].empty()) continue;
+    LayerWeightsSpec spec{.path = paths[i]};
+    const LayerState* state = SavingAccess::State(model->layers()[i]);
+    for (const auto& v : state->variables) spec.shapes.push_back(v.shape);
+    specs.push_back(std::move(spec));
+  }
+  GG_ASSIGN_OR_RETURN(std::vector<std::vector<Tensor>> values,
+                      DecodeKerasWeights(h5, specs, weights_file));
+  std::vector<Tensor> flat;
+  for (auto& layer : values) {
+    for (Tensor& t : layer) flat.push_back(std::move(t));
+  }
+  GG_RETURN_IF_ERROR(
+      SavingAccess::AssignWeights(*model, std::move(flat), weights_file));
+  if (options.compile && parsed.compile.has_value()) {
+    absl::Status s = model->Compile(*std::move(parsed.compile));
+    if (!s.ok()) return in(config_file, s);
+  }
+  return model;
+}
+
+absl::StatusOr<Signature> ReadSignature(const std::string& dir) {
+  GG_RETURN_IF_ERROR(CheckPath(dir, "ReadSignature directory"));
+  const std::string file = Join(dir, kSignatureFile);
+  GG_ASSIGN_OR_RETURN(const std::string text,
+                      ReadRegularFile(file, kMaxJsonBytes));
+  GG_ASSIGN_OR_RETURN(const Json root, ParseJson(text, file));
+  if (!root.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        file, ": the top level must be an object, got ", Shown(root)));
+  }
+  const Object top(root, file);
+  GG_ASSIGN_OR_RETURN(const Object inputs,
+                      top.Child("inputs", file + ": inputs"));
+  GG_ASSIGN_OR_RETURN(const Object outputs,
+                      top.Child("outputs", file + ": outputs"));
+  Signature out;
+  GG_ASSIGN_OR_RETURN(out.input, ReadSignatureTensor(inputs, "x"));
+  GG_ASSIGN_OR_RETURN(out.output, ReadSignatureTensor(outputs, "predictions"));
+  return out;
+}
+
+}  // namespace graphgc

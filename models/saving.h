@@ -1,0 +1,103 @@
+// models/saving.h
+//
+// LoadModel: a Sequential rebuilt from a directory Sequential::Save wrote.
+// Save writes four files:
+//
+//   config.json        the architecture and compile settings, in Keras 3's
+//                      JSON shape: {"module": "keras", "class_name":
+//                      "Sequential", "config": {"name": ..., "layers":
+//                      [{"class_name": "InputLayer", "config":
+//                      {"batch_shape": [null, 10], ...}}, {"class_name":
+//                      "Dense", "config": {"name": "dense", "units": 64,
+//                      "activation": "relu", "use_bias": true, ...}}]},
+//                      "compile_config": {"optimizer": {"class_name":
+//                      "Adam", "config": {"learning_rate": 0.001, ...}},
+//                      "loss": {...}, "metrics": [...]}}
+//   model.weights.h5   the weights, HDF5, in Keras 3's layout
+//                      ("layers/dense/vars/0": serialize/keras_weights.h)
+//   model.pb           a frozen inference GraphDef: a Placeholder input,
+//                      the variables folded into Const nodes
+//                      (serialize/frozen_graph.h), names as in a fresh
+//                      graph ("dense", not "dense_14")
+//   signature.json     {"inputs": {"x": {"name": "input:0", "dtype":
+//                      "float32", "shape": [null, 10]}}, "outputs":
+//                      {"predictions": {"name": "dense_1/Softmax:0", ...}}}
+//
+// Save writes everything into a new sibling directory and then renames it
+// over `dir` (an existing `dir` is swapped out whole, and must hold only
+// these files), so a reader sees the old model or the new one, never a mix.
+// The optimizer's state (Adam's slots, its step count) is not saved: a
+// loaded, compiled model continues training with fresh slots, as a new
+// Compile would.
+//
+// LoadModel reads config.json and model.weights.h5 (model.pb and
+// signature.json are for other tools; ReadSignature reads the latter). It
+// checks the whole config before building anything, then builds the model
+// on options.graph (the default graph when null), compiles it when
+// options.compile and the config has compile settings, and sets its
+// weights: Predict then equals the saved model's bit for bit. Errors name
+// the file and what is wrong (NotFound for a missing file, DataLoss for a
+// truncated or corrupt HDF5 file, InvalidArgument for a JSON field of the
+// wrong type, an unknown layer class, or weights whose shapes do not match
+// the config); whatever a failed load built is unreferenced and goes at the
+// next collection, so the graph's live nodes after it are as before.
+// Files are read bounded (config and signature: 16 MiB; weights:
+// MaxTensorBytes()) and only if they are regular files.
+//
+// Adding a layer kind: give it one entry in the table in models/saving.cc
+// (kLayerKinds): its Keras class name, the snake-case name Keras gives its
+// weights group ("conv2d", "max_pooling2d", "batch_normalization"; null for
+// InputLayer, which Keras keeps out of model.layers), a function writing its
+// Keras "config" object from the layer, and one making the layer from such
+// an object through its public factory (layers::Conv2D(...)). Its weights
+// are saved and loaded in the order of the layer's variables, so nothing
+// else changes.
+//
+// Thread safety: LoadModel may be called from any thread; Save takes the
+// model's lock while it reads the weights (as GetWeights), not while it
+// writes files.
+//
+// Example:
+//   GG_RETURN_IF_ERROR(model.Save("/tmp/model"));
+//   GG_ASSIGN_OR_RETURN(Sequential copy, LoadModel("/tmp/model"));
+#ifndef GRAPHGC_MODELS_SAVING_H_
+#define GRAPHGC_MODELS_SAVING_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "models/sequential.h"
+#include "runtime/graph.h"
+#include "runtime/tensor.h"
+
+namespace graphgc {
+
+struct LoadOptions {
+  Graph* graph = nullptr;  // nullptr: Graph::Default()
+  bool compile = true;     // compile with the saved settings, if any
+};
+
+// The model saved in `dir` (see above). An empty `dir` or one holding a NUL
+// byte is InvalidArgument.
+absl::StatusOr<Sequential> LoadModel(const std::string& dir,
+                                     LoadOptions options = {});
+
+// One tensor of model.pb's signature.
+struct SignatureTensor {
+  std::string name;  // "input:0"
+  DataType dtype = DT_FLOAT;
+  TensorShape shape;  // -1 for an unknown dimension
+};
+
+// What signature.json says: the frozen graph's input and output.
+struct Signature {
+  SignatureTensor input;   // inputs.x
+  SignatureTensor output;  // outputs.predictions
+};
+
+// Reads `dir`/signature.json; errors name the file and the field.
+absl::StatusOr<Signature> ReadSignature(const std::string& dir);
+
+}  // namespace graphgc
+
+#endif  // GRAPHGC_MODELS_SAVING_H_

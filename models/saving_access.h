@@ -1,0 +1,63 @@
+// models/saving_access.h
+//
+// SavingAccess: what models/saving.cc needs of a model's and a layer's
+// private state, and nothing more. Private to models/ (a friend of Layer
+// and Sequential); Snapshot and AssignWeights are defined in sequential.cc,
+// beside the model's state.
+#ifndef GRAPHGC_MODELS_SAVING_ACCESS_H_
+#define GRAPHGC_MODELS_SAVING_ACCESS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "models/layer_state.h"
+#include "models/layers.h"
+#include "models/sequential.h"
+#include "runtime/graph.h"
+#include "runtime/tensor.h"
+
+namespace graphgc {
+namespace models_internal {
+
+// One layer as Save writes it: its state and copies of its variables'
+// values, in the order of LayerState::variables.
+struct SavedLayer {
+  Layer layer;  // keeps `state` alive
+  const LayerState* state = nullptr;
+  std::vector<Tensor> values;
+};
+
+// Everything Save writes, read at once under the model's lock.
+struct ModelSnapshot {
+  std::string name;
+  std::vector<SavedLayer> layers;
+  bool compiled = false;
+  CompileOptions compile;
+  std::string metric_name;
+  Output input;
+  Output output;
+  // The variables' values by VarHandleOp node name, for freezing.
+  std::map<std::string, Tensor> variables;
+};
+
+struct SavingAccess {
+  static const LayerState* State(const Layer& layer) {
+    return layer.state_.get();
+  }
+  // The model's snapshot; FailedPrecondition for a moved-from model.
+  static absl::StatusOr<ModelSnapshot> Snapshot(const Sequential& model);
+  // Sets every variable of every layer, in layer order and each layer's
+  // variables in order, from `values` (taken as they are: no copy), all or
+  // none; InvalidArgument naming `where` for a count, dtype or shape that
+  // differs.
+  static absl::Status AssignWeights(Sequential& model,
+                                    std::vector<Tensor> values,
+                                    const std::string& where);
+};
+
+}  // namespace models_internal
+}  // namespace graphgc
+
+#endif  // GRAPHGC_MODELS_SAVING_ACCESS_H_

@@ -1,0 +1,88 @@
+// serialize/keras_weights.h
+//
+// EncodeKerasWeights and DecodeKerasWeights: a model's weights as the bytes
+// of an HDF5 file in Keras 3's `model.weights.h5` layout, and back. What
+// h5py and Keras's `load_weights` read:
+//
+//   /vars                      an empty group (the model's own variables)
+//   /layers/dense/vars/0       float32 dataset: the first layer's kernel
+//   /layers/dense/vars/1       its bias
+//   /layers/dense_1/vars/0     the next Dense layer's kernel ...
+//
+// Each layer's group is named as Keras 3 names it (saving_lib's
+// _save_container_state): the snake-case class name, uniqued within the
+// model in layer order ("dense", "dense_1", "conv2d", ...), not the layer's
+// own name; its variables are datasets "0", "1", ... in the layer's order
+// (trainable, then non-trainable). The caller chooses the paths (see
+// models/saving.cc); this file only stores tensors under them.
+//
+// Both work on bytes in memory (HDF5's core driver with a file image): the
+// caller reads and writes the file itself, through util/file.h, so no file
+// is opened by HDF5 and a FIFO or a directory never reaches it.
+//
+// Debian's HDF5 is the serial build, which is not thread-safe: every HDF5
+// call of graphgc is made under one process-wide lock, held from opening an
+// image to closing it. HDF5's automatic printing of its error stack to
+// stderr is turned off; its errors become statuses (with HDF5's innermost
+// message) naming `file` and the object.
+//
+// Thread safety: both may be called from any thread (they serialise on the
+// lock).
+//
+// Example:
+//   GG_ASSIGN_OR_RETURN(std::string bytes, EncodeKerasWeights(
+//       {{.path = "layers/dense", .values = {kernel, bias}}}));
+//   GG_ASSIGN_OR_RETURN(auto values, DecodeKerasWeights(bytes,
+//       {{.path = "layers/dense", .shapes = {{10, 64}, {64}}}}, "m.h5"));
+#ifndef GRAPHGC_SERIALIZE_KERAS_WEIGHTS_H_
+#define GRAPHGC_SERIALIZE_KERAS_WEIGHTS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "runtime/tensor.h"
+
+namespace graphgc {
+
+// One layer's variables, stored as datasets "<path>/vars/0", "/1", ...
+struct LayerWeights {
+  std::string path;            // "layers/dense"
+  std::vector<Tensor> values;  // float32 tensors, in the layer's order
+};
+
+// The bytes of an HDF5 file holding every layer's weights (plus Keras's
+// empty root "vars" group). A layer with no values gets an empty
+// "<path>/vars" group, as Keras writes for Flatten. InvalidArgument for a
+// non-float tensor or an empty or duplicate path; Internal for an HDF5
+// failure.
+absl::StatusOr<std::string> EncodeKerasWeights(
+    const std::vector<LayerWeights>& layers);
+
+// What a layer's weights must be: their count and shapes.
+struct LayerWeightsSpec {
+  std::string path;
+  std::vector<TensorShape> shapes;
+};
+
+// Reads the weights `specs` describe from the HDF5 file image `bytes` (the
+// contents of `file`, named in every status). All or nothing; each check is
+// made before anything is allocated for the data:
+//   - DataLoss "<file>: not a valid HDF5 file (...)" for bytes HDF5 cannot
+//     open (truncated, corrupt, not HDF5);
+//   - InvalidArgument naming the dataset for a missing group or dataset, a
+//     count of datasets in "<path>/vars" other than the spec's, a dataset
+//     that is not floating point, or whose shape differs from the spec's;
+//   - DataLoss naming the dataset when its data cannot be read.
+// A layer whose spec has no shapes may have no group at all. Floating-point
+// datasets of another width (float64) are converted to float32, as h5py
+// would. Groups and datasets no spec names (Keras's optimizer state) are
+// ignored.
+absl::StatusOr<std::vector<std::vector<Tensor>>> DecodeKerasWeights(
+    absl::string_view bytes, const std::vector<LayerWeightsSpec>& specs,
+    const std::string& file);
+
+}  // namespace graphgc
+
+#endif  // GRAPHGC_SERIALIZE_KERAS_WEIGHTS_H_
