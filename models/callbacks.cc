@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "models/sequential.h"
 #include "serialize/event_file.h"
 #include "serialize/graph_def.h"
+#include "serialize/tfrecord.h"
 #include "util/file.h"
 #include "util/mutex.h"
 #include "util/status_macros.h"
@@ -355,6 +357,349 @@ absl::Status TensorBoard::OnTrainEnd(const Logs&) {
   train_.reset();
   validation_.reset();
   return s;
+}
+
+namespace {
+
+// "max" / "min" for `mode` of a callback watching `monitor`.
+bool IsMaxMode(const std::string& mode, const std::string& monitor) {
+  if (mode == "max") return true;
+  if (mode == "min") return false;
+  return monitor.find("acc") != std::string::npos;  // "auto", as Keras
+}
+
+absl::Status CheckMonitorAndMode(const std::string& who,
+                                 const std::string& monitor,
+                                 const std::string& mode) {
+  if (monitor.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(who,
+                     ": monitor is empty; name a log key, e.g. "
+                     "\"val_loss\""));
+  }
+  if (mode != "auto" && mode != "min" && mode != "max") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(who, ": mode must be \"auto\", \"min\" or \"max\", got \"",
+                     mode, "\""));
+  }
+  return absl::OkStatus();
+}
+
+// The monitored value, or InvalidArgument naming the monitor and the keys
+// the logs have.
+absl::StatusOr<float> Monitored(const std::string& who,
+                                const std::string& monitor, int epoch,
+                                const Logs& logs) {
+  auto it = logs.find(monitor);
+  if (it != logs.end()) return it->second;
+  std::string keys;
+  for (const auto& [key, value] : logs) {
+    absl::StrAppend(&keys, keys.empty() ? "" : ", ", key);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      who, ": monitor '", monitor, "' is not in the logs of epoch ", epoch + 1,
+      " (available: ", keys.empty() ? "none" : keys, ")",
+      monitor.rfind("val_", 0) == 0 ? "; validation metrics need "
+                                      "FitOptions::validation_data"
+                                    : ""));
+}
+
+}  // namespace
+
+std::shared_ptr<EarlyStopping> EarlyStopping::Create(
+    EarlyStoppingOptions options) {
+  return std::make_shared<EarlyStopping>(std::move(options));
+}
+
+EarlyStopping::EarlyStopping(EarlyStoppingOptions options)
+    : options_(std::move(options)) {}
+
+absl::Status EarlyStopping::Validate() const {
+  GG_RETURN_IF_ERROR(
+      CheckMonitorAndMode("EarlyStopping", options_.monitor, options_.mode));
+  if (options_.patience < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "EarlyStopping: patience must be >= 0, got ", options_.patience));
+  }
+  if (std::isnan(options_.min_delta)) {
+    return absl::InvalidArgumentError("EarlyStopping: min_delta is NaN");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EarlyStopping::OnTrainBegin(const Sequential& model,
+                                         const TrainInfo&) {
+  GG_RETURN_IF_ERROR(Validate());  // for callers other than Fit
+  model_ = &model;
+  wait_ = 0;
+  stopped_epoch_ = 0;
+  best_epoch_ = 0;
+  best_.reset();
+  best_weights_.clear();
+  have_best_weights_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status EarlyStopping::OnEpochEnd(int epoch, const Logs& logs) {
+  GG_ASSIGN_OR_RETURN(
+      const float current,
+      Monitored("EarlyStopping", options_.monitor, epoch, logs));
+  if (model_ == nullptr) {
+    return absl::FailedPreconditionError(
+        "EarlyStopping: OnEpochEnd before OnTrainBegin");
+  }
+  if (options_.restore_best_weights && !have_best_weights_) {
+    // Never improved yet: the current weights count as the best.
+    best_weights_ = model_->GetWeights();
+    have_best_weights_ = true;
+    best_epoch_ = epoch;
+  }
+  ++wait_;
+  const double delta = std::fabs(static_cast<double>(options_.min_delta));
+  const bool max = IsMaxMode(options_.mode, options_.monitor);
+  // Keras: monitor_op(current - min_delta, best), min_delta negated in min
+  // mode; NaN never improves.
+  const bool improved = !best_.has_value() ||
+                        (max ? static_cast<double>(current) - delta > *best_
+                             : static_cast<double>(current) + delta < *best_);
+  if (improved) {
+    best_ = current;
+    best_epoch_ = epoch;
+    if (options_.restore_best_weights) {
+      best_weights_ = model_->GetWeights();
+      have_best_weights_ = true;
+    }
+    wait_ = 0;
+    return absl::OkStatus();
+  }
+  if (wait_ >= options_.patience && epoch > 0) {
+    stopped_epoch_ = epoch;
+    Sequential(*model_).StopTraining();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EarlyStopping::OnTrainEnd(const Logs&) {
+  const Sequential* model = model_;
+  model_ = nullptr;
+  if (!options_.restore_best_weights || !have_best_weights_ ||
+      model == nullptr) {
+    return absl::OkStatus();
+  }
+  if (best_weights_.empty()) {
+    return absl::InternalError(
+        "EarlyStopping: the best epoch's weights could not be read, so they "
+        "cannot be restored");
+  }
+  Sequential target(*model);
+  absl::Status s = target.SetWeights(best_weights_);
+  if (!s.ok()) {
+    return absl::Status(
+        s.code(), absl::StrCat("EarlyStopping: restoring the weights of epoch ",
+                               best_epoch_ + 1, ": ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<CSVLogger>> CSVLogger::Create(std::string path) {
+  GG_RETURN_IF_ERROR(CheckPath(path, "CSVLogger path"));
+  return std::shared_ptr<CSVLogger>(new CSVLogger(std::move(path)));
+}
+
+CSVLogger::CSVLogger(std::string path) : path_(std::move(path)) {}
+
+CSVLogger::~CSVLogger() {
+  if (sink_ != nullptr) sink_->Close().IgnoreError();  // a failed fit's file
+}
+
+std::string CSVLogger::FormatValue(float value) {
+  const double v = value;
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  // Python's repr: the shortest digits that round-trip, fixed notation for
+  // exponents in [-4, 16), otherwise "<d>[.<ddd>]e<sign><2+ digits>".
+  char buf[64];
+  std::to_chars_result r =
+      std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  const std::string sci(buf, r.ptr);
+  const size_t e = sci.find('e');
+  const bool negative = sci[0] == '-';
+  std::string digits;
+  for (size_t i = negative ? 1 : 0; i < e; ++i) {
+    if (sci[i] != '.') digits += sci[i];
+  }
+  const int exp = std::atoi(sci.c_str() + e + 1);
+  std::string out = negative ? "-" : "";
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) {
+      out += "0." + std::string(-exp - 1, '0') + digits;
+    } else if (static_cast<size_t>(exp) + 1 >= digits.size()) {
+      out += digits + std::string(exp + 1 - digits.size(), '0') + ".0";
+    } else {
+      out += digits.substr(0, exp + 1) + "." + digits.substr(exp + 1);
+    }
+    return out;
+  }
+  out += digits.substr(0, 1);
+  if (digits.size() > 1) out += "." + digits.substr(1);
+  absl::StrAppendFormat(&out, "e%c%02d", exp < 0 ? '-' : '+', std::abs(exp));
+  return out;
+}
+
+absl::Status CSVLogger::OnTrainBegin(const Sequential&, const TrainInfo&) {
+  if (sink_ != nullptr) sink_->Close().IgnoreError();  // an earlier failed fit
+  sink_.reset();
+  keys_.clear();
+  wrote_header_ = false;
+  absl::StatusOr<std::unique_ptr<RecordSink>> sink = OpenFileSink(path_);
+  if (!sink.ok()) {
+    return absl::Status(sink.status().code(),
+                        absl::StrCat("CSVLogger: cannot open '", path_,
+                                     "': ", sink.status().message()));
+  }
+  sink_ = *std::move(sink);
+  return absl::OkStatus();
+}
+
+absl::Status CSVLogger::OnEpochEnd(int epoch, const Logs& logs) {
+  if (sink_ == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "CSVLogger '", path_, "': OnEpochEnd before OnTrainBegin"));
+  }
+  std::string text;
+  if (!wrote_header_) {
+    for (const auto& [key, value] : logs) keys_.push_back(key);  // sorted
+    text = "epoch";
+    for (const std::string& key : keys_) {
+      // Python's csv quotes a field holding the separator, a quote or a
+      // line break, doubling its quotes.
+      if (key.find_first_of(",\"\r\n") == std::string::npos) {
+        absl::StrAppend(&text, ",", key);
+      } else {
+        std::string quoted;
+        for (char c : key)
+          quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+        absl::StrAppend(&text, ",\"", quoted, "\"");
+      }
+    }
+    text += "\r\n";
+  }
+  absl::StrAppend(&text, epoch);
+  for (const std::string& key : keys_) {
+    auto it = logs.find(key);
+    absl::StrAppend(&text, ",",
+                    it == logs.end() ? "NA" : FormatValue(it->second));
+  }
+  text += "\r\n";
+  absl::Status s = sink_->Append(text);
+  if (s.ok()) s = sink_->Flush();
+  if (!s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("CSVLogger: writing '", path_,
+                                               "': ", s.message()));
+  }
+  wrote_header_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status CSVLogger::OnTrainEnd(const Logs&) {
+  if (sink_ == nullptr) return absl::OkStatus();
+  absl::Status s = sink_->Close();
+  sink_.reset();
+  if (!s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("CSVLogger: closing '", path_,
+                                               "': ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+std::shared_ptr<ReduceLROnPlateau> ReduceLROnPlateau::Create(
+    ReduceLROnPlateauOptions options) {
+  return std::make_shared<ReduceLROnPlateau>(std::move(options));
+}
+
+ReduceLROnPlateau::ReduceLROnPlateau(ReduceLROnPlateauOptions options)
+    : options_(std::move(options)) {}
+
+absl::Status ReduceLROnPlateau::Validate() const {
+  const std::string who = "ReduceLROnPlateau";
+  GG_RETURN_IF_ERROR(CheckMonitorAndMode(who, options_.monitor, options_.mode));
+  if (!(options_.factor >= 0.f && options_.factor < 1.f)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        who,
+        ": factor must be in [0, 1) (Keras: a factor >= 1.0 is not "
+        "supported), got ",
+        options_.factor));
+  }
+  if (options_.patience < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(who, ": patience must be >= 0, got ", options_.patience));
+  }
+  if (options_.cooldown < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(who, ": cooldown must be >= 0, got ", options_.cooldown));
+  }
+  if (!(options_.min_lr >= 0.f) || std::isinf(options_.min_lr)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        who, ": min_lr must be finite and >= 0, got ", options_.min_lr));
+  }
+  if (std::isnan(options_.min_delta)) {
+    return absl::InvalidArgumentError(absl::StrCat(who, ": min_delta is NaN"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReduceLROnPlateau::OnTrainBegin(const Sequential& model,
+                                             const TrainInfo&) {
+  GG_RETURN_IF_ERROR(Validate());  // for callers other than Fit
+  model_ = &model;
+  max_mode_ = IsMaxMode(options_.mode, options_.monitor);
+  best_ = max_mode_ ? -std::numeric_limits<double>::infinity()
+                    : std::numeric_limits<double>::infinity();
+  wait_ = 0;
+  cooldown_counter_ = 0;
+  reductions_ = 0;
+  return absl::OkStatus();
+}
+
+absl::Status ReduceLROnPlateau::OnEpochEnd(int epoch, const Logs& logs) {
+  GG_ASSIGN_OR_RETURN(
+      const float value,
+      Monitored("ReduceLROnPlateau", options_.monitor, epoch, logs));
+  if (model_ == nullptr) {
+    return absl::FailedPreconditionError(
+        "ReduceLROnPlateau: OnEpochEnd before OnTrainBegin");
+  }
+  const double current = value;
+  const double delta = options_.min_delta;
+  if (cooldown_counter_ > 0) {
+    --cooldown_counter_;
+    wait_ = 0;
+  }
+  const bool better =
+      max_mode_ ? current > best_ + delta : current < best_ - delta;
+  if (better) {
+    best_ = current;
+    wait_ = 0;
+    return absl::OkStatus();
+  }
+  if (cooldown_counter_ > 0) return absl::OkStatus();
+  ++wait_;
+  if (wait_ < options_.patience) return absl::OkStatus();
+  Sequential model(*model_);
+  GG_ASSIGN_OR_RETURN(const float old_lr, model.learning_rate());
+  if (old_lr > options_.min_lr) {
+    const float new_lr = std::max(old_lr * options_.factor, options_.min_lr);
+    GG_RETURN_IF_ERROR(model.SetLearningRate(new_lr));
+    ++reductions_;
+    cooldown_counter_ = options_.cooldown;
+    wait_ = 0;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReduceLROnPlateau::OnTrainEnd(const Logs&) {
+  model_ = nullptr;
+  return absl::OkStatus();
 }
 
 }  // namespace callbacks

@@ -1,7 +1,13 @@
 // models/callbacks.h
 //
 // Callback: the Keras callback protocol of Sequential::Fit, and the stock
-// callbacks (ProgressBar; TensorBoard comes with the export library).
+// callbacks (ProgressBar, TerminateOnNaN, EarlyStopping, CSVLogger,
+// ReduceLROnPlateau; TensorBoard comes with the export library).
+//
+// Stopping: a callback stops training as Keras' `model.stop_training = True`
+// does with Sequential::StopTraining() on the model OnTrainBegin gives it
+// (the fit ends cleanly and returns its history; see models/sequential.h),
+// or by returning an error (the fit returns that error).
 //
 // Fit first claims its callbacks and validates them (ClaimCallbacks below),
 // then calls, in order: OnTrainBegin, then per epoch OnEpochBegin, per batch
@@ -32,6 +38,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,11 +46,13 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "gc/handle.h"
+#include "runtime/tensor.h"
 
 namespace graphgc {
 
 class Sequential;
 class EventFileWriter;
+class RecordSink;
 
 using Logs = std::map<std::string, float>;
 
@@ -114,6 +123,155 @@ struct ProgressBarOptions {
   // Redraw one line in place (a terminal); false prints the epoch's line
   // once at its end. Unset: decided by isatty(out).
   int redraw = -1;
+};
+
+// Modes of the callbacks that watch a metric (EarlyStopping,
+// ReduceLROnPlateau): "min" (lower is better),
+// "max", or "auto" ("max" when the monitor's name contains "acc", else
+// "min", as Keras).
+
+struct EarlyStoppingOptions {
+  std::string monitor = "val_loss";
+  float min_delta = 0.f;
+  int patience = 0;
+  std::string mode = "auto";
+  bool restore_best_weights = false;
+};
+
+// Keras' EarlyStopping. At every epoch end it reads `monitor` from the
+// epoch's logs; a value better than the best so far by more than
+// |min_delta| is an improvement (the first value always is) and resets the
+// wait, any other epoch adds one to it. Once the wait reaches `patience`
+// (and the epoch is not the first), it records stopped_epoch() and calls
+// Sequential::StopTraining(): the fit ends after this epoch and its history
+// holds the epochs run. With restore_best_weights it keeps a copy of the
+// weights of the best epoch and puts them back at train end, whether or not
+// training stopped early (Keras 3); without an improvement yet, the weights
+// at the first epoch end count as the best.
+//
+// A monitor missing from the epoch's logs (a typo, or "val_loss" without
+// validation data) is InvalidArgument from OnEpochEnd naming the monitor
+// and the keys the logs have, so the fit stops at the first epoch end
+// instead of training on without early stopping as Keras does (with a
+// warning). Bad options (negative patience, min_delta NaN, a mode other
+// than "auto", "min", "max", an empty monitor) are InvalidArgument from
+// Validate(), so Fit refuses them before anything happens. One fit at a
+// time (a concurrent second fit is refused, see the top).
+class EarlyStopping : public Callback {
+ public:
+  static std::shared_ptr<EarlyStopping> Create(
+      EarlyStoppingOptions options = {});
+  explicit EarlyStopping(EarlyStoppingOptions options);
+
+  absl::Status OnTrainBegin(const Sequential& model,
+                            const TrainInfo& info) override;
+  absl::Status OnEpochEnd(int epoch, const Logs& logs) override;
+  absl::Status OnTrainEnd(const Logs& logs) override;
+  absl::Status Validate() const override;
+
+  const EarlyStoppingOptions& options() const { return options_; }
+  // The epoch (0-based) at which the last fit was stopped; 0 if it was not
+  // (Keras' stopped_epoch).
+  int stopped_epoch() const { return stopped_epoch_; }
+  // The best epoch of the last fit and its monitored value (nullopt before
+  // any).
+  int best_epoch() const { return best_epoch_; }
+  std::optional<float> best() const { return best_; }
+  // Epochs without improvement so far.
+  int wait() const { return wait_; }
+
+ private:
+  EarlyStoppingOptions options_;
+  const Sequential* model_ = nullptr;  // during a fit only
+  int wait_ = 0;
+  int stopped_epoch_ = 0;
+  int best_epoch_ = 0;
+  std::optional<float> best_;
+  std::vector<Tensor> best_weights_;
+  bool have_best_weights_ = false;
+};
+
+// Keras' CSVLogger: writes one row per epoch to `path`, created (or
+// truncated) at train begin: the header "epoch,<keys>" with the first
+// epoch's log keys sorted, then "<epoch>,<values>", each value as Python
+// writes a float (repr: the shortest digits that give the value back,
+// "0.10000000149011612" for 0.1f, "9.999999747378752e-06", "nan"), lines ending
+// "\r\n" as Python's csv module ends them; a key missing from a later epoch is
+// "NA". Rows are flushed every epoch; the file is closed at train end.
+//
+// Create refuses (InvalidArgument) an empty path or one holding a NUL byte;
+// a file that cannot be opened or written stops the fit with a status
+// naming the file. One fit at a time (a concurrent second fit is refused,
+// see the top).
+class CSVLogger : public Callback {
+ public:
+  static absl::StatusOr<std::shared_ptr<CSVLogger>> Create(std::string path);
+  ~CSVLogger() override;
+
+  absl::Status OnTrainBegin(const Sequential& model,
+                            const TrainInfo& info) override;
+  absl::Status OnEpochEnd(int epoch, const Logs& logs) override;
+  absl::Status OnTrainEnd(const Logs& logs) override;
+
+  const std::string& path() const { return path_; }
+  // A value as Keras' CSV holds it (Python's repr of the float).
+  static std::string FormatValue(float value);
+
+ private:
+  explicit CSVLogger(std::string path);
+  std::string path_;
+  std::unique_ptr<RecordSink> sink_;
+  std::vector<std::string> keys_;
+  bool wrote_header_ = false;
+};
+
+struct ReduceLROnPlateauOptions {
+  std::string monitor = "val_loss";
+  float factor = 0.1f;
+  int patience = 10;
+  std::string mode = "auto";
+  float min_delta = 1e-4f;
+  int cooldown = 0;
+  float min_lr = 0.f;
+};
+
+// Keras' ReduceLROnPlateau: at every epoch end, a monitored value better
+// than the best by more than min_delta resets the wait; otherwise, outside
+// a cooldown, the wait grows, and when it reaches `patience` the model's
+// learning rate (Sequential::SetLearningRate, a variable the step reads:
+// nothing is rebuilt) becomes max(lr * factor, min_lr) if lr > min_lr, and
+// a cooldown of `cooldown` epochs starts (the wait stays 0 during it).
+// Unlike Keras the rate is not added to the epoch's logs (they are const
+// here); read it with Sequential::learning_rate().
+//
+// A missing monitor is InvalidArgument naming it and the keys there are,
+// as EarlyStopping. Bad options (factor not in [0, 1), negative patience or
+// cooldown, min_lr NaN or negative, min_delta NaN, an unknown mode, an
+// empty monitor) are InvalidArgument from Validate(). One fit at a time.
+class ReduceLROnPlateau : public Callback {
+ public:
+  static std::shared_ptr<ReduceLROnPlateau> Create(
+      ReduceLROnPlateauOptions options = {});
+  explicit ReduceLROnPlateau(ReduceLROnPlateauOptions options);
+
+  absl::Status OnTrainBegin(const Sequential& model,
+                            const TrainInfo& info) override;
+  absl::Status OnEpochEnd(int epoch, const Logs& logs) override;
+  absl::Status OnTrainEnd(const Logs& logs) override;
+  absl::Status Validate() const override;
+
+  const ReduceLROnPlateauOptions& options() const { return options_; }
+  // Times the last fit lowered the rate.
+  int reductions() const { return reductions_; }
+
+ private:
+  ReduceLROnPlateauOptions options_;
+  const Sequential* model_ = nullptr;  // during a fit only
+  bool max_mode_ = false;
+  double best_ = 0;
+  int wait_ = 0;
+  int cooldown_counter_ = 0;
+  int reductions_ = 0;
 };
 
 // Keras' progress bar:

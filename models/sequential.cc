@@ -1,6 +1,7 @@
 #include "models/sequential.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -58,6 +59,11 @@ struct ModelState {
   Output eval_loss;  // of the inference path (Evaluate, validation)
   std::optional<Output> eval_accuracy;
   Output train_op;
+  models_internal::LearningRateNodes learning_rate;
+
+  // Set by StopTraining (from any thread), cleared when a Fit starts; Fit
+  // reads it after every batch and every epoch.
+  std::atomic<bool> stop_training{false};
 
   // The model's lock: not recursive, and never held across a user
   // callback. Guards `fitting` and the fields Compile sets (compiled ...
@@ -515,7 +521,7 @@ absl::Status Sequential::Compile(CompileOptions options) {
   std::vector<NodeHandle> after = {loss.loss.handle()};
   if (loss.accuracy.has_value()) after.push_back(loss.accuracy->handle());
   GG_ASSIGN_OR_RETURN(
-      Output train_op,
+      models_internal::UpdateNodes updates,
       models_internal::BuildUpdates(options.optimizer, vars, shapes, grads,
                                     after, scope, *m.session, m.train_updates));
   // Commit: from here nothing fails.
@@ -528,7 +534,11 @@ absl::Status Sequential::Compile(CompileOptions options) {
   m.eval_loss = m.Own(eval.loss);
   m.eval_accuracy.reset();
   if (eval.accuracy.has_value()) m.eval_accuracy = m.Own(*eval.accuracy);
-  m.train_op = m.Own(train_op);
+  m.train_op = m.Own(updates.train_op);
+  m.learning_rate = {.variable = m.Own(updates.learning_rate.variable),
+                     .read = m.Own(updates.learning_rate.read),
+                     .assign_value = m.Own(updates.learning_rate.assign_value),
+                     .assign = m.Own(updates.learning_rate.assign)};
   m.compiled = true;
   return absl::OkStatus();
 }
@@ -572,6 +582,7 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
     if (vn == 0) return NoSamples(vwhere);
   }
   running.emplace(m);
+  m.stop_training.store(false);  // Keras: fit() clears stop_training
   call.Unlock();
 
   std::vector<std::shared_ptr<Callback>> callbacks;
@@ -604,7 +615,8 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
                                                   {m.labels, Tensor()}};
   const std::vector<Output> targets = {m.train_op};
   Logs epoch_logs;
-  for (int epoch = 0; epoch < options.epochs; ++epoch) {
+  for (int epoch = 0; epoch < options.epochs && !m.stop_training.load();
+       ++epoch) {
     std::iota(order.begin(), order.end(), 0);
     if (options.shuffle) {
       std::mt19937_64 rng(options.seed * 0x9E3779B97F4A7C15ull + epoch);
@@ -612,6 +624,7 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
     }
     for (auto& cb : callbacks) GG_RETURN_IF_ERROR(cb->OnEpochBegin(epoch));
     double loss_sum = 0, acc_sum = 0;
+    int64_t seen = 0;  // samples trained this epoch
     for (int64_t step = 0; step < steps; ++step) {
       for (auto& cb : callbacks) GG_RETURN_IF_ERROR(cb->OnBatchBegin(step));
       const int64_t begin = step * options.batch_size;
@@ -630,14 +643,18 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
       batch_logs["size"] = static_cast<float>(end - begin);
       loss_sum += batch_logs["loss"] * (end - begin);
       if (out.size() > 1) acc_sum += batch_logs[m.metric_name] * (end - begin);
+      seen = end;
       for (auto& cb : callbacks) {
         GG_RETURN_IF_ERROR(cb->OnBatchEnd(step, batch_logs));
       }
+      // Keras: a stop asked for by a batch hook ends the epoch here; the
+      // epoch's logs average the batches run.
+      if (m.stop_training.load()) break;
     }
     epoch_logs.clear();
-    epoch_logs["loss"] = static_cast<float>(loss_sum / n);
+    epoch_logs["loss"] = static_cast<float>(loss_sum / seen);
     if (m.accuracy.has_value()) {
-      epoch_logs[m.metric_name] = static_cast<float>(acc_sum / n);
+      epoch_logs[m.metric_name] = static_cast<float>(acc_sum / seen);
     }
     if (options.validation_data.has_value()) {
       GG_ASSIGN_OR_RETURN(
@@ -767,6 +784,56 @@ absl::Status Sequential::SetWeights(const std::vector<Tensor>& weights) {
   }
   // One run assigns them all, after every check passed.
   return m.session->Run(feeds, {}, targets).status();
+}
+
+absl::StatusOr<float> Sequential::learning_rate() const {
+  if (state_ == nullptr) return MovedFrom("learning_rate");
+  ModelState& m = *state_;
+  ModelCall call(m);
+  if (!m.compiled) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("learning_rate of '", m.scope.name(),
+                     "': the model is not compiled; call Compile first"));
+  }
+  GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                      m.session->Run({}, {m.learning_rate.read}));
+  return out[0].data<float>()[0];
+}
+
+absl::Status Sequential::SetLearningRate(float learning_rate) {
+  if (state_ == nullptr) return MovedFrom("SetLearningRate");
+  ModelState& m = *state_;
+  ModelCall call(m);
+  const std::string where =
+      absl::StrCat("SetLearningRate of '", m.scope.name(), "'");
+  if (!m.compiled) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, ": the model is not compiled; call Compile first"));
+  }
+  if (!std::isfinite(learning_rate) || learning_rate < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": learning_rate must be finite and >= 0, got ", learning_rate));
+  }
+  GG_RETURN_IF_ERROR(m.session
+                         ->Run({{m.learning_rate.assign_value,
+                                 Tensor::Scalar<float>(learning_rate)}},
+                               {}, {m.learning_rate.assign})
+                         .status());
+  // The compile settings follow the variable (what a save would record).
+  if (m.compile.optimizer.kind == Optimizer::Kind::kAdam) {
+    m.compile.optimizer.adam.learning_rate = learning_rate;
+  } else {
+    m.compile.optimizer.sgd.learning_rate = learning_rate;
+  }
+  return absl::OkStatus();
+}
+
+void Sequential::StopTraining() {
+  if (state_ != nullptr) state_->stop_training.store(true);
+}
+
+bool Sequential::stop_training() const {
+  return state_ != nullptr && state_->stop_training.load();
 }
 
 const std::string& Sequential::name() const {

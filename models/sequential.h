@@ -154,6 +154,32 @@ class Sequential {
   // Sets every weight from copies of `weights`, all or none.
   absl::Status SetWeights(const std::vector<Tensor>& weights);
 
+  // The optimizer's learning rate: a float scalar variable Compile makes
+  // (under "<name>/Adam/learning_rate" or ".../SGD/learning_rate"), which
+  // every training step reads. SetLearningRate assigns it: the next step
+  // uses the new rate, and nothing is built or rebuilt (no node is added,
+  // no step plan changes). A rate that is NaN, infinite or negative is
+  // InvalidArgument, as Compile refuses it, and the rate stays as it was.
+  // Before Compile: FailedPrecondition. Both work from a callback of the
+  // model's own Fit (ReduceLROnPlateau uses them), taking effect from the
+  // next step. A later Compile starts again from its optimizer's rate.
+  absl::StatusOr<float> learning_rate() const;
+  absl::Status SetLearningRate(float learning_rate);
+
+  // Keras's `model.stop_training = True`: asks the running Fit to stop. Fit
+  // checks after every batch and after every epoch: a stop asked for in a
+  // batch hook ends that epoch after the batch (the epoch's validation,
+  // OnEpochEnd and history entry still happen, its logs averaging the
+  // batches run), one asked for in OnEpochEnd ends the fit before the next
+  // epoch; OnTrainEnd runs either way and Fit returns the history of the
+  // epochs run (history.epoch.size() of them). Every Fit clears the request
+  // when it starts, so a call while no fit runs has no effect. Thread-safe
+  // and never waits: a callback (copy the model handle it is given: a copy
+  // is the same model) or another thread may call it.
+  void StopTraining();
+  // Whether a stop was asked for since the last Fit started.
+  bool stop_training() const;
+
   // Keras's summary table (its Sequential layout, 65 columns): "Model:
   // \"name\"", then one row per layer after the Input, "name (Type)",
   // its output shape "(None, 6, 6, 8)" and its parameter count, then the

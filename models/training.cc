@@ -321,12 +321,33 @@ absl::StatusOr<Output> SlotVariable(Graph& g, const std::string& name,
   return var;  // the initialiser nodes are garbage from here on
 }
 
+// The learning rate variable of the optimizer scope `s`, set to `value`.
+absl::StatusOr<LearningRateNodes> LearningRateVariable(Graph& g,
+                                                       const std::string& s,
+                                                       float value,
+                                                       Session& session) {
+  const std::string name = s + "/learning_rate";
+  LearningRateNodes lr;
+  GG_ASSIGN_OR_RETURN(
+      lr.variable,
+      SlotVariable(g, name, Tensor::Scalar<float>(value), session));
+  GG_ASSIGN_OR_RETURN(
+      lr.read, ops::ReadVariableOp(lr.variable, {.name = name + "/Read"}));
+  GG_ASSIGN_OR_RETURN(lr.assign_value,
+                      ops::Placeholder(g, DT_FLOAT, TensorShape(),
+                                       {.name = name + "/assign_value"}));
+  GG_ASSIGN_OR_RETURN(lr.assign,
+                      ops::AssignVariableOp(lr.variable, lr.assign_value,
+                                            {.name = name + "/Set"}));
+  return lr;
+}
+
 // "dense_1/kernel" from the VarHandleOp's node name.
 std::string SlotBase(const Output& var) { return var.node_name(); }
 
 }  // namespace
 
-absl::StatusOr<Output> BuildUpdates(
+absl::StatusOr<UpdateNodes> BuildUpdates(
     const Optimizer& optimizer, const std::vector<Output>& variables,
     const std::vector<TensorShape>& shapes, const std::vector<Output>& grads,
     const std::vector<NodeHandle>& after, const std::string& scope,
@@ -336,13 +357,14 @@ absl::StatusOr<Output> BuildUpdates(
   }
   Graph& g = *variables[0].graph();
   std::vector<NodeHandle> updates;
+  LearningRateNodes lr_nodes;
   switch (optimizer.kind) {
     case Optimizer::Kind::kAdam: {
       const AdamOptions& o = optimizer.adam;
       const std::string s = scope + "/Adam";
-      GG_ASSIGN_OR_RETURN(
-          Output lr,
-          ops::Const(g, o.learning_rate, {.name = s + "/learning_rate"}));
+      GG_ASSIGN_OR_RETURN(lr_nodes,
+                          LearningRateVariable(g, s, o.learning_rate, session));
+      const Output lr = lr_nodes.read;
       GG_ASSIGN_OR_RETURN(Output b1,
                           ops::Const(g, o.beta_1, {.name = s + "/beta_1"}));
       GG_ASSIGN_OR_RETURN(Output b2,
@@ -412,9 +434,9 @@ absl::StatusOr<Output> BuildUpdates(
     case Optimizer::Kind::kSGD: {
       const SGDOptions& o = optimizer.sgd;
       const std::string s = scope + "/SGD";
-      GG_ASSIGN_OR_RETURN(
-          Output lr,
-          ops::Const(g, o.learning_rate, {.name = s + "/learning_rate"}));
+      GG_ASSIGN_OR_RETURN(lr_nodes,
+                          LearningRateVariable(g, s, o.learning_rate, session));
+      const Output lr = lr_nodes.read;
       if (o.momentum == 0.f && !o.nesterov) {
         for (size_t i = 0; i < variables.size(); ++i) {
           GG_ASSIGN_OR_RETURN(Output apply,
@@ -470,8 +492,11 @@ absl::StatusOr<Output> BuildUpdates(
       return absl::InvalidArgumentError("Compile: no optimizer given");
   }
   updates.insert(updates.end(), extra_updates.begin(), extra_updates.end());
-  return ops::NoOp(g,
-                   {.name = scope + "/train_step", .control_inputs = updates});
+  UpdateNodes out;
+  GG_ASSIGN_OR_RETURN(out.train_op, ops::NoOp(g, {.name = scope + "/train_step",
+                                                  .control_inputs = updates}));
+  out.learning_rate = std::move(lr_nodes);
+  return out;
 }
 
 }  // namespace models_internal

@@ -60,11 +60,27 @@ absl::Status CheckFits(DataType dtype, const TensorShape& shape, int64_t copies,
 absl::StatusOr<Tensor> NewTensor(DataType dtype, const TensorShape& shape,
                                  bool zero, const std::string& what);
 
+// The learning rate as a graph variable (a float scalar): the update ops
+// read `read` every step, so SetLearningRate assigns it (feeding
+// `assign_value`, running `assign`) without building anything.
+struct LearningRateNodes {
+  Output variable;      // VarHandleOp "<scope>/<Optimizer>/learning_rate"
+  Output read;          // ReadVariableOp the update ops take as their lr
+  Output assign_value;  // float scalar Placeholder
+  Output assign;        // AssignVariableOp (a run target)
+};
+
+struct UpdateNodes {
+  Output train_op;  // NoOp standing for the whole step
+  LearningRateNodes learning_rate;
+};
+
 // The optimizer's updates of `variables` (VarHandleOp outputs) from
 // `grads`, run after `after` (the loss and metrics), and one NoOp that
 // stands for the whole step (it also runs `extra_updates`, e.g. moving
-// statistics). Initialises the optimizer's own variables with `session`.
-absl::StatusOr<Output> BuildUpdates(
+// statistics). Initialises the optimizer's own variables (the learning
+// rate included) with `session`.
+absl::StatusOr<UpdateNodes> BuildUpdates(
     const Optimizer& optimizer, const std::vector<Output>& variables,
     const std::vector<TensorShape>& shapes, const std::vector<Output>& grads,
     const std::vector<NodeHandle>& after, const std::string& scope,

@@ -1,11 +1,13 @@
 #include "models/callbacks.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <thread>
@@ -376,6 +378,371 @@ TEST_F(LogDirFaultTest, LogDirWithANulByteIsRefusedAndCreatesNothing) {
   EXPECT_TRUE(absl::StrContains(h.status().message(), "NUL")) << h.status();
   EXPECT_FALSE(std::filesystem::exists(log_dir_));
   EXPECT_TRUE(tensorboard->train_path().empty());
+}
+
+// A compiled Input(2) -> Dense(3, softmax) on its own graph, SGD with
+// learning rate 0.1, and 8 samples, for driving the stock callbacks.
+class WatchingCallbackTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(
+        model_
+            .Compile({.optimizer = optimizers::SGD({.learning_rate = 0.1f}),
+                      .loss = losses::SparseCategoricalCrossentropy(),
+                      .metrics = {"accuracy"}})
+            .ok());
+    std::vector<float> xs(16);
+    for (size_t i = 0; i < xs.size(); ++i) xs[i] = 0.1f * i;
+    x_ = Tensor::FromData<float>({8, 2}, xs).value();
+    y_ = Tensor::FromData<int32_t>({8}, {0, 1, 2, 0, 1, 2, 0, 1}).value();
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    csv_path_ = std::string(tmp != nullptr ? tmp : "/tmp") + "/" +
+                info->name() + ".csv";
+    std::filesystem::remove(csv_path_);
+  }
+  void TearDown() override { std::filesystem::remove(csv_path_); }
+
+  // Feeds `values` of `key` as the logs of successive epochs, as Fit would.
+  void Epochs(Callback& cb, const std::string& key,
+              const std::vector<float>& values) {
+    ASSERT_TRUE(cb.OnTrainBegin(model_, {.epochs = 100}).ok());
+    for (size_t i = 0; i < values.size(); ++i) {
+      ASSERT_TRUE(cb.OnEpochEnd(static_cast<int>(i), {{key, values[i]}}).ok());
+    }
+  }
+
+  Graph g_;
+  Sequential model_ =
+      Sequential::Create(
+          {layers::Input({2}), layers::Dense(3, {.activation = "softmax"})},
+          {.graph = &g_})
+          .value();
+  Tensor x_, y_;
+  std::string csv_path_;
+};
+
+bool Mentions(const absl::Status& s, const std::string& text) {
+  return absl::StrContains(s.message(), text);
+}
+
+// Records the model's weights at every epoch end.
+class RecordWeights : public Callback {
+ public:
+  absl::Status OnTrainBegin(const Sequential& model,
+                            const TrainInfo&) override {
+    model_ = &model;
+    return absl::OkStatus();
+  }
+  absl::Status OnEpochEnd(int, const Logs&) override {
+    weights.push_back(model_->GetWeights());
+    return absl::OkStatus();
+  }
+  std::vector<std::vector<Tensor>> weights;
+
+ private:
+  const Sequential* model_ = nullptr;
+};
+
+bool SameWeights(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    auto x = a[i].data<float>(), y = b[i].data<float>();
+    if (x.size() != y.size() || !std::equal(x.begin(), x.end(), y.begin())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingStopsAfterPatienceEpochsWithout) {
+  auto es = callbacks::EarlyStopping::Create({.patience = 2});
+  Epochs(*es, "val_loss", {1.0f, 0.9f, 0.95f});
+  EXPECT_FALSE(model_.stop_training());
+  EXPECT_EQ(es->wait(), 1);
+  ASSERT_TRUE(es->OnEpochEnd(3, {{"val_loss", 0.95f}}).ok());
+  EXPECT_TRUE(model_.stop_training());
+  EXPECT_EQ(es->stopped_epoch(), 3);
+  EXPECT_EQ(es->best_epoch(), 1);
+  EXPECT_EQ(es->best(), 0.9f);
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingWithPatienceZeroNeverStopsEpochOne) {
+  auto es = callbacks::EarlyStopping::Create({.monitor = "loss"});
+  Epochs(*es, "loss", {1.0f});
+  EXPECT_FALSE(model_.stop_training());  // Keras: only when epoch > 0
+  ASSERT_TRUE(es->OnEpochEnd(1, {{"loss", 1.0f}}).ok());
+  EXPECT_TRUE(model_.stop_training());
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingIgnoresImprovementsBelowMinDelta) {
+  auto es = callbacks::EarlyStopping::Create(
+      {.monitor = "loss", .min_delta = 0.1f, .patience = 1});
+  Epochs(*es, "loss", {1.0f, 0.95f});
+  EXPECT_TRUE(model_.stop_training());
+  EXPECT_EQ(es->best(), 1.0f);
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingAutoModeMaximisesAccuracy) {
+  auto es = callbacks::EarlyStopping::Create(
+      {.monitor = "val_accuracy", .patience = 1});
+  Epochs(*es, "val_accuracy", {0.5f, 0.6f, 0.7f});
+  EXPECT_FALSE(model_.stop_training());
+  EXPECT_EQ(es->best(), 0.7f);
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingNanNeverImproves) {
+  auto es =
+      callbacks::EarlyStopping::Create({.monitor = "loss", .patience = 1});
+  Epochs(*es, "loss", {1.0f, std::numeric_limits<float>::quiet_NaN()});
+  EXPECT_TRUE(model_.stop_training());
+  EXPECT_EQ(es->best(), 1.0f);
+}
+
+TEST_F(WatchingCallbackTest,
+       EarlyStoppingEndsTheFitWithOneHistoryEntryPerEpochRun) {
+  // An improvement would need the loss to fall by 1e6: none after epoch 1.
+  auto es = callbacks::EarlyStopping::Create(
+      {.monitor = "loss", .min_delta = 1e6f, .patience = 2});
+  History h =
+      model_.Fit(x_, y_, {.epochs = 10, .verbose = 0, .callbacks = {es}})
+          .value();
+  EXPECT_EQ(es->stopped_epoch(), 2);
+  ASSERT_EQ(h.epoch.size(), 3u);
+  EXPECT_EQ(h.values("loss").size(), 3u);
+  EXPECT_EQ(h.epoch.back(), 2);
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingRestoresTheBestEpochsWeights) {
+  auto record = std::make_shared<RecordWeights>();
+  // "max" on the loss: the first epoch is the best and no other improves.
+  auto es = callbacks::EarlyStopping::Create({.monitor = "loss",
+                                              .patience = 1,
+                                              .mode = "max",
+                                              .restore_best_weights = true});
+  History h = model_
+                  .Fit(x_, y_,
+                       {.epochs = 10,
+                        .shuffle = false,
+                        .verbose = 0,
+                        .callbacks = {record, es}})
+                  .value();
+  ASSERT_EQ(h.epoch.size(), 2u);
+  ASSERT_EQ(record->weights.size(), 2u);
+  EXPECT_FALSE(SameWeights(record->weights[0], record->weights[1]));
+  EXPECT_TRUE(SameWeights(model_.GetWeights(), record->weights[0]));
+}
+
+TEST_F(WatchingCallbackTest,
+       EarlyStoppingRestoresTheBestWeightsAtTrainEndWithoutAStop) {
+  auto record = std::make_shared<RecordWeights>();
+  auto es = callbacks::EarlyStopping::Create({.monitor = "loss",
+                                              .patience = 100,
+                                              .mode = "max",
+                                              .restore_best_weights = true});
+  History h = model_
+                  .Fit(x_, y_,
+                       {.epochs = 3,
+                        .shuffle = false,
+                        .verbose = 0,
+                        .callbacks = {record, es}})
+                  .value();
+  EXPECT_EQ(h.epoch.size(), 3u);
+  EXPECT_EQ(es->stopped_epoch(), 0);
+  EXPECT_TRUE(SameWeights(model_.GetWeights(), record->weights[0]));
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingWithAMissingMonitorNamesTheKeys) {
+  auto es = callbacks::EarlyStopping::Create();  // val_loss, no validation
+  absl::StatusOr<History> h =
+      model_.Fit(x_, y_, {.epochs = 3, .verbose = 0, .callbacks = {es}});
+  EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Mentions(h.status(), "'val_loss'")) << h.status();
+  EXPECT_TRUE(Mentions(h.status(), "available: accuracy, loss")) << h.status();
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingBadOptionsAreRefusedBeforeTraining) {
+  const std::vector<Tensor> before = model_.GetWeights();
+  const callbacks::EarlyStoppingOptions bad[] = {
+      {.patience = -1},
+      {.min_delta = std::numeric_limits<float>::quiet_NaN()},
+      {.mode = "maximum"},
+      {.monitor = ""},
+  };
+  for (const auto& options : bad) {
+    absl::StatusOr<History> h =
+        model_.Fit(x_, y_,
+                   {.verbose = 0,
+                    .callbacks = {callbacks::EarlyStopping::Create(options)}});
+    EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument)
+        << h.status();
+    EXPECT_TRUE(Mentions(h.status(), "EarlyStopping")) << h.status();
+  }
+  EXPECT_TRUE(SameWeights(model_.GetWeights(), before));
+}
+
+TEST(CSVLogger, CreateRefusesAnEmptyPathOrOneWithANul) {
+  EXPECT_EQ(callbacks::CSVLogger::Create("").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  absl::Status nul =
+      callbacks::CSVLogger::Create(std::string("log\0.csv", 8)).status();
+  EXPECT_EQ(nul.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(nul.message(), "CSVLogger")) << nul;
+}
+
+TEST(CSVLogger, FormatsValuesAsPythonsRepr) {
+  using callbacks::CSVLogger;
+  EXPECT_EQ(CSVLogger::FormatValue(0.5f), "0.5");
+  EXPECT_EQ(CSVLogger::FormatValue(1.0f), "1.0");
+  EXPECT_EQ(CSVLogger::FormatValue(0.0f), "0.0");
+  EXPECT_EQ(CSVLogger::FormatValue(-2.5f), "-2.5");
+  EXPECT_EQ(CSVLogger::FormatValue(100.0f), "100.0");
+  EXPECT_EQ(CSVLogger::FormatValue(0.1f), "0.10000000149011612");
+  EXPECT_EQ(CSVLogger::FormatValue(1e-4f), "9.999999747378752e-05");
+  EXPECT_EQ(CSVLogger::FormatValue(1e-5f), "9.999999747378752e-06");
+  EXPECT_EQ(CSVLogger::FormatValue(123456789.0f), "123456792.0");
+  EXPECT_EQ(CSVLogger::FormatValue(1e16f), "1.0000000272564224e+16");
+  EXPECT_EQ(CSVLogger::FormatValue(1e20f), "1.0000000200408773e+20");
+  EXPECT_EQ(CSVLogger::FormatValue(std::numeric_limits<float>::quiet_NaN()),
+            "nan");
+  EXPECT_EQ(CSVLogger::FormatValue(-std::numeric_limits<float>::infinity()),
+            "-inf");
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_F(WatchingCallbackTest, CSVLoggerWritesKerasHeaderAndOneRowPerEpoch) {
+  auto csv = callbacks::CSVLogger::Create(csv_path_).value();
+  History h = model_
+                  .Fit(x_, y_,
+                       {.epochs = 2,
+                        .verbose = 0,
+                        .callbacks = {csv},
+                        .validation_data = std::make_pair(x_, y_)})
+                  .value();
+  std::string expected = "epoch,accuracy,loss,val_accuracy,val_loss\r\n";
+  for (int e = 0; e < 2; ++e) {
+    absl::StrAppend(&expected, e);
+    for (const char* key : {"accuracy", "loss", "val_accuracy", "val_loss"}) {
+      absl::StrAppend(&expected, ",",
+                      callbacks::CSVLogger::FormatValue(h.values(key)[e]));
+    }
+    expected += "\r\n";
+  }
+  EXPECT_EQ(ReadFile(csv_path_), expected);
+}
+
+TEST_F(WatchingCallbackTest, CSVLoggerWritesNaForAKeyMissingLater) {
+  auto csv = callbacks::CSVLogger::Create(csv_path_).value();
+  ASSERT_TRUE(csv->OnTrainBegin(model_, {}).ok());
+  ASSERT_TRUE(csv->OnEpochEnd(0, {{"b", 0.5f}, {"a", 1.0f}}).ok());
+  ASSERT_TRUE(csv->OnEpochEnd(1, {{"a", 2.0f}}).ok());
+  ASSERT_TRUE(csv->OnTrainEnd({}).ok());
+  EXPECT_EQ(ReadFile(csv_path_), "epoch,a,b\r\n0,1.0,0.5\r\n1,2.0,NA\r\n");
+}
+
+TEST_F(WatchingCallbackTest, CSVLoggerRewritesTheFileForEachFit) {
+  auto csv = callbacks::CSVLogger::Create(csv_path_).value();
+  ASSERT_TRUE(
+      model_.Fit(x_, y_, {.epochs = 3, .verbose = 0, .callbacks = {csv}}).ok());
+  ASSERT_TRUE(
+      model_.Fit(x_, y_, {.epochs = 1, .verbose = 0, .callbacks = {csv}}).ok());
+  const std::string text = ReadFile(csv_path_);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
+}
+
+TEST_F(WatchingCallbackTest, CSVLoggerThatCannotOpenItsFileStopsTheFit) {
+  const std::string path = csv_path_ + ".missing_dir/log.csv";
+  auto csv = callbacks::CSVLogger::Create(path).value();
+  const std::vector<Tensor> before = model_.GetWeights();
+  absl::StatusOr<History> h =
+      model_.Fit(x_, y_, {.verbose = 0, .callbacks = {csv}});
+  EXPECT_FALSE(h.ok());
+  EXPECT_TRUE(Mentions(h.status(), path)) << h.status();
+  EXPECT_TRUE(SameWeights(model_.GetWeights(), before));  // before any step
+}
+
+TEST_F(WatchingCallbackTest, ReduceLROnPlateauLowersTheRateAfterPatience) {
+  auto reduce =
+      callbacks::ReduceLROnPlateau::Create({.factor = 0.5f, .patience = 2});
+  Epochs(*reduce, "val_loss", {1.0f, 1.0f});
+  EXPECT_FLOAT_EQ(model_.learning_rate().value(), 0.1f);
+  ASSERT_TRUE(reduce->OnEpochEnd(2, {{"val_loss", 1.0f}}).ok());
+  EXPECT_FLOAT_EQ(model_.learning_rate().value(), 0.05f);
+  EXPECT_EQ(reduce->reductions(), 1);
+}
+
+TEST_F(WatchingCallbackTest, ReduceLROnPlateauNeverGoesBelowMinLr) {
+  auto reduce = callbacks::ReduceLROnPlateau::Create(
+      {.monitor = "loss", .patience = 1, .min_lr = 0.03f});
+  Epochs(*reduce, "loss", {1.0f, 1.0f, 1.0f, 1.0f});
+  EXPECT_FLOAT_EQ(model_.learning_rate().value(), 0.03f);
+  EXPECT_EQ(reduce->reductions(), 1);
+}
+
+TEST_F(WatchingCallbackTest, ReduceLROnPlateauWaitsOutItsCooldown) {
+  auto reduce = callbacks::ReduceLROnPlateau::Create(
+      {.monitor = "loss", .factor = 0.5f, .patience = 1, .cooldown = 2});
+  // Epoch 0 sets the best, 1 reduces. As in Keras the cooldown is counted
+  // down before it is checked: epoch 2 counts it to 1 and is skipped, epoch
+  // 3 counts it to 0 and may reduce again.
+  Epochs(*reduce, "loss", {1.0f, 1.0f, 1.0f});
+  EXPECT_FLOAT_EQ(model_.learning_rate().value(), 0.05f);
+  ASSERT_TRUE(reduce->OnEpochEnd(3, {{"loss", 1.0f}}).ok());
+  EXPECT_FLOAT_EQ(model_.learning_rate().value(), 0.025f);
+}
+
+TEST_F(WatchingCallbackTest, ReduceLROnPlateauMinDeltaDecidesImprovement) {
+  auto reduce = callbacks::ReduceLROnPlateau::Create(
+      {.monitor = "loss", .factor = 0.5f, .patience = 1, .min_delta = 0.1f});
+  Epochs(*reduce, "loss", {1.0f, 0.85f});  // improves by more than 0.1
+  EXPECT_FLOAT_EQ(model_.learning_rate().value(), 0.1f);
+  ASSERT_TRUE(reduce->OnEpochEnd(2, {{"loss", 0.8f}}).ok());  // by 0.05
+  EXPECT_FLOAT_EQ(model_.learning_rate().value(), 0.05f);
+}
+
+TEST_F(WatchingCallbackTest, ReduceLROnPlateauChangesTheRateDuringAFit) {
+  auto reduce = callbacks::ReduceLROnPlateau::Create(
+      {.monitor = "loss", .factor = 0.1f, .patience = 1, .min_delta = 1e6f});
+  ASSERT_TRUE(
+      model_.Fit(x_, y_, {.epochs = 3, .verbose = 0, .callbacks = {reduce}})
+          .ok());
+  EXPECT_EQ(reduce->reductions(), 2);
+  EXPECT_NEAR(model_.learning_rate().value(), 0.001f, 1e-9);
+}
+
+TEST_F(WatchingCallbackTest, ReduceLROnPlateauBadOptionsAreRefused) {
+  const callbacks::ReduceLROnPlateauOptions bad[] = {
+      {.factor = 1.0f},
+      {.factor = std::numeric_limits<float>::quiet_NaN()},
+      {.patience = -1},
+      {.mode = "up"},
+      {.min_delta = std::numeric_limits<float>::quiet_NaN()},
+      {.cooldown = -1},
+      {.min_lr = -1.f},
+  };
+  for (const auto& options : bad) {
+    absl::StatusOr<History> h = model_.Fit(
+        x_, y_,
+        {.verbose = 0,
+         .callbacks = {callbacks::ReduceLROnPlateau::Create(options)}});
+    EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument)
+        << h.status();
+    EXPECT_TRUE(Mentions(h.status(), "ReduceLROnPlateau")) << h.status();
+  }
+  EXPECT_FLOAT_EQ(model_.learning_rate().value(), 0.1f);
+}
+
+TEST_F(WatchingCallbackTest, ReduceLROnPlateauWithAMissingMonitorNamesIt) {
+  auto reduce = callbacks::ReduceLROnPlateau::Create({.monitor = "val_acc"});
+  absl::StatusOr<History> h =
+      model_.Fit(x_, y_, {.verbose = 0, .callbacks = {reduce}});
+  EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Mentions(h.status(), "'val_acc'")) << h.status();
+  EXPECT_TRUE(Mentions(h.status(), "validation_data")) << h.status();
 }
 
 }  // namespace

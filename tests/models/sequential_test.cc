@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -662,6 +663,8 @@ TEST_F(SequentialTest, EveryStatusMethodOfAMovedFromModelIsRefused) {
       m.Evaluate(x, y).status(),
       m.Predict(x).status(),
       m.SetWeights(taken.GetWeights()),
+      m.learning_rate().status(),
+      m.SetLearningRate(0.1f),
   };
   for (const absl::Status& s : statuses) {
     EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
@@ -957,6 +960,169 @@ TEST_F(SequentialTest, SummaryOfAMovedFromModelIsEmpty) {
   Sequential m = Linear();
   Sequential taken = std::move(m);
   EXPECT_EQ(m.Summary(), "");
+}
+
+// Input(1) -> Dense(1, no bias), compiled with `optimizer` and MSE, w = 1.
+Sequential OneWeight(Graph& g, Optimizer optimizer) {
+  Sequential m = Sequential::Create({layers::Input({1}),
+                                     layers::Dense(1, {.use_bias = false})},
+                                    {.graph = &g})
+                     .value();
+  EXPECT_TRUE(
+      m.Compile({.optimizer = optimizer, .loss = losses::MeanSquaredError()})
+          .ok());
+  EXPECT_TRUE(m.SetWeights({Floats({1, 1}, {1.0f})}).ok());
+  return m;
+}
+
+float OnlyWeight(const Sequential& m) {
+  return m.GetWeights()[0].data<float>()[0];
+}
+
+TEST_F(SequentialTest, LearningRateStartsAtTheOptimizersRate) {
+  Sequential adam = Mlp();
+  EXPECT_FLOAT_EQ(adam.learning_rate().value(), 0.001f);
+  Sequential sgd = OneWeight(g_, optimizers::SGD({.learning_rate = 0.25f}));
+  EXPECT_FLOAT_EQ(sgd.learning_rate().value(), 0.25f);
+}
+
+TEST_F(SequentialTest, SgdStepUsesTheRateSetBetweenEpochs) {
+  Sequential m = OneWeight(g_, optimizers::SGD({.learning_rate = 0.1f}));
+  Tensor x = Floats({1, 1}, {1.0f}), t = Floats({1, 1}, {0.0f});
+  ASSERT_TRUE(m.Fit(x, t, {.batch_size = 1, .verbose = 0}).ok());
+  EXPECT_NEAR(OnlyWeight(m), 0.8f, 1e-6);  // g = 2w = 2: 1 - 0.1 * 2
+  ASSERT_TRUE(m.SetLearningRate(0.05f).ok());
+  ASSERT_TRUE(m.Fit(x, t, {.batch_size = 1, .verbose = 0}).ok());
+  EXPECT_NEAR(OnlyWeight(m), 0.72f, 1e-6);  // g = 1.6: 0.8 - 0.05 * 1.6
+}
+
+TEST_F(SequentialTest, SgdWithMomentumReadsTheRateVariableToo) {
+  Sequential m =
+      OneWeight(g_, optimizers::SGD({.learning_rate = 0.1f, .momentum = 0.9f}));
+  ASSERT_TRUE(m.SetLearningRate(0.f).ok());
+  Tensor x = Floats({1, 1}, {1.0f}), t = Floats({1, 1}, {0.0f});
+  ASSERT_TRUE(m.Fit(x, t, {.batch_size = 1, .verbose = 0}).ok());
+  EXPECT_EQ(OnlyWeight(m), 1.0f);
+}
+
+TEST_F(SequentialTest, AdamStepUsesTheRateSetBetweenEpochs) {
+  Sequential m = OneWeight(g_, optimizers::Adam());
+  Tensor x = Floats({1, 1}, {1.0f}), t = Floats({1, 1}, {0.0f});
+  ASSERT_TRUE(m.SetLearningRate(0.f).ok());
+  ASSERT_TRUE(m.Fit(x, t, {.batch_size = 1, .verbose = 0}).ok());
+  EXPECT_EQ(OnlyWeight(m), 1.0f);
+  ASSERT_TRUE(m.SetLearningRate(0.01f).ok());
+  ASSERT_TRUE(m.Fit(x, t, {.batch_size = 1, .verbose = 0}).ok());
+  // Step 2 (g = 2 both times): the bias-corrected m / sqrt(v) is 2 / 2, so
+  // w moves by the rate itself.
+  EXPECT_NEAR(OnlyWeight(m), 1.0f - 0.01f, 1e-5);
+}
+
+TEST_F(SequentialTest, SetLearningRateBuildsNothing) {
+  Sequential m = OneWeight(g_, optimizers::SGD({.learning_rate = 0.1f}));
+  Tensor x = Floats({1, 1}, {1.0f}), t = Floats({1, 1}, {0.0f});
+  ASSERT_TRUE(m.Fit(x, t, {.batch_size = 1, .verbose = 0}).ok());
+  g_.Collect();
+  const int64_t nodes = g_.num_nodes();
+  ASSERT_TRUE(m.SetLearningRate(0.05f).ok());
+  EXPECT_EQ(g_.num_nodes(), nodes);
+  ASSERT_TRUE(m.Fit(x, t, {.batch_size = 1, .verbose = 0}).ok());
+  g_.Collect();
+  EXPECT_EQ(g_.num_nodes(), nodes);
+}
+
+TEST_F(SequentialTest, SetLearningRateRefusesNegativeOrNonFiniteRates) {
+  Sequential m = OneWeight(g_, optimizers::SGD({.learning_rate = 0.1f}));
+  for (float bad : {-0.1f, std::numeric_limits<float>::quiet_NaN(),
+                    std::numeric_limits<float>::infinity()}) {
+    absl::Status s = m.SetLearningRate(bad);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_TRUE(Mentions(s, "learning_rate")) << s;
+  }
+  EXPECT_FLOAT_EQ(m.learning_rate().value(), 0.1f);
+}
+
+TEST_F(SequentialTest, LearningRateBeforeCompileIsRefused) {
+  Sequential m = Linear();
+  EXPECT_EQ(m.learning_rate().status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(m.SetLearningRate(0.1f).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+// Calls StopTraining at the end of epoch `epoch`, or of batch `batch` of
+// the first epoch; counts the hooks it sees.
+class StopAt : public Callback {
+ public:
+  StopAt(int epoch, int64_t batch) : epoch_(epoch), batch_(batch) {}
+  absl::Status OnTrainBegin(const Sequential& model,
+                            const TrainInfo&) override {
+    model_ = &model;
+    return absl::OkStatus();
+  }
+  absl::Status OnBatchEnd(int64_t batch, const Logs&) override {
+    ++batches;
+    if (epochs == 0 && batch == batch_) Sequential(*model_).StopTraining();
+    return absl::OkStatus();
+  }
+  absl::Status OnEpochEnd(int epoch, const Logs&) override {
+    ++epochs;
+    if (epoch == epoch_) Sequential(*model_).StopTraining();
+    return absl::OkStatus();
+  }
+  absl::Status OnTrainEnd(const Logs&) override {
+    ++train_ends;
+    return absl::OkStatus();
+  }
+  int epochs = 0, train_ends = 0;
+  int64_t batches = 0;
+
+ private:
+  int epoch_;
+  int64_t batch_;
+  const Sequential* model_ = nullptr;
+};
+
+TEST_F(SequentialTest, StopTrainingAtAnEpochEndEndsTheFitThere) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(40, 10, 3, 1);
+  auto stop = std::make_shared<StopAt>(/*epoch=*/1, /*batch=*/-1);
+  History h =
+      m.Fit(x, y,
+            {.epochs = 5, .batch_size = 10, .verbose = 0, .callbacks = {stop}})
+          .value();
+  EXPECT_EQ(h.epoch.size(), 2u);
+  EXPECT_EQ(h.values("loss").size(), 2u);
+  EXPECT_EQ(stop->batches, 8);
+  EXPECT_EQ(stop->train_ends, 1);
+  EXPECT_TRUE(m.stop_training());
+}
+
+TEST_F(SequentialTest, StopTrainingAtABatchEndEndsThatEpochAfterIt) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(40, 10, 3, 1);
+  auto stop = std::make_shared<StopAt>(/*epoch=*/-1, /*batch=*/1);
+  History h = m.Fit(x, y,
+                    {.epochs = 5,
+                     .batch_size = 10,
+                     .verbose = 0,
+                     .callbacks = {stop},
+                     .validation_data = std::make_pair(x, y)})
+                  .value();
+  EXPECT_EQ(stop->batches, 2);
+  EXPECT_EQ(stop->epochs, 1);  // the cut epoch still ends, validated
+  ASSERT_EQ(h.epoch.size(), 1u);
+  EXPECT_EQ(h.values("val_loss").size(), 1u);
+  EXPECT_TRUE(std::isfinite(h.values("loss")[0]));
+}
+
+TEST_F(SequentialTest, FitClearsAStopAskedForBeforeIt) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(40, 10, 3, 1);
+  m.StopTraining();
+  History h = m.Fit(x, y, {.epochs = 3, .verbose = 0}).value();
+  EXPECT_EQ(h.epoch.size(), 3u);
+  EXPECT_FALSE(m.stop_training());
 }
 
 }  // namespace
