@@ -1,8 +1,9 @@
 // tests/fuzz/fuzz_util.h
 //
 // Helpers the libFuzzer targets of tests/fuzz/ share: a reader that takes
-// bytes and little-endian int64s off the front of an input, and the
-// protobuf log silencer for targets that parse protos.
+// bytes and little-endian int64s off the front of an input, the protobuf
+// log silencer for targets that parse protos, and a check that reads every
+// byte of a fetched tensor.
 #ifndef GRAPHGC_TESTS_FUZZ_FUZZ_UTIL_H_
 #define GRAPHGC_TESTS_FUZZ_FUZZ_UTIL_H_
 
@@ -10,6 +11,7 @@
 #include <cstdint>
 
 #include "google/protobuf/stubs/logging.h"
+#include "runtime/tensor.h"
 
 namespace graphgc::fuzz {
 
@@ -41,6 +43,38 @@ struct Reader {
 // Protobuf logs every malformed UTF-8 string it parses; call this from
 // LLVMFuzzerInitialize so the fuzzer's output stays readable (and fast).
 inline void SilenceProtobufLogs() { google::protobuf::SetLogHandler(nullptr); }
+
+// Checks that `t`'s element count agrees with its shape, then reads every
+// byte of its buffer, so a buffer shorter than its count (a wrapped size)
+// is a sanitizer report. Returns what is wrong, or null.
+inline const char* ReadEveryByte(const graphgc::Tensor& t) {
+  if (t.num_elements() != t.shape().num_elements()) {
+    return "an output's element count disagrees with its shape";
+  }
+  auto sum = [](auto span) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(span.data());
+    volatile unsigned total = 0;
+    for (size_t i = 0; i < span.size() * sizeof(span[0]); ++i) {
+      total = total + bytes[i];
+    }
+  };
+  switch (t.dtype()) {
+    case graphgc::DT_FLOAT:
+      sum(t.data<float>());
+      return nullptr;
+    case graphgc::DT_INT32:
+      sum(t.data<int32_t>());
+      return nullptr;
+    case graphgc::DT_INT64:
+      sum(t.data<int64_t>());
+      return nullptr;
+    case graphgc::DT_BOOL:
+      sum(t.data<bool>());
+      return nullptr;
+    default:
+      return "an output of an unexpected dtype";
+  }
+}
 
 }  // namespace graphgc::fuzz
 
