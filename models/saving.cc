@@ -973,11 +973,15 @@ absl::StatusOr<FrozenModel> Freeze(const ModelSnapshot& snap) {
 
 }  // namespace
 
-absl::Status Sequential::Save(const std::string& dir) const {
-  GG_RETURN_IF_ERROR(CheckPath(dir, "Sequential::Save directory"));
-  GG_ASSIGN_OR_RETURN(const ModelSnapshot snap, SavingAccess::Snapshot(*this));
-  const std::string where =
-      absl::StrCat("Sequential::Save of '", snap.name, "' to ", dir);
+namespace {
+
+// Suffix counter of staged files and directories (unique within a process).
+std::atomic<int64_t> next_staged{0};
+
+// The bytes of model.weights.h5 for `snap`, or a status prefixed by `where`:
+// Unimplemented for a layer kind without saving support.
+absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
+                                         const std::string& where) {
   for (const models_internal::SavedLayer& saved : snap.layers) {
     if (FindKind(saved.layer.kind()) == nullptr) {
       return absl::UnimplementedError(absl::StrCat(
@@ -985,10 +989,6 @@ absl::Status Sequential::Save(const std::string& dir) const {
           ") has no saving support (models/saving.cc, kLayerKinds)"));
     }
   }
-  // Everything is made in memory first: a failure writes nothing.
-  const std::string config =
-      ConfigJson(snap).dump(2, ' ', false, Json::error_handler_t::replace) +
-      "\n";
   std::vector<LayerWeights> weights;
   std::vector<Layer> layers;
   for (const auto& saved : snap.layers) layers.push_back(saved.layer);
@@ -1001,6 +1001,21 @@ absl::Status Sequential::Save(const std::string& dir) const {
     return absl::Status(h5.status().code(),
                         absl::StrCat(where, ": ", h5.status().message()));
   }
+  return h5;
+}
+
+}  // namespace
+
+absl::Status Sequential::Save(const std::string& dir) const {
+  GG_RETURN_IF_ERROR(CheckPath(dir, "Sequential::Save directory"));
+  GG_ASSIGN_OR_RETURN(const ModelSnapshot snap, SavingAccess::Snapshot(*this));
+  const std::string where =
+      absl::StrCat("Sequential::Save of '", snap.name, "' to ", dir);
+  // Everything is made in memory first: a failure writes nothing.
+  GG_ASSIGN_OR_RETURN(const std::string h5, WeightsBytes(snap, where));
+  const std::string config =
+      ConfigJson(snap).dump(2, ' ', false, Json::error_handler_t::replace) +
+      "\n";
   absl::StatusOr<FrozenModel> frozen = Freeze(snap);
   if (!frozen.ok()) {
     return absl::Status(frozen.status().code(),
@@ -1021,14 +1036,13 @@ absl::Status Sequential::Save(const std::string& dir) const {
     std::filesystem::create_directories(parent, ec);
     if (ec) return FileError(ec, absl::StrCat("create ", parent.string()));
   }
-  static std::atomic<int64_t> next{0};
   const std::string staged =
-      absl::StrCat(target, ".graphgc-save-", ::getpid(), "-", next++);
+      absl::StrCat(target, ".graphgc-save-", ::getpid(), "-", next_staged++);
   if (!std::filesystem::create_directory(staged, ec)) {
     return ec ? FileError(ec, absl::StrCat("create ", staged))
               : absl::AlreadyExistsError(absl::StrCat(staged, " exists"));
   }
-  absl::Status s = WriteNewFile(Join(staged, kWeightsFile), *h5);
+  absl::Status s = WriteNewFile(Join(staged, kWeightsFile), h5);
   if (s.ok()) s = WriteNewFile(Join(staged, kGraphFile), frozen->graph_bytes);
   if (s.ok()) s = WriteNewFile(Join(staged, kSignatureFile), frozen->signature);
   if (s.ok()) s = WriteNewFile(Join(staged, kConfigFile), config);
@@ -1039,6 +1053,37 @@ absl::Status Sequential::Save(const std::string& dir) const {
   if (!s.ok()) {
     std::filesystem::remove_all(staged, ec);
     return s;
+  }
+  SyncDir(parent.empty() ? std::string(".") : parent.string());
+  return absl::OkStatus();
+}
+
+absl::Status SaveWeights(const Sequential& model, const std::string& path) {
+  GG_RETURN_IF_ERROR(CheckPath(path, "SaveWeights path"));
+  GG_ASSIGN_OR_RETURN(const ModelSnapshot snap, SavingAccess::Snapshot(model));
+  const std::string where =
+      absl::StrCat("SaveWeights of '", snap.name, "' to ", path);
+  GG_ASSIGN_OR_RETURN(const std::string h5, WeightsBytes(snap, where));
+  const std::filesystem::path parent =
+      std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) {
+    std::filesystem::create_directories(parent, ec);
+    if (ec) {
+      return FileError(ec, absl::StrCat(where, ": create ", parent.string()));
+    }
+  }
+  // Written beside `path`, then renamed over it: a reader sees the old file
+  // or the new one.
+  const std::string staged =
+      absl::StrCat(path, ".graphgc-save-", ::getpid(), "-", next_staged++);
+  absl::Status s = WriteNewFile(staged, h5);
+  if (s.ok() && ::rename(staged.c_str(), path.c_str()) != 0) {
+    s = Errno(absl::StrCat("rename ", staged, " to ", path));
+  }
+  if (!s.ok()) {
+    ::unlink(staged.c_str());
+    return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
   }
   SyncDir(parent.empty() ? std::string(".") : parent.string());
   return absl::OkStatus();

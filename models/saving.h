@@ -60,6 +60,7 @@
 // Example:
 //   GG_RETURN_IF_ERROR(model.Save("/tmp/model"));
 //   GG_ASSIGN_OR_RETURN(Sequential copy, LoadModel("/tmp/model"));
+//   GG_RETURN_IF_ERROR(SaveWeights(model, "/tmp/model.weights.h5"));
 #ifndef GRAPHGC_MODELS_SAVING_H_
 #define GRAPHGC_MODELS_SAVING_H_
 
@@ -81,6 +82,15 @@ struct LoadOptions {
 // byte is InvalidArgument.
 absl::StatusOr<Sequential> LoadModel(const std::string& dir,
                                      LoadOptions options = {});
+
+// Writes only the model's weights to the file `path`: the bytes Save puts
+// in model.weights.h5 (HDF5, Keras 3's layout, serialize/keras_weights.h),
+// what Keras's `model.save_weights("x.weights.h5")` writes. Parent
+// directories are created. Atomic: the file is written beside `path` and
+// renamed over it, so `path` holds the old weights or the new ones. An
+// empty path or one with a NUL byte is InvalidArgument; other errors name
+// the model and `path`. Works from a callback of the model's own Fit.
+absl::Status SaveWeights(const Sequential& model, const std::string& path);
 
 // One tensor of model.pb's signature.
 struct SignatureTensor {
