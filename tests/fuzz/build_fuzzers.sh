@@ -37,14 +37,17 @@ PROTOS=(
 
 ABSL_LIBS=$(sed -n 's/^ *"\(-l[a-z0-9_]*\)",$/\1/p' third_party/system.BUILD |
             grep -E -- '-l(absl_|rt|pthread)' | sort -u | tr '\n' ' ')
-LIBS="-lprotobuf $ABSL_LIBS"
+# serialize/keras_weights.cc uses Debian's serial HDF5 (headers under
+# /usr/include/hdf5/serial, as third_party/system.BUILD says).
+LIBS="-lprotobuf $ABSL_LIBS -lhdf5_serial"
 
 # float-cast-overflow is not part of -fsanitize=undefined: a float out of an
 # integer's range converted to it (Cast of fuzzed data) is undefined too.
 SAN="-fsanitize=address,undefined,float-cast-overflow \
   -fno-sanitize-recover=undefined,float-cast-overflow"
 COMMON="-std=c++20 -O1 -g -fno-omit-frame-pointer $SAN -DEIGEN_USE_THREADS \
-  -I$ROOT -I$OUT/gen -I/usr/include/eigen3 -Wno-deprecated-declarations"
+  -I$ROOT -I$OUT/gen -I/usr/include/eigen3 -I/usr/include/hdf5/serial \
+  -Wno-deprecated-declarations"
 
 # 1. Protobuf sources (regenerated when a .proto is newer).
 stamp=$OUT/gen/.stamp
