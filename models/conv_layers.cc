@@ -80,7 +80,6 @@ absl::StatusOr<TensorShape> BatchNormalizationOutputShape(
 absl::Status BuildConv2D(LayerState& layer, Graph& graph, const TensorShape& in,
                          const std::string& scope, Session& session,
                          std::vector<Variable>& vars) {
-  const std::string label = "Layer '" + scope + "'";
   const TensorShape kernel_shape = {layer.window[0], layer.window[1], in[2],
                                     layer.units};
   // CheckLayer bounded the kernel's element count, so these cannot fail;
@@ -93,25 +92,12 @@ absl::Status BuildConv2D(LayerState& layer, Graph& graph, const TensorShape& in,
         absl::StrCat(LayerLabel(layer), ": kernel ", kernel_shape.DebugString(),
                      " has too many elements"));
   }
-  GG_ASSIGN_OR_RETURN(Variable kernel, MakeVariable(graph, scope + "/kernel",
-                                                    kernel_shape, label));
-  vars.push_back(std::move(kernel));
-  if (layer.conv.use_bias) {
-    GG_ASSIGN_OR_RETURN(Variable bias, MakeVariable(graph, scope + "/bias",
-                                                    {layer.units}, label));
-    vars.push_back(std::move(bias));
-  }
-  std::vector<Tensor> init;
-  GG_ASSIGN_OR_RETURN(Tensor kernel_init,
-                      GlorotUniform(kernel_shape, fan_in, fan_out,
-                                    layer.conv.seed, vars[0].name));
-  init.push_back(std::move(kernel_init));
-  if (vars.size() > 1) {
-    GG_ASSIGN_OR_RETURN(Tensor bias_init,
-                        Filled({layer.units}, 0.f, vars[1].name));
-    init.push_back(std::move(bias_init));
-  }
-  return AssignAll(vars, std::move(init), session);
+  return BuildKernelAndBias({.kernel_shape = kernel_shape,
+                             .fan_in = fan_in,
+                             .fan_out = fan_out,
+                             .use_bias = layer.conv.use_bias,
+                             .seed = layer.conv.seed},
+                            graph, scope, session, vars);
 }
 
 absl::Status BuildBatchNormalization(Graph& graph, const TensorShape& in,

@@ -155,6 +155,22 @@ absl::StatusOr<Tensor> GlorotUniform(const TensorShape& shape, int64_t fan_in,
 absl::StatusOr<Tensor> Filled(const TensorShape& shape, float value,
                               const std::string& what);
 
+// The kernel of `kernel_shape` (last dimension `units`) and, with
+// `use_bias`, a bias of [units], as Dense and Conv2D make them: variables
+// "<scope>/kernel" and "<scope>/bias" appended to `vars`, initialised in one
+// run, kernel glorot_uniform over `fan_in` and `fan_out` (seed 0: a fresh
+// random seed), bias zeros.
+struct KernelSpec {
+  TensorShape kernel_shape;
+  int64_t fan_in = 0;
+  int64_t fan_out = 0;
+  bool use_bias = true;
+  uint64_t seed = 0;
+};
+absl::Status BuildKernelAndBias(const KernelSpec& spec, Graph& graph,
+                                const std::string& scope, Session& session,
+                                std::vector<Variable>& vars);
+
 // Assigns `values[i]` to `vars[i]` in one run of `session`.
 absl::Status AssignAll(const std::vector<Variable>& vars,
                        std::vector<Tensor> values, Session& session);

@@ -408,32 +408,44 @@ absl::StatusOr<TensorShape> DenseOutputShape(const LayerState& layer,
   return TensorShape({layer.units});
 }
 
-absl::Status BuildDense(LayerState& layer, Graph& graph, const TensorShape& in,
-                        const std::string& scope, Session& session,
-                        std::vector<Variable>& vars) {
+}  // namespace
+
+absl::Status BuildKernelAndBias(const KernelSpec& spec, Graph& graph,
+                                const std::string& scope, Session& session,
+                                std::vector<Variable>& vars) {
   const std::string label = "Layer '" + scope + "'";
-  const int64_t input_dim = in[0];
-  GG_ASSIGN_OR_RETURN(
-      Variable kernel,
-      MakeVariable(graph, scope + "/kernel", {input_dim, layer.units}, label));
+  const int64_t units = spec.kernel_shape[spec.kernel_shape.dims() - 1];
+  GG_ASSIGN_OR_RETURN(Variable kernel, MakeVariable(graph, scope + "/kernel",
+                                                    spec.kernel_shape, label));
   vars.push_back(std::move(kernel));
-  if (layer.dense.use_bias) {
-    GG_ASSIGN_OR_RETURN(Variable bias, MakeVariable(graph, scope + "/bias",
-                                                    {layer.units}, label));
+  if (spec.use_bias) {
+    GG_ASSIGN_OR_RETURN(Variable bias,
+                        MakeVariable(graph, scope + "/bias", {units}, label));
     vars.push_back(std::move(bias));
   }
-  // Initialise: kernel glorot_uniform, bias zeros, in one run.
   std::vector<Tensor> init;
   GG_ASSIGN_OR_RETURN(Tensor kernel_init,
-                      GlorotUniform(vars[0].shape, input_dim, layer.units,
-                                    layer.dense.seed, vars[0].name));
+                      GlorotUniform(spec.kernel_shape, spec.fan_in,
+                                    spec.fan_out, spec.seed, vars[0].name));
   init.push_back(std::move(kernel_init));
   if (vars.size() > 1) {
-    GG_ASSIGN_OR_RETURN(Tensor bias_init,
-                        Filled({layer.units}, 0.f, vars[1].name));
+    GG_ASSIGN_OR_RETURN(Tensor bias_init, Filled({units}, 0.f, vars[1].name));
     init.push_back(std::move(bias_init));
   }
   return AssignAll(vars, std::move(init), session);
+}
+
+namespace {
+
+absl::Status BuildDense(LayerState& layer, Graph& graph, const TensorShape& in,
+                        const std::string& scope, Session& session,
+                        std::vector<Variable>& vars) {
+  return BuildKernelAndBias({.kernel_shape = {in[0], layer.units},
+                             .fan_in = in[0],
+                             .fan_out = layer.units,
+                             .use_bias = layer.dense.use_bias,
+                             .seed = layer.dense.seed},
+                            graph, scope, session, vars);
 }
 
 absl::StatusOr<LayerOutputs> ApplyDense(LayerState& layer, const Output& x) {

@@ -186,16 +186,26 @@ absl::StatusOr<LossNodes> BuildLoss(const Loss& loss, const LossInputs& in,
   Graph& g = *in.output.graph();
   const std::string ls = scope + "/loss";
   const std::string ms = scope + "/metrics/accuracy";
+  if (loss.kind == Loss::Kind::kNone) {
+    return absl::InvalidArgumentError("Compile: no loss given");
+  }
   LossNodes out;
+  // The labels: the given placeholder (an inference loss sharing the
+  // training loss's labels), else a new one: class ids [batch] for the
+  // sparse loss, rows [batch, units] for the others.
+  if (in.labels.has_value()) {
+    out.labels = *in.labels;
+  } else if (loss.kind == Loss::Kind::kSparseCategoricalCrossentropy) {
+    GG_ASSIGN_OR_RETURN(
+        out.labels,
+        ops::Placeholder(g, DT_INT32, {-1}, {.name = scope + "/labels"}));
+  } else {
+    GG_ASSIGN_OR_RETURN(out.labels,
+                        ops::Placeholder(g, DT_FLOAT, {-1, in.units},
+                                         {.name = scope + "/labels"}));
+  }
   switch (loss.kind) {
     case Loss::Kind::kSparseCategoricalCrossentropy: {
-      if (in.labels.has_value()) {
-        out.labels = *in.labels;
-      } else {
-        GG_ASSIGN_OR_RETURN(
-            out.labels,
-            ops::Placeholder(g, DT_INT32, {-1}, {.name = scope + "/labels"}));
-      }
       Output logits;
       if (loss.from_logits) {
         logits = in.output;
@@ -220,13 +230,6 @@ absl::StatusOr<LossNodes> BuildLoss(const Loss& loss, const LossInputs& in,
       return out;
     }
     case Loss::Kind::kCategoricalCrossentropy: {
-      if (in.labels.has_value()) {
-        out.labels = *in.labels;
-      } else {
-        GG_ASSIGN_OR_RETURN(out.labels,
-                            ops::Placeholder(g, DT_FLOAT, {-1, in.units},
-                                             {.name = scope + "/labels"}));
-      }
       Output log_p;
       if (loss.from_logits || in.softmax_logits.has_value()) {
         GG_ASSIGN_OR_RETURN(
@@ -262,13 +265,6 @@ absl::StatusOr<LossNodes> BuildLoss(const Loss& loss, const LossInputs& in,
       return out;
     }
     case Loss::Kind::kMeanSquaredError: {
-      if (in.labels.has_value()) {
-        out.labels = *in.labels;
-      } else {
-        GG_ASSIGN_OR_RETURN(out.labels,
-                            ops::Placeholder(g, DT_FLOAT, {-1, in.units},
-                                             {.name = scope + "/labels"}));
-      }
       GG_ASSIGN_OR_RETURN(
           Output diff, ops::Sub(in.output, out.labels, {.name = ls + "/sub"}));
       GG_ASSIGN_OR_RETURN(Output sq,
