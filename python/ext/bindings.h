@@ -1,0 +1,27 @@
+// python/ext/bindings.h
+//
+// The parts of the _graphgc extension module, each registered by its own
+// function (module.cc calls them in this order: callbacks before models,
+// whose fit takes them).
+#ifndef GRAPHGC_PYTHON_EXT_BINDINGS_H_
+#define GRAPHGC_PYTHON_EXT_BINDINGS_H_
+
+#include "pybind11/pybind11.h"
+
+namespace graphgc::python {
+
+// Layer and the layer factories, Optimizer, Loss.
+void RegisterLayers(pybind11::module_& m);
+// The stock C++ callbacks (TensorBoard, EarlyStopping, ...).
+void RegisterCallbacks(pybind11::module_& m);
+// Sequential (compile, fit, evaluate, predict, weights, save) and
+// load_model.
+void RegisterModels(pybind11::module_& m);
+// The default graph's collector: collect, gc_stats, leak_report, ...
+void RegisterCollector(pybind11::module_& m);
+// _bench: the seed workload fit from C++, for the Python-vs-C++ benchmark.
+void RegisterBench(pybind11::module_& m);
+
+}  // namespace graphgc::python
+
+#endif  // GRAPHGC_PYTHON_EXT_BINDINGS_H_

@@ -1,0 +1,228 @@
+// Sequential and load_model. Every call that runs the model (compile, fit,
+// evaluate, predict, set_weights, save, load_model) converts its Python
+// arguments first, then releases the GIL while C++ works, on a copy of the
+// model handle: another thread dropping the last Python reference
+// meanwhile only drops its own copy, and the model lives until the call
+// returns.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/callbacks.h"
+#include "models/saving.h"
+#include "models/sequential.h"
+#include "pybind11/pybind11.h"
+#include "pybind11/stl.h"
+#include "python/ext/bindings.h"
+#include "python/ext/numpy_tensor.h"
+#include "python/ext/py_callback.h"
+#include "python/ext/status_exception.h"
+
+namespace graphgc::python {
+namespace {
+
+namespace py = pybind11;
+using py::arg;
+
+// The callbacks of one fit: C++ callbacks as given, Python objects behind
+// PyCallback adapters (kept here too, to fetch their exceptions).
+struct FitCallbacks {
+  std::vector<std::shared_ptr<Callback>> all;
+  std::vector<std::shared_ptr<PyCallback>> python;
+};
+
+FitCallbacks MakeCallbacks(const py::list& given, py::handle base) {
+  FitCallbacks out;
+  for (py::handle item : given) {
+    if (py::isinstance<Callback>(item)) {
+      out.all.push_back(item.cast<std::shared_ptr<Callback>>());
+    } else {
+      auto adapter = std::make_shared<PyCallback>(
+          py::reinterpret_borrow<py::object>(item), base);
+      out.python.push_back(adapter);
+      out.all.push_back(adapter);
+    }
+  }
+  return out;
+}
+
+std::optional<std::pair<Tensor, Tensor>> ValidationData(
+    const py::object& data) {
+  if (data.is_none()) return std::nullopt;
+  py::tuple pair = py::tuple(data);
+  if (pair.size() != 2) {
+    throw py::value_error(
+        "validation_data must be a pair (x_val, y_val), got " +
+        std::to_string(pair.size()) + " items");
+  }
+  return std::make_pair(
+      TensorFromArray(pair[0], ArrayRole::kFeatures, "validation_data[0]"),
+      TensorFromArray(pair[1], ArrayRole::kTargets, "validation_data[1]"));
+}
+
+py::tuple Fit(const Sequential& model, py::handle x, py::handle y, int epochs,
+              int batch_size, bool shuffle, int verbose,
+              const py::list& callbacks, const py::object& validation_data,
+              uint64_t seed, py::handle callback_base) {
+  FitOptions options{.epochs = epochs,
+                     .batch_size = batch_size,
+                     .shuffle = shuffle,
+                     .verbose = verbose,
+                     .validation_data = ValidationData(validation_data),
+                     .seed = seed};
+  Tensor xt = TensorFromArray(x, ArrayRole::kFeatures, "x");
+  Tensor yt = TensorFromArray(y, ArrayRole::kTargets, "y");
+  FitCallbacks fit_callbacks = MakeCallbacks(callbacks, callback_base);
+  options.callbacks = fit_callbacks.all;
+  Sequential handle = model;
+  absl::StatusOr<History> history;
+  {
+    py::gil_scoped_release nogil;
+    history = handle.Fit(xt, yt, std::move(options));
+  }
+  // A callback's own exception wins over the status it caused.
+  for (const std::shared_ptr<PyCallback>& adapter : fit_callbacks.python) {
+    if (std::optional<py::error_already_set> e = adapter->TakeError()) {
+      throw *std::move(e);
+    }
+  }
+  History h = ValueOrThrow(std::move(history), ErrorContext::kFile);
+  return py::make_tuple(h.history, h.epoch);
+}
+
+std::vector<Tensor> WeightsFromArrays(const py::sequence& arrays) {
+  std::vector<Tensor> out;
+  out.reserve(py::len(arrays));
+  for (size_t i = 0; i < py::len(arrays); ++i) {
+    out.push_back(TensorFromArray(arrays[i], ArrayRole::kFeatures,
+                                  "weights[" + std::to_string(i) + "]"));
+  }
+  return out;
+}
+
+}  // namespace
+
+void RegisterModels(py::module_& m) {
+  py::class_<Sequential>(m, "Sequential")
+      .def(py::init([](std::vector<Layer> layers, std::string name) {
+             absl::StatusOr<Sequential> model;
+             {
+               py::gil_scoped_release nogil;
+               model = Sequential::Create(std::move(layers),
+                                          {.name = std::move(name)});
+             }
+             return ValueOrThrow(std::move(model));
+           }),
+           arg("layers"), arg("name") = "")
+      .def_property_readonly("name", &Sequential::name)
+      .def_property_readonly("layers", &Sequential::layers)
+      .def_property_readonly("compiled", &Sequential::compiled)
+      .def(
+          "compile",
+          [](const Sequential& model, Optimizer optimizer, Loss loss,
+             std::vector<std::string> metrics) {
+            Sequential handle = model;
+            absl::Status s;
+            {
+              py::gil_scoped_release nogil;
+              s = handle.Compile({.optimizer = optimizer,
+                                  .loss = loss,
+                                  .metrics = std::move(metrics)});
+            }
+            OkOrThrow(s);
+          },
+          arg("optimizer"), arg("loss"), arg("metrics"))
+      .def("fit", &Fit, arg("x"), arg("y"), arg("epochs"), arg("batch_size"),
+           arg("shuffle"), arg("verbose"), arg("callbacks"),
+           arg("validation_data"), arg("seed"), arg("callback_base"))
+      .def(
+          "evaluate",
+          [](const Sequential& model, py::handle x, py::handle y,
+             int batch_size) {
+            Tensor xt = TensorFromArray(x, ArrayRole::kFeatures, "x");
+            Tensor yt = TensorFromArray(y, ArrayRole::kTargets, "y");
+            Sequential handle = model;
+            absl::StatusOr<std::map<std::string, float>> out;
+            {
+              py::gil_scoped_release nogil;
+              out = handle.Evaluate(xt, yt, batch_size);
+            }
+            return ValueOrThrow(std::move(out));
+          },
+          arg("x"), arg("y"), arg("batch_size"))
+      .def(
+          "predict",
+          [](const Sequential& model, py::handle x, int batch_size) {
+            Tensor xt = TensorFromArray(x, ArrayRole::kFeatures, "x");
+            Sequential handle = model;
+            absl::StatusOr<Tensor> out;
+            {
+              py::gil_scoped_release nogil;
+              out = handle.Predict(xt, batch_size);
+            }
+            return ArrayFromTensor(ValueOrThrow(std::move(out)));
+          },
+          arg("x"), arg("batch_size"))
+      .def("get_weights",
+           [](const Sequential& model) {
+             return ArraysFromTensors(model.GetWeights());
+           })
+      .def(
+          "set_weights",
+          [](const Sequential& model, const py::sequence& weights) {
+            std::vector<Tensor> tensors = WeightsFromArrays(weights);
+            Sequential handle = model;
+            absl::Status s;
+            {
+              py::gil_scoped_release nogil;
+              s = handle.SetWeights(tensors);
+            }
+            OkOrThrow(s);
+          },
+          arg("weights"))
+      .def("summary", &Sequential::Summary)
+      .def(
+          "save",
+          [](const Sequential& model, const std::string& dir) {
+            Sequential handle = model;
+            absl::Status s;
+            {
+              py::gil_scoped_release nogil;
+              s = handle.Save(dir);
+            }
+            OkOrThrow(s, ErrorContext::kFile);
+          },
+          arg("dir"))
+      .def_property(
+          "learning_rate",
+          [](const Sequential& model) {
+            return ValueOrThrow(model.learning_rate());
+          },
+          [](Sequential& model, float rate) {
+            OkOrThrow(model.SetLearningRate(rate));
+          })
+      .def_property("stop_training", &Sequential::stop_training,
+                    [](Sequential& model, bool stop) {
+                      if (stop) model.StopTraining();
+                    })
+      .def("graph_roots", [](const Sequential& model) {
+        return static_cast<int64_t>(model.GraphRoots().size());
+      });
+
+  m.def(
+      "load_model",
+      [](const std::string& dir, bool compile) {
+        absl::StatusOr<Sequential> model;
+        {
+          py::gil_scoped_release nogil;
+          model = LoadModel(dir, {.compile = compile});
+        }
+        return ValueOrThrow(std::move(model), ErrorContext::kFile);
+      },
+      arg("dir"), arg("compile") = true);
+}
+
+}  // namespace graphgc::python

@@ -1,0 +1,40 @@
+// python/ext/status_exception.h
+//
+// ThrowStatus: how a non-OK absl::Status reaches Python. InvalidArgument
+// becomes ValueError; in a call that touches files (ErrorContext::kFile:
+// save, load_model, fit with its file-writing callbacks) NotFound becomes
+// FileNotFoundError, PermissionDenied PermissionError, AlreadyExists
+// FileExistsError (all OSError), and DataLoss OSError; everything else is
+// RuntimeError. ValueError and OSError carry the C++ message; RuntimeError
+// carries the code too ("FAILED_PRECONDITION: ..."), since it stands for
+// several codes. Must be called with the GIL held.
+#ifndef GRAPHGC_PYTHON_EXT_STATUS_EXCEPTION_H_
+#define GRAPHGC_PYTHON_EXT_STATUS_EXCEPTION_H_
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace graphgc::python {
+
+enum class ErrorContext { kCompute, kFile };
+
+// Throws the Python exception for `status`, which must not be OK.
+[[noreturn]] void ThrowStatus(const absl::Status& status,
+                              ErrorContext context = ErrorContext::kCompute);
+
+// Returns the value of `result`, or throws its status as above.
+template <typename T>
+T ValueOrThrow(absl::StatusOr<T> result,
+               ErrorContext context = ErrorContext::kCompute) {
+  if (!result.ok()) ThrowStatus(result.status(), context);
+  return *std::move(result);
+}
+
+inline void OkOrThrow(const absl::Status& status,
+                      ErrorContext context = ErrorContext::kCompute) {
+  if (!status.ok()) ThrowStatus(status, context);
+}
+
+}  // namespace graphgc::python
+
+#endif  // GRAPHGC_PYTHON_EXT_STATUS_EXCEPTION_H_

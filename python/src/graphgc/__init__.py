@@ -1,0 +1,29 @@
+"""graphgc from Python, with Keras's API.
+
+Models live on graphgc's one process-wide graph; a model's graph nodes are
+held by the Python model object (through its C++ handle), so when the last
+Python reference to a model goes, the next safe point (a training step, an
+export, or graphgc.collect()) frees its nodes. No clear_session().
+
+    import graphgc
+    model = graphgc.Sequential([
+        graphgc.layers.Input((10,)),
+        graphgc.layers.Dense(64, activation="relu"),
+        graphgc.layers.Dense(10, activation="softmax"),
+    ])
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    history = model.fit(x, y, epochs=2,
+                        callbacks=[graphgc.callbacks.TensorBoard("logs/0")])
+"""
+
+from graphgc import callbacks, layers, losses, models, optimizers
+from graphgc.collector import (collect, explain_retention, gc_policy,
+                               gc_stats, leak_report, set_gc_policy)
+from graphgc.models import History, Sequential, load_model
+
+__all__ = [
+    "History", "Sequential", "callbacks", "collect", "explain_retention",
+    "gc_policy", "gc_stats", "layers", "leak_report", "load_model", "losses",
+    "models", "optimizers", "set_gc_policy",
+]

@@ -1,0 +1,141 @@
+"""Keras's callbacks.
+
+Subclass Callback and override any of on_train_begin(logs),
+on_train_end(logs), on_epoch_begin(epoch, logs), on_epoch_end(epoch, logs),
+on_batch_begin(batch, logs), on_batch_end(batch, logs) (and
+on_train_batch_begin/_end, Keras's other spelling): fit calls them as Keras
+does, with self.model the model being fit and self.params its settings.
+Methods not overridden are never called (no per-batch cost). An exception
+raised in one stops the fit and propagates out of fit(); setting
+self.model.stop_training = True ends the fit cleanly.
+
+The stock callbacks (TensorBoard, EarlyStopping, ModelCheckpoint,
+CSVLogger, ReduceLROnPlateau, TerminateOnNaN) run in C++.
+"""
+
+from graphgc import _graphgc
+
+
+class Callback:
+    """Base class of callbacks; every hook is a no-op."""
+
+    def __init__(self):
+        self.model = None
+        self.params = {}
+
+    def set_model(self, model):
+        self.model = model
+
+    def set_params(self, params):
+        self.params = params
+
+    def on_train_begin(self, logs=None):
+        pass
+
+    def on_train_end(self, logs=None):
+        pass
+
+    def on_epoch_begin(self, epoch, logs=None):
+        pass
+
+    def on_epoch_end(self, epoch, logs=None):
+        pass
+
+    def on_batch_begin(self, batch, logs=None):
+        pass
+
+    def on_batch_end(self, batch, logs=None):
+        pass
+
+    # What fit calls; as in Keras they call the older names above.
+    def on_train_batch_begin(self, batch, logs=None):
+        self.on_batch_begin(batch, logs)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.on_batch_end(batch, logs)
+
+
+class _Stock(Callback):
+    """A C++ callback (self._cpp) that fit hands to C++ as it is."""
+
+    def __init__(self, cpp):
+        super().__init__()
+        self._cpp = cpp
+
+
+class TensorBoard(_Stock):
+    """Writes log_dir/train/events.out.tfevents.*: the model's graph and
+    batch_loss / epoch_loss scalars. update_freq: "epoch", "batch" or a
+    number of batches."""
+
+    def __init__(self, log_dir="logs", update_freq="epoch", write_graph=True):
+        super().__init__(_graphgc.TensorBoard(str(log_dir), update_freq,
+                                              bool(write_graph)))
+
+    @property
+    def train_path(self):
+        return self._cpp.train_path
+
+    @property
+    def graph_nodes(self):
+        return self._cpp.graph_nodes
+
+
+class EarlyStopping(_Stock):
+    def __init__(self, monitor="val_loss", min_delta=0, patience=0,
+                 verbose=0, mode="auto", baseline=None,
+                 restore_best_weights=False):
+        if baseline is not None:
+            raise ValueError("EarlyStopping: baseline is not supported")
+        super().__init__(_graphgc.EarlyStopping(
+            monitor, float(min_delta), int(patience), mode,
+            bool(restore_best_weights)))
+
+    @property
+    def stopped_epoch(self):
+        return self._cpp.stopped_epoch
+
+    @property
+    def best(self):
+        return self._cpp.best
+
+    @property
+    def wait(self):
+        return self._cpp.wait
+
+
+class ModelCheckpoint(_Stock):
+    def __init__(self, filepath, monitor="val_loss", verbose=0,
+                 save_best_only=False, save_weights_only=False):
+        super().__init__(_graphgc.ModelCheckpoint(
+            str(filepath), monitor, bool(save_best_only),
+            bool(save_weights_only)))
+
+    @property
+    def best(self):
+        return self._cpp.best
+
+
+class CSVLogger(_Stock):
+    def __init__(self, filename, separator=",", append=False):
+        if separator != "," or append:
+            raise ValueError("CSVLogger: only separator=',' and append=False "
+                             "are supported")
+        super().__init__(_graphgc.CSVLogger(str(filename)))
+
+
+class ReduceLROnPlateau(_Stock):
+    def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0,
+                 mode="auto", min_delta=1e-4, cooldown=0, min_lr=0.0):
+        super().__init__(_graphgc.ReduceLROnPlateau(
+            monitor, float(factor), int(patience), mode, float(min_delta),
+            int(cooldown), float(min_lr)))
+
+    @property
+    def reductions(self):
+        return self._cpp.reductions
+
+
+class TerminateOnNaN(_Stock):
+    def __init__(self):
+        super().__init__(_graphgc.TerminateOnNaN())

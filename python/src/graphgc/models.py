@@ -1,0 +1,225 @@
+"""Keras's Sequential model, History and load_model.
+
+A Sequential holds its C++ model, a handle: while the Python object lives
+(referenced from a list, a callback, anything), its graph nodes live; when
+its last reference goes, the next safe point collects them. Calls that run
+the model (compile, fit, evaluate, predict, set_weights, save) release the
+GIL while C++ works, so Python threads can train different models at once.
+Bad input raises ValueError (InvalidArgument), OSError for file errors, or
+RuntimeError, and leaves the model and its weights as they were.
+"""
+
+import weakref
+
+from graphgc import _graphgc
+from graphgc import callbacks as _callbacks
+from graphgc import layers as _layers
+from graphgc import losses as _losses
+from graphgc import optimizers as _optimizers
+
+
+class History(_callbacks.Callback):
+    """What fit returns: .history maps "loss", "accuracy", "val_loss", ...
+    to one value per epoch run; .epoch lists those epochs; .params and
+    .model as Keras's."""
+
+    def __init__(self, history, epoch, params, model):
+        super().__init__()
+        self.history = history
+        self.epoch = epoch
+        self.params = params
+        # A weak reference: the model keeps its last History
+        # (model.history), which must not keep the model alive in a cycle.
+        self._model_ref = weakref.ref(model)
+
+    @property
+    def model(self):
+        return self._model_ref() if hasattr(self, "_model_ref") else None
+
+    @model.setter
+    def model(self, value):
+        if value is not None:
+            self._model_ref = weakref.ref(value)
+
+
+class Sequential:
+    """A linear stack of layers: Sequential([Input((10,)), Dense(10)]).
+
+    Layers may also be added with add() until the model is compiled; the
+    C++ model is made (and checked) once it is needed."""
+
+    def __init__(self, layers=None, name=None):
+        self._layers = []
+        self._requested_name = name or ""
+        self._model = None
+        self._compile_config = None
+        for layer in layers or []:
+            self._check_layer(layer)
+            self._layers.append(layer)
+        if self._layers:
+            self._build()
+
+    @staticmethod
+    def _check_layer(layer):
+        if not isinstance(layer, _layers.Layer):
+            raise ValueError("Sequential takes graphgc.layers objects, not "
+                             f"{type(layer).__name__}")
+
+    def _build(self):
+        if self._model is None:
+            if not self._layers:
+                raise ValueError("the model has no layers; give it an Input "
+                                 "and at least one layer")
+            self._model = _graphgc.Sequential(
+                [layer._layer for layer in self._layers],
+                self._requested_name)
+        return self._model
+
+    @classmethod
+    def _wrap(cls, cpp):
+        model = cls.__new__(cls)
+        model._layers = [_layers.Layer._wrap(layer) for layer in cpp.layers]
+        model._requested_name = cpp.name
+        model._model = cpp
+        model._compile_config = None
+        return model
+
+    def add(self, layer):
+        """Appends a layer; only before compile (the model is rebuilt)."""
+        self._check_layer(layer)
+        if self._model is not None and self._model.compiled:
+            raise RuntimeError("add() after compile(); build the model "
+                               "with all its layers, then compile it")
+        self._layers.append(layer)
+        self._model = None
+        try:
+            self._build()
+        except Exception:
+            self._layers.pop()
+            if self._layers:
+                self._build()
+            raise
+
+    @property
+    def name(self):
+        return self._build().name
+
+    @property
+    def layers(self):
+        """The layers after the Input, as Keras lists them."""
+        return [layer for layer in self._layers
+                if not isinstance(layer, _layers.InputLayer)]
+
+    @property
+    def stop_training(self):
+        return self._build().stop_training
+
+    @stop_training.setter
+    def stop_training(self, value):
+        self._build().stop_training = bool(value)
+
+    @property
+    def learning_rate(self):
+        """The compiled optimizer's learning rate (a variable: setting it
+        takes effect from the next step)."""
+        return self._build().learning_rate
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        self._build().learning_rate = float(value)
+
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None):
+        """optimizer: "adam", "sgd" or a graphgc.optimizers object; loss:
+        "sparse_categorical_crossentropy", "categorical_crossentropy",
+        "mse" or a graphgc.losses object; metrics: e.g. ["accuracy"]."""
+        if loss is None:
+            raise ValueError("compile() needs a loss")
+        opt = _optimizers.get(optimizer)
+        loss_obj = _losses.get(loss)
+        if metrics is None:
+            metrics = []
+        elif isinstance(metrics, str):
+            metrics = [metrics]
+        for metric in metrics:
+            if not isinstance(metric, str):
+                raise ValueError("metrics must be names such as "
+                                 f"\"accuracy\", not {metric!r}")
+        self._build().compile(opt._cpp(), loss_obj._cpp(), list(metrics))
+        self.optimizer = opt
+        self.loss = loss_obj
+
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1,
+            callbacks=None, validation_data=None, shuffle=True, seed=0):
+        """Trains the model; returns a History. x, y: NumPy arrays (or
+        anything np.asarray takes); verbose 0, 1 (progress bar on stderr)
+        or 2 (a line per epoch)."""
+        model = self._build()
+        if verbose == "auto":
+            verbose = 1
+        given = list(callbacks or [])
+        for callback in given:
+            if not isinstance(callback, _callbacks.Callback):
+                raise ValueError("callbacks must be graphgc.callbacks."
+                                 f"Callback objects, not "
+                                 f"{type(callback).__name__}")
+            callback.set_model(self)
+        cpp = [getattr(c, "_cpp", None) or c for c in given]
+        history, epoch = model.fit(
+            x, y, int(epochs), 32 if batch_size is None else int(batch_size),
+            bool(shuffle), int(verbose), cpp, validation_data, int(seed),
+            _callbacks.Callback)
+        params = {"epochs": int(epochs), "verbose": int(verbose)}
+        self.history = History(history, list(epoch), params, self)
+        return self.history
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose=0,
+                 return_dict=False):
+        """The loss and metrics over (x, y): a dict with return_dict, else
+        [loss, metric, ...] in compile order (the loss alone, a float, when
+        there are no metrics), as Keras."""
+        out = self._build().evaluate(
+            x, y, 32 if batch_size is None else int(batch_size))
+        if return_dict:
+            return dict(out)
+        names = ["loss"] + [k for k in out if k != "loss"]
+        if len(names) == 1:
+            return out["loss"]
+        return [out[k] for k in names]
+
+    def predict(self, x, batch_size=None, verbose=0):
+        """The model's outputs for x as a NumPy array."""
+        return self._build().predict(
+            x, 32 if batch_size is None else int(batch_size))
+
+    def __call__(self, x):
+        return self.predict(x)
+
+    def get_weights(self):
+        """Every weight as a NumPy array (copies the caller owns), in layer
+        order: Dense/Conv2D kernel and bias, BatchNormalization gamma, beta,
+        moving mean and variance."""
+        return self._build().get_weights()
+
+    def set_weights(self, weights):
+        """Sets every weight, all or none (a wrong count, shape or dtype
+        raises ValueError and changes nothing)."""
+        self._build().set_weights(list(weights))
+
+    def summary(self, print_fn=None):
+        """Prints Keras's summary table (or passes it to print_fn)."""
+        text = self._build().summary()
+        (print_fn or print)(text.rstrip("\n"))
+
+    def save(self, filepath):
+        """Writes the model to the directory filepath (config.json,
+        model.weights.h5, model.pb, signature.json), atomically."""
+        self._build().save(str(filepath))
+
+    def __repr__(self):
+        return f"<graphgc.Sequential name={self.name!r}>"
+
+
+def load_model(filepath, compile=True):  # noqa: A002 (Keras's spelling)
+    """A model saved with Sequential.save, compiled when it was."""
+    return Sequential._wrap(_graphgc.load_model(str(filepath),
+                                                bool(compile)))
