@@ -2,6 +2,8 @@
 # The test command (README, .ci/run): installs what is missing, then runs
 #  1. every test target (bazel test //...), which also builds every binary
 #     and benchmark,
+#  1b. the Python package's pytest suites (tests/python), each test
+#     counted,
 #  2. every test target again under AddressSanitizer+UBSan and under
 #     ThreadSanitizer (--build_tests_only: benchmarks and tools are built
 #     only in step 1),
@@ -12,8 +14,8 @@
 #     tests/fuzz from its seed corpus (clang + ASan/UBSan, built by
 #     tests/fuzz/build_fuzzers.sh),
 # and ends with the time each stage took and one line "N passed, N failed"
-# counted from what ran (a test target per configuration, the downstream
-# program, each fuzz target).
+# counted from what ran (a test target per configuration, each pytest test,
+# the downstream program, each fuzz target).
 #
 # Compiled work is kept outside the clone, so a second run (or a fresh clone
 # on the same machine) recompiles only what changed: Bazel's disk cache
@@ -58,6 +60,29 @@ run_bazel_tests() {
 
 run_bazel_tests default //...
 end_stage "bazel test //... (default)"
+# The Python package (python/): build it, then run the pytest suites of
+# tests/python with Debian's /usr/bin/python3, counting each test. Right
+# after the default stage, whose build it reuses, and before the sanitizer
+# stages move bazel-bin to their configurations.
+echo "=== python: pytest tests/python"
+if ./bazelw build //python:graphgc; then
+  PYTHONPATH="$ROOT/bazel-bin/python" PYTHONDONTWRITEBYTECODE=1 \
+    /usr/bin/python3 -m pytest -q -rA -p no:cacheprovider tests/python 2>&1 |
+    tee "$log"
+  py_rc=${PIPESTATUS[0]}
+  p=$(grep -cE '^PASSED ' "$log" || true)
+  f=$(grep -cE '^(FAILED|ERROR) ' "$log" || true)
+  passed=$((passed + p))
+  failed=$((failed + f))
+  if [[ $py_rc -ne 0 && $f -eq 0 ]]; then
+    echo "=== python: pytest exited $py_rc with no failing test listed; counting one failure"
+    failed=$((failed + 1))
+  fi
+else
+  echo "=== python: //python:graphgc did not build; counting one failure"
+  failed=$((failed + 1))
+fi
+end_stage "python (pytest tests/python)"
 run_bazel_tests asan --config=asan --build_tests_only //...
 end_stage "bazel test //... (asan+ubsan)"
 run_bazel_tests tsan --config=tsan --build_tests_only //...

@@ -56,7 +56,7 @@ void RegisterBench(py::module_& m) {
         double seconds = absl::ToDoubleSeconds(absl::Now() - start);
         if (!history.ok()) {
           py::gil_scoped_acquire gil;
-          ThrowStatus(history.status(), ErrorContext::kFile);
+          ThrowStatus(history.status(), ErrorContext::kFit);
         }
         return seconds;
       },

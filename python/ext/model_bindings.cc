@@ -89,7 +89,7 @@ py::tuple Fit(const Sequential& model, py::handle x, py::handle y, int epochs,
       throw *std::move(e);
     }
   }
-  History h = ValueOrThrow(std::move(history), ErrorContext::kFile);
+  History h = ValueOrThrow(std::move(history), ErrorContext::kFit);
   return py::make_tuple(h.history, h.epoch);
 }
 

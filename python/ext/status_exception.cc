@@ -10,21 +10,25 @@ namespace graphgc::python {
 
 void ThrowStatus(const absl::Status& status, ErrorContext context) {
   std::string message(status.message());
+  const bool files = context != ErrorContext::kCompute;
   PyObject* type = PyExc_RuntimeError;
   switch (status.code()) {
     case absl::StatusCode::kInvalidArgument:
       type = PyExc_ValueError;
       break;
     case absl::StatusCode::kNotFound:
-      if (context == ErrorContext::kFile) type = PyExc_FileNotFoundError;
+      if (files) type = PyExc_FileNotFoundError;
       break;
     case absl::StatusCode::kPermissionDenied:
-      if (context == ErrorContext::kFile) type = PyExc_PermissionError;
+      if (files) type = PyExc_PermissionError;
       break;
     case absl::StatusCode::kAlreadyExists:
-      if (context == ErrorContext::kFile) type = PyExc_FileExistsError;
+      if (files) type = PyExc_FileExistsError;
       break;
     case absl::StatusCode::kDataLoss:
+      if (files) type = PyExc_OSError;
+      break;
+    case absl::StatusCode::kFailedPrecondition:
       if (context == ErrorContext::kFile) type = PyExc_OSError;
       break;
     default:

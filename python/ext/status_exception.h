@@ -1,13 +1,15 @@
 // python/ext/status_exception.h
 //
 // ThrowStatus: how a non-OK absl::Status reaches Python. InvalidArgument
-// becomes ValueError; in a call that touches files (ErrorContext::kFile:
-// save, load_model, fit with its file-writing callbacks) NotFound becomes
+// becomes ValueError; in a call that touches files (ErrorContext::kFit, a
+// fit with its file-writing callbacks, and kFile) NotFound becomes
 // FileNotFoundError, PermissionDenied PermissionError, AlreadyExists
-// FileExistsError (all OSError), and DataLoss OSError; everything else is
-// RuntimeError. ValueError and OSError carry the C++ message; RuntimeError
-// carries the code too ("FAILED_PRECONDITION: ..."), since it stands for
-// several codes. Must be called with the GIL held.
+// FileExistsError (all OSError), and DataLoss OSError; in a call that is
+// a file operation (kFile: save, load_model, CSVLogger), FailedPrecondition
+// too (a path that is not a directory, a directory holding other files);
+// everything else is RuntimeError. ValueError and OSError carry the C++
+// message; RuntimeError carries the code too ("FAILED_PRECONDITION: ..."),
+// since it stands for several codes. Must be called with the GIL held.
 #ifndef GRAPHGC_PYTHON_EXT_STATUS_EXCEPTION_H_
 #define GRAPHGC_PYTHON_EXT_STATUS_EXCEPTION_H_
 
@@ -16,7 +18,7 @@
 
 namespace graphgc::python {
 
-enum class ErrorContext { kCompute, kFile };
+enum class ErrorContext { kCompute, kFit, kFile };
 
 // Throws the Python exception for `status`, which must not be OK.
 [[noreturn]] void ThrowStatus(const absl::Status& status,

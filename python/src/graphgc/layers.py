@@ -13,8 +13,10 @@ def _pair(value, what):
     if isinstance(value, int):
         return [value, value]
     try:
+        if isinstance(value, str):
+            raise TypeError
         out = [int(v) for v in value]
-    except TypeError:
+    except (TypeError, ValueError):
         raise ValueError(f"{what} must be an int or a tuple of ints, "
                          f"not {value!r}") from None
     return out

@@ -1,0 +1,191 @@
+"""graphgc.Sequential: Keras's model API."""
+
+import os
+
+import numpy as np
+import pytest
+
+import graphgc
+from conftest import make_model
+
+
+def test_fit_returns_history_of_each_epoch(model, data):
+    history = model.fit(*data, epochs=3, batch_size=64, verbose=0)
+    assert history.epoch == [0, 1, 2]
+    assert sorted(history.history) == ["accuracy", "loss"]
+    assert len(history.history["loss"]) == 3
+    assert history.model is model
+    assert model.history is history
+
+
+def test_fit_with_validation_data_reports_val_metrics(model, data):
+    x, y = data
+    history = model.fit(x, y, validation_data=(x[:32], y[:32]), verbose=0)
+    assert sorted(history.history) == ["accuracy", "loss", "val_accuracy",
+                                       "val_loss"]
+
+
+def test_fit_lowers_the_loss(model, data):
+    history = model.fit(*data, epochs=20, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+
+
+def test_fit_without_shuffle_is_deterministic(data):
+    a, b = make_model(), make_model()
+    ha = a.fit(*data, epochs=2, shuffle=False, verbose=0)
+    hb = b.fit(*data, epochs=2, shuffle=False, verbose=0)
+    assert ha.history == hb.history
+
+
+def test_evaluate_returns_list_in_compile_order(model, data):
+    loss, accuracy = model.evaluate(*data)
+    assert loss > 0 and 0 <= accuracy <= 1
+
+
+def test_evaluate_return_dict_gives_names(model, data):
+    out = model.evaluate(*data, return_dict=True)
+    assert sorted(out) == ["accuracy", "loss"]
+
+
+def test_evaluate_without_metrics_returns_the_loss(data):
+    model = make_model(metrics=())
+    assert isinstance(model.evaluate(*data), float)
+
+
+def test_predict_returns_probabilities_as_numpy(model, data):
+    out = model.predict(data[0])
+    assert isinstance(out, np.ndarray)
+    assert out.dtype == np.float32 and out.shape == (256, 10)
+    np.testing.assert_allclose(out.sum(axis=1), 1.0, rtol=1e-5)
+
+
+def test_get_weights_gives_kernel_and_bias_per_dense(model):
+    shapes = [w.shape for w in model.get_weights()]
+    assert shapes == [(10, 16), (16,), (16, 10), (10,)]
+
+
+def test_set_weights_round_trips(model, data):
+    weights = [np.full_like(w, 0.5) for w in model.get_weights()]
+    model.set_weights(weights)
+    for got, want in zip(model.get_weights(), weights):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_summary_prints_keras_table(model, capsys):
+    model.summary()
+    out = capsys.readouterr().out
+    assert "Total params: 346" in out
+    assert "(None, 16)" in out
+
+
+def test_summary_goes_to_print_fn(model):
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert "Model:" in lines[0]
+
+
+def test_named_model_keeps_its_name():
+    assert make_model(name="classifier").name.startswith("classifier")
+
+
+def test_add_builds_the_model_layer_by_layer(data):
+    model = graphgc.Sequential()
+    model.add(graphgc.layers.Input((10,)))
+    model.add(graphgc.layers.Dense(10, activation="softmax"))
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    model.fit(*data, verbose=0)
+    assert len(model.layers) == 1
+
+
+def test_add_after_compile_is_refused(model):
+    with pytest.raises(RuntimeError, match="compile"):
+        model.add(graphgc.layers.Dense(3))
+
+
+def test_save_and_load_model_predict_the_same(model, data, tmp_path):
+    model.fit(*data, verbose=0)
+    model.save(tmp_path / "saved")
+    loaded = graphgc.models.load_model(tmp_path / "saved")
+    np.testing.assert_array_equal(loaded.predict(data[0]),
+                                  model.predict(data[0]))
+    assert [type(layer).__name__ for layer in loaded.layers] == ["Dense",
+                                                                 "Dense"]
+    loaded.fit(*data, verbose=0)
+
+
+def test_load_model_of_missing_directory_is_os_error(tmp_path):
+    with pytest.raises(OSError, match="config.json"):
+        graphgc.models.load_model(tmp_path / "nothing")
+
+
+def test_save_over_a_regular_file_is_os_error(model, tmp_path):
+    target = tmp_path / "file"
+    target.write_text("not a model")
+    with pytest.raises(OSError, match="Not a directory"):
+        model.save(target)
+    assert target.read_text() == "not a model"
+
+
+# Bad input raises and leaves the weights as they were.
+
+def assert_weights_equal(a, b):
+    assert len(a) == len(b)
+    for wa, wb in zip(a, b):
+        np.testing.assert_array_equal(wa, wb)
+
+
+def test_fit_with_wrong_feature_count_is_value_error(model, data):
+    before = model.get_weights()
+    with pytest.raises(ValueError):
+        model.fit(np.zeros((8, 3), np.float32), np.zeros(8, np.int32),
+                  verbose=0)
+    assert_weights_equal(model.get_weights(), before)
+
+
+def test_fit_with_label_out_of_range_is_value_error(model, data):
+    x, y = data
+    before = model.get_weights()
+    bad = y.copy()
+    bad[-1] = 10
+    with pytest.raises(ValueError, match="10"):
+        model.fit(x, bad, verbose=0)
+    assert_weights_equal(model.get_weights(), before)
+
+
+def test_fit_with_mismatched_sample_counts_is_value_error(model, data):
+    x, y = data
+    before = model.get_weights()
+    with pytest.raises(ValueError):
+        model.fit(x, y[:10], verbose=0)
+    assert_weights_equal(model.get_weights(), before)
+
+
+def test_set_weights_with_wrong_shape_changes_nothing(model):
+    before = model.get_weights()
+    bad = [np.ones_like(w) for w in before]
+    bad[2] = np.ones((3, 3), np.float32)
+    with pytest.raises(ValueError):
+        model.set_weights(bad)
+    assert_weights_equal(model.get_weights(), before)
+
+
+def test_set_weights_with_too_few_arrays_changes_nothing(model):
+    before = model.get_weights()
+    with pytest.raises(ValueError):
+        model.set_weights(before[:1])
+    assert_weights_equal(model.get_weights(), before)
+
+
+def test_predict_with_wrong_rank_is_value_error(model):
+    with pytest.raises(ValueError):
+        model.predict(np.zeros((2, 10, 1), np.float32))
+
+
+def test_fit_before_compile_is_runtime_error(data):
+    with pytest.raises(RuntimeError):
+        make_model(compile=False).fit(*data, verbose=0)
+
+
+def test_non_layer_in_sequential_is_value_error():
+    with pytest.raises(ValueError, match="str"):
+        graphgc.Sequential([graphgc.layers.Input((3,)), "dense"])
