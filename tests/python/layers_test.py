@@ -60,3 +60,8 @@ def test_callable_activation_is_refused_by_name():
 def test_bad_kernel_size_is_refused():
     with pytest.raises(ValueError, match="kernel_size"):
         layers.Conv2D(4, "three")
+
+
+def test_negative_seed_is_refused_by_name():
+    with pytest.raises(ValueError, match="Dense: seed"):
+        layers.Dense(4, seed=-1)

@@ -189,3 +189,18 @@ def test_fit_before_compile_is_runtime_error(data):
 def test_non_layer_in_sequential_is_value_error():
     with pytest.raises(ValueError, match="str"):
         graphgc.Sequential([graphgc.layers.Input((3,)), "dense"])
+
+
+def test_batch_size_beyond_int32_is_value_error(model, data):
+    with pytest.raises(ValueError, match="batch_size"):
+        model.fit(*data, batch_size=2**40, verbose=0)
+
+
+def test_negative_fit_seed_is_value_error(model, data):
+    with pytest.raises(ValueError, match="seed"):
+        model.fit(*data, seed=-1, verbose=0)
+
+
+def test_fractional_epochs_is_value_error(model, data):
+    with pytest.raises(ValueError, match="epochs"):
+        model.fit(*data, epochs=1.5, verbose=0)

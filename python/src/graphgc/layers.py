@@ -6,7 +6,7 @@ two models is shared by them, as in Keras. Bad options are reported when a
 model is made from the layer (ValueError), as graphgc's C++ does.
 """
 
-from graphgc import _graphgc
+from graphgc import _args, _graphgc
 
 
 def _pair(value, what):
@@ -67,8 +67,10 @@ def Input(shape, name=None, **kwargs):  # noqa: N802 (Keras's spelling)
 class Dense(Layer):
     def __init__(self, units, activation=None, use_bias=True, name=None,
                  seed=None):
-        super().__init__(_graphgc.dense(int(units), _activation(activation),
-                                        bool(use_bias), name or "", seed))
+        super().__init__(_graphgc.dense(
+            _args.int32(units, "Dense: units", low=-_args._INT32_MAX),
+            _activation(activation), bool(use_bias), name or "",
+            _args.seed(seed, "Dense: seed")))
 
     @property
     def units(self):
@@ -81,7 +83,7 @@ class Conv2D(Layer):
         super().__init__(_graphgc.conv2d(
             int(filters), _pair(kernel_size, "kernel_size"),
             _pair(strides, "strides"), padding, _activation(activation),
-            bool(use_bias), name or "", seed))
+            bool(use_bias), name or "", _args.seed(seed, "Conv2D: seed")))
 
     @property
     def filters(self):
@@ -104,7 +106,8 @@ class Flatten(Layer):
 
 class Dropout(Layer):
     def __init__(self, rate, seed=None, name=None):
-        super().__init__(_graphgc.dropout(float(rate), name or "", seed))
+        super().__init__(_graphgc.dropout(float(rate), name or "",
+                                          _args.seed(seed, "Dropout: seed")))
 
 
 class BatchNormalization(Layer):

@@ -3,7 +3,7 @@ MeanSquaredError; compile() also takes their names
 ("sparse_categorical_crossentropy", "categorical_crossentropy", "mse" or
 "mean_squared_error")."""
 
-from graphgc import _graphgc, _lookup
+from graphgc import _args, _graphgc
 
 
 class Loss:
@@ -42,6 +42,6 @@ _BY_NAME = {
 
 def get(identifier):
     """A Loss from a name or a Loss."""
-    return _lookup.get(identifier, Loss, _BY_NAME, "loss",
+    return _args.get(identifier, Loss, _BY_NAME, "loss",
                        ", ".join(repr(k) for k in _BY_NAME)
                        + " and the graphgc.losses classes")

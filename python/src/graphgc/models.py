@@ -11,7 +11,7 @@ RuntimeError, and leaves the model and its weights as they were.
 
 import weakref
 
-from graphgc import _graphgc
+from graphgc import _args, _graphgc
 from graphgc import callbacks as _callbacks
 from graphgc import layers as _layers
 from graphgc import losses as _losses
@@ -164,11 +164,14 @@ class Sequential:
                                  f"{type(callback).__name__}")
             callback.set_model(self)
         cpp = [getattr(c, "_cpp", None) or c for c in given]
+        epochs = _args.int32(epochs, "epochs")
+        batch_size = _args.int32(32 if batch_size is None else batch_size,
+                                 "batch_size")
+        verbose = _args.int32(verbose, "verbose")
         history, epoch = model.fit(
-            x, y, int(epochs), 32 if batch_size is None else int(batch_size),
-            bool(shuffle), int(verbose), cpp, validation_data, int(seed),
-            _callbacks.Callback)
-        params = {"epochs": int(epochs), "verbose": int(verbose)}
+            x, y, epochs, batch_size, bool(shuffle), verbose, cpp,
+            validation_data, _args.seed(seed), _callbacks.Callback)
+        params = {"epochs": epochs, "verbose": verbose}
         self.history = History(history, list(epoch), params, self)
         return self.history
 
@@ -178,7 +181,8 @@ class Sequential:
         [loss, metric, ...] in compile order (the loss alone, a float, when
         there are no metrics), as Keras."""
         out = self._build().evaluate(
-            x, y, 32 if batch_size is None else int(batch_size))
+            x, y, _args.int32(32 if batch_size is None else batch_size,
+                              "batch_size"))
         if return_dict:
             return dict(out)
         names = ["loss"] + [k for k in out if k != "loss"]
@@ -189,7 +193,8 @@ class Sequential:
     def predict(self, x, batch_size=None, verbose=0):
         """The model's outputs for x as a NumPy array."""
         return self._build().predict(
-            x, 32 if batch_size is None else int(batch_size))
+            x, _args.int32(32 if batch_size is None else batch_size,
+                           "batch_size"))
 
     def __call__(self, x):
         return self.predict(x)

@@ -1,7 +1,7 @@
 """Keras's optimizers Adam and SGD (with its defaults); compile() also
 takes their names, "adam" and "sgd"."""
 
-from graphgc import _graphgc, _lookup
+from graphgc import _args, _graphgc
 
 
 class Optimizer:
@@ -38,6 +38,6 @@ _BY_NAME = {"adam": Adam, "sgd": SGD}
 
 def get(identifier):
     """An Optimizer from a name ("adam", "sgd") or an Optimizer."""
-    return _lookup.get(identifier, Optimizer, _BY_NAME, "optimizer",
+    return _args.get(identifier, Optimizer, _BY_NAME, "optimizer",
                        "\"adam\", \"sgd\", graphgc.optimizers.Adam(...) "
                        "and graphgc.optimizers.SGD(...)")
