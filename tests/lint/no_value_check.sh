@@ -2,7 +2,8 @@
 # tests/lint/no_value_check.sh
 #
 # Fails, listing file:line, for every `.value()` call in library code: the
-# .h and .cc files under gc/ runtime/ ops/ models/ serialize/ util/ tools/.
+# .h and .cc files under gc/ runtime/ ops/ models/ serialize/ util/ tools/
+# python/ (the extension module, where an abort takes the interpreter down).
 # Library code returns a fallible result's status (GG_ASSIGN_OR_RETURN,
 # GG_RETURN_IF_ERROR) instead of calling .value() on it, which aborts the
 # process on an error.
@@ -20,14 +21,14 @@
 # Usage: no_value_check.sh [workspace root [folder...]]. Without a root (as
 # the sh_test //tests/lint:no_value_check runs it) the root is found from
 # this script's real location, so the check reads the current source tree;
-# folders (default: all seven above) narrow the check, e.g. `. models`.
+# folders (default: all eight above) narrow the check, e.g. `. models`.
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 root=${1:-$(cd "$here/../.." && pwd)}
 [[ $# -gt 0 ]] && shift
 wanted=("$@")
-[[ ${#wanted[@]} -eq 0 ]] && wanted=(gc runtime ops models serialize util tools)
+[[ ${#wanted[@]} -eq 0 ]] && wanted=(gc runtime ops models serialize util tools python)
 allowlist="$root/tests/lint/no_value_allowlist.txt"
 cd "$root"
 
