@@ -112,15 +112,26 @@ def test_thousand_models_in_a_loop_keep_rss_flat():
     assert rss[-1] / rss[9] <= 1.05, (rss[9], rss[-1])
 
 
-def test_two_threads_fit_while_a_third_collects(data):
+def test_two_threads_fit_with_python_callbacks_while_a_third_collects(data):
     x, y = data
     models = [make_model(), make_model()]
     results, errors = {}, []
     done = threading.Event()
 
+    class CountBatches(graphgc.callbacks.Callback):
+        def __init__(self):
+            super().__init__()
+            self.batches = 0
+
+        def on_batch_end(self, batch, logs=None):
+            self.batches += 1  # takes the GIL from C++ on the fit's thread
+
+    counters = [CountBatches(), CountBatches()]
+
     def fit(i):
         try:
-            results[i] = models[i].fit(x, y, epochs=5, verbose=0)
+            results[i] = models[i].fit(x, y, epochs=5, verbose=0,
+                                       callbacks=[counters[i]])
         except Exception as e:  # reported below
             errors.append(e)
 
@@ -139,5 +150,6 @@ def test_two_threads_fit_while_a_third_collects(data):
     collector.join()
     assert errors == []
     for i in range(2):
+        assert counters[i].batches == 5 * 8
         assert len(results[i].history["loss"]) == 5
         assert np.isfinite(results[i].history["loss"][-1])
