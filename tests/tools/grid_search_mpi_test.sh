@@ -21,13 +21,21 @@ grid=(--data="$data" --folds=3 --units=8,16 --dropout=0,0.2 --epochs=4
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# Under --config=asan: OpenMPI's runtime keeps what MPI_Init allocates and
+# its memory hooks hide pointers from LeakSanitizer, which then reports
+# leaks in libmpi, absl's flags and HDF5 at exit. Leak checking stays on for
+# the single-process run; the ranks under mpirun keep every other ASan check.
+mpirun_asan=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+run_mpi() {
+  ASAN_OPTIONS=$mpirun_asan mpirun --allow-run-as-root --oversubscribe -np 2 "$@"
+}
+
 # The trial lines of a run's output.
 trials() { sed -n '/^Trials/,/^$/p' "$1"; }
 
 "$bin" --mpi=off "${grid[@]}" >"$tmp/alone.out" 2>"$tmp/alone.err" ||
   { cat "$tmp/alone.err" >&2; fail "the single-process run failed"; }
-mpirun --allow-run-as-root --oversubscribe -np 2 \
-  "$bin" "${grid[@]}" >"$tmp/mpi.out" 2>"$tmp/mpi.err" ||
+run_mpi "$bin" "${grid[@]}" >"$tmp/mpi.out" 2>"$tmp/mpi.err" ||
   { cat "$tmp/mpi.err" >&2; fail "the 2-rank run failed"; }
 
 grep -q "on 2 processes (MPI)" "$tmp/mpi.out" ||
@@ -43,8 +51,7 @@ grep -q '^Rank 1: 6 trials' "$tmp/mpi.out" || fail "rank 1 did not run 6 trials"
 echo "ok: 12 trials equal on 1 and 2 ranks"
 
 # Trial 5 (c01_f2) is rank 1's (5 % 2 == 1).
-if mpirun --allow-run-as-root --oversubscribe -np 2 \
-    "$bin" "${grid[@]}" --fail_trial=5 >"$tmp/fail.out" 2>"$tmp/fail.err"; then
+if run_mpi "$bin" "${grid[@]}" --fail_trial=5 >"$tmp/fail.out" 2>"$tmp/fail.err"; then
   fail "a run with a failing trial succeeded"
 fi
 grep -q "grid_search: rank 1: .*trial 5 (c01_f2)" "$tmp/fail.err" ||
