@@ -292,14 +292,17 @@ std::string FormatSummary(const Summary& s) {
   absl::StrAppendFormat(
       &out, "  live graph nodes   first %d, last %d, max %d\n",
       s.live_nodes_first, s.live_nodes_last, s.live_nodes_max);
-  absl::StrAppendFormat(
-      &out,
+  absl::StrAppend(&out, FormatCollector(s.gc));
+  return out;
+}
+
+std::string FormatCollector(const GcStats& gc) {
+  return absl::StrFormat(
       "Collector: %d collections (%d minor), %d nodes swept, %.2f ms total "
       "pause (last %.3f ms), peak %d nodes, %d live now\n",
-      s.gc.collections, s.gc.minor_collections, s.gc.swept_total,
-      s.gc.pause_ns_total / 1e6, s.gc.last_pause_ns / 1e6, s.gc.peak_nodes,
-      s.gc.live_nodes);
-  return out;
+      gc.collections, gc.minor_collections, gc.swept_total,
+      gc.pause_ns_total / 1e6, gc.last_pause_ns / 1e6, gc.peak_nodes,
+      gc.live_nodes);
 }
 
 std::string FormatSummaryKeyValues(const Summary& s) {

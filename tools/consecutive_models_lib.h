@@ -37,7 +37,7 @@ struct Options {
   bool gc = true;            // false: set_gc_policy({.automatic = false})
   bool share_layer = false;  // every model reuses one Dense(64) layer
   int batch_size = 32;
-  int threads = 1;           // SequentialOptions::intra_op_threads
+  int threads = 1;  // SequentialOptions::intra_op_threads
   int samples = 1000;
   bool leak_report = false;  // fill RunResult::leak_report
   Graph* graph = nullptr;    // nullptr: Graph::Default()
@@ -113,6 +113,9 @@ Summary Summarize(const RunResult& result);
 std::string FormatTable(const std::vector<RunRow>& rows);
 // The closing summary, several lines.
 std::string FormatSummary(const Summary& summary);
+// The collector's totals as one line ("Collector: N collections (M minor),
+// ... ms total pause ..."), shared with the other tools.
+std::string FormatCollector(const GcStats& gc);
 // The summary as "key=value" lines, for scripts (bench/all reads it).
 std::string FormatSummaryKeyValues(const Summary& summary);
 
