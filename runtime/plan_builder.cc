@@ -217,9 +217,9 @@ absl::Status WalkSubgraph(PlanBuild& b, const std::vector<Output>& fetches,
         }
         continue;
       }
-      if (n.op == "Placeholder") {
+      if (DispatchOf(n) == OpDef::Dispatch::kFeed) {
         return absl::InvalidArgumentError(
-            absl::StrCat("Placeholder '", n.name, "' must be fed"));
+            absl::StrCat(n.op, " '", n.name, "' must be fed"));
       }
       step_of[top.id.index] = static_cast<uint32_t>(plan.steps.size());
       Step step;
@@ -287,7 +287,7 @@ absl::Status BindKernelsAndFold(PlanBuild& b,
       step.kernel = n.op_def->bind ? n.op_def->bind(n.attrs) : n.op_def->kernel;
     }
     if (dispatch == OpDef::Dispatch::kHandle ||
-        (!has_kernel && n.op == "NoOp")) {
+        dispatch == OpDef::Dispatch::kNothing) {
       step.kind = Step::Kind::kSkip;
     } else if (has_kernel) {
       // What needs no kernel per run is computed now, once.

@@ -29,7 +29,9 @@
 // Errors name the node or the Run argument ("fetch 2"): an empty Output or
 // one of another graph, a swept node, an output index out of range, a feed
 // that is a resource or fed twice, an unfed feed point (a Placeholder), a
-// cycle, a kernel that fails while folding. Nothing is cached on error.
+// cycle, a kernel that fails while folding. What a node is to the plan comes
+// from its OpDef (OpDef::Dispatch, stateful, shape_only), never its op name.
+// Nothing is cached on error.
 //
 // Thread safety: the passes need the graph's heap lock held at least shared
 // (BuildPlan takes it); the plan is private to the build until returned.

@@ -58,6 +58,40 @@ TEST_F(PlanBuilderTest, WalkSubgraphRefusesAnUnfedFeedPoint) {
   EXPECT_TRUE(absl::StrContains(s.message(), "'x' must be fed")) << s;
 }
 
+// A source node of `def` named `name` with one float output of shape [1].
+NodeHandle SourceNode(Graph& g, const OpDef* def, const std::string& name) {
+  NodeSpec spec{.op = def->type, .op_def = def, .name = name};
+  spec.output_types = {DT_FLOAT};
+  spec.output_shapes = {TensorShape({1})};
+  return g.AddNode(std::move(spec)).value();
+}
+
+TEST_F(PlanBuilderTest, WalkSubgraphAsksTheOpDefWhetherANodeIsAFeedPoint) {
+  const OpDef def{.type = "Input", .dispatch = OpDef::Dispatch::kFeed};
+  Output in(SourceNode(g_, &def, "in"), 0);
+  Output sq = ops_.Square(in).value();
+  absl::Status s = Build({}, {sq}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "Input 'in' must be fed")) << s;
+  EXPECT_TRUE(Build({{in, Vec({2})}}, {sq}).ok());
+}
+
+TEST_F(PlanBuilderTest, BindKernelsAndFoldSkipsAnOpThatComputesNothing) {
+  int runs = 0;
+  const OpDef def{.type = "Barrier",
+                  .dispatch = OpDef::Dispatch::kNothing,
+                  .kernel = [&runs](OpKernelContext&) {
+                    ++runs;
+                    return absl::OkStatus();
+                  }};
+  NodeHandle barrier = SourceNode(g_, &def, "barrier");
+  std::shared_ptr<const Plan> plan =
+      Build({}, {}, {Output(barrier, 0)}).value();
+  ASSERT_EQ(plan->steps.size(), 1u);
+  EXPECT_EQ(plan->steps[0].kind, Step::Kind::kSkip);
+  EXPECT_EQ(runs, 0);
+}
+
 TEST_F(PlanBuilderTest, AssignSlotsNumbersFeedsFirstThenEachStepsOutputs) {
   Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
   Output sq = ops_.Square(x).value();

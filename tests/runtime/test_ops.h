@@ -59,8 +59,10 @@ class TestOps {
       c.set_output(0, *v);
       return absl::OkStatus();
     });
-    defs_["Placeholder"] = std::make_unique<OpDef>(OpDef{"Placeholder"});
-    defs_["NoOp"] = std::make_unique<OpDef>(OpDef{"NoOp"});
+    defs_["Placeholder"] = std::make_unique<OpDef>(
+        OpDef{.type = "Placeholder", .dispatch = OpDef::Dispatch::kFeed});
+    defs_["NoOp"] = std::make_unique<OpDef>(
+        OpDef{.type = "NoOp", .dispatch = OpDef::Dispatch::kNothing});
     Def(
         "Identity",
         [](OpKernelContext& c) {
