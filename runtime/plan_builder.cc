@@ -5,6 +5,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/algorithm.h"
 #include "runtime/node.h"
 #include "runtime/op_def.h"
 #include "unsupported/Eigen/CXX11/Tensor"
@@ -166,71 +167,70 @@ absl::Status AddFeeds(PlanBuild& b, const Feeds& feeds) {
 
 absl::Status WalkSubgraph(PlanBuild& b, const std::vector<Output>& fetches,
                           const std::vector<Output>& targets) {
-  Plan& plan = *b.plan;
   const Graph& graph = b.graph;
   // Depth-first walk from fetches and targets through data and control
   // inputs, stopping at fed outputs; post-order is a topological order.
   // Only the needed subgraph is visited.
-  // Slot index -> kOpen while on the walk's stack, then the node's step.
-  // Reserved up front: a plan is built for every new model, and growing the
-  // table rehashed it several times per build.
-  constexpr uint32_t kOpen = kNoSlot;
-  absl::flat_hash_map<uint32_t, uint32_t>& step_of = b.step_of;
-  step_of.reserve(256);
-  struct Frame {
+  struct NodeRef {
     NodeId id;
-    const Node* node;   // pinned by the caller's lock on the heap
-    uint32_t next = 0;  // data inputs first, then control inputs
+    const Node* node = nullptr;  // set when discovered, under the lock
   };
-  std::vector<Frame> stack;
-  stack.reserve(64);
-  auto visit = [&](NodeId root) -> absl::Status {
-    if (!step_of.try_emplace(root.index, kOpen).second) {
+  struct Walk {
+    PlanBuild& b;
+    size_t NumSuccessors(const NodeRef& n) const {
+      return n.node->inputs.size() + n.node->control_inputs.size();
+    }
+    // Data inputs first, then control inputs; fed ones are not followed.
+    std::optional<NodeRef> Successor(const NodeRef& n, size_t e) const {
+      const size_t num_data = n.node->inputs.size();
+      if (e < num_data) {
+        const NodeInput& in = n.node->inputs[e];
+        if (b.fed.contains(OutputKey(in.node, in.index))) return std::nullopt;
+        return NodeRef{in.node};
+      }
+      const NodeId next = n.node->control_inputs[e - num_data];
+      if (b.fed_nodes.contains(next.index)) return std::nullopt;
+      return NodeRef{next};
+    }
+    // step_of holds kOpen while a node is on the walk's stack, then its
+    // step. Reserved up front: a plan is built for every new model, and
+    // growing the table rehashed it several times per build.
+    DfsMark Discover(NodeRef& n) {
+      auto [it, inserted] = b.step_of.try_emplace(n.id.index, kNoSlot);
+      if (!inserted) {
+        return it->second == kNoSlot ? DfsMark::kOpen : DfsMark::kDone;
+      }
+      b.graph.heap().mu().AssertReaderHeld();
+      n.node = &b.graph.NodeForRuntime(n.id);
+      return DfsMark::kNew;
+    }
+    absl::Status BackEdge(const NodeRef& from, const NodeRef& to,
+                          absl::Span<const DfsFrame<NodeRef>>) {
+      b.graph.heap().mu().AssertReaderHeld();
+      const Node& other = b.graph.NodeForRuntime(to.id);
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Session::Run: the graph has a cycle through ", other.op, " '",
+          other.name, "' and ", from.node->op, " '", from.node->name, "'"));
+    }
+    absl::Status Finish(const NodeRef& n) {
+      if (DispatchOf(*n.node) == OpDef::Dispatch::kFeed) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(n.node->op, " '", n.node->name, "' must be fed"));
+      }
+      Plan& plan = *b.plan;
+      b.step_of[n.id.index] = static_cast<uint32_t>(plan.steps.size());
+      Step step;
+      step.id = n.id;
+      step.num_outputs = static_cast<uint32_t>(n.node->output_types.size());
+      plan.steps.push_back(step);
+      plan.ids.push_back(n.id);
       return absl::OkStatus();
     }
-    stack.push_back(Frame{root, &graph.NodeForRuntime(root)});
-    while (!stack.empty()) {
-      Frame& top = stack.back();
-      const Node& n = *top.node;
-      const uint32_t num_data = static_cast<uint32_t>(n.inputs.size());
-      const uint32_t num_all =
-          num_data + static_cast<uint32_t>(n.control_inputs.size());
-      if (top.next < num_all) {
-        const uint32_t e = top.next++;
-        NodeId next;
-        if (e < num_data) {
-          const NodeInput& in = n.inputs[e];
-          if (b.fed.contains(OutputKey(in.node, in.index))) continue;
-          next = in.node;
-        } else {
-          next = n.control_inputs[e - num_data];
-          if (b.fed_nodes.contains(next.index)) continue;
-        }
-        auto [it, inserted] = step_of.try_emplace(next.index, kOpen);
-        if (inserted) {
-          stack.push_back(Frame{next, &graph.NodeForRuntime(next)});
-        } else if (it->second == kOpen) {
-          const Node& other = graph.NodeForRuntime(next);
-          return absl::InvalidArgumentError(absl::StrCat(
-              "Session::Run: the graph has a cycle through ", other.op, " '",
-              other.name, "' and ", n.op, " '", n.name, "'"));
-        }
-        continue;
-      }
-      if (DispatchOf(n) == OpDef::Dispatch::kFeed) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(n.op, " '", n.name, "' must be fed"));
-      }
-      step_of[top.id.index] = static_cast<uint32_t>(plan.steps.size());
-      Step step;
-      step.id = top.id;
-      step.num_outputs = static_cast<uint32_t>(n.output_types.size());
-      plan.steps.push_back(step);
-      plan.ids.push_back(top.id);
-      stack.pop_back();
-    }
-    return absl::OkStatus();
   };
+  b.step_of.reserve(256);
+  Walk walk{b};
+  PostOrderDfs<NodeRef, Walk> dfs(walk);
+  auto visit = [&](NodeId root) { return dfs.Visit(NodeRef{root}); };
 
   // Fetches and targets: fetched outputs that are fed need no node.
   for (size_t i = 0; i < fetches.size(); ++i) {
