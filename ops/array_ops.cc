@@ -34,22 +34,23 @@ absl::StatusOr<std::vector<OutputInfo>> Same(const InputInfo& in) {
 // --- Placeholder, Const, Identity, NoOp ---
 
 void RegisterLeaves(OpRegistry& r) {
-  MustRegister(
-      r, MakeOp(
-             "Placeholder", {}, 1, {{"dtype", "type"}, {"shape", "shape"}},
-             [](const AttrMap& attrs, absl::Span<const InputInfo>)
-                 -> absl::StatusOr<std::vector<OutputInfo>> {
-               GG_ASSIGN_OR_RETURN(DataType dt,
-                                   GetAttr<DataType>(attrs, "dtype"));
-               GG_RETURN_IF_ERROR(CheckDtype(dt, kAllTypes, "dtype"));
-               GG_ASSIGN_OR_RETURN(TensorShape s,
-                                   GetAttr<TensorShape>(attrs, "shape"));
-               return std::vector<OutputInfo>{{dt, s}};
-             },
-             [](OpKernelContext& ctx) -> absl::Status {
-               return ctx.InvalidArgument(
-                   "must be fed a value (it is a Placeholder)");
-             }));
+  RegisteredOp placeholder = MakeOp(
+      "Placeholder", {}, 1, {{"dtype", "type"}, {"shape", "shape"}},
+      [](const AttrMap& attrs, absl::Span<const InputInfo>)
+          -> absl::StatusOr<std::vector<OutputInfo>> {
+        GG_ASSIGN_OR_RETURN(DataType dt, GetAttr<DataType>(attrs, "dtype"));
+        GG_RETURN_IF_ERROR(CheckDtype(dt, kAllTypes, "dtype"));
+        GG_ASSIGN_OR_RETURN(TensorShape s,
+                            GetAttr<TensorShape>(attrs, "shape"));
+        return std::vector<OutputInfo>{{dt, s}};
+      },
+      [](OpKernelContext& ctx) -> absl::Status {
+        return ctx.InvalidArgument("must be fed a value (it is a Placeholder)");
+      });
+  // A plan refuses one it would have to run (the kernel is for callers
+  // without a plan).
+  placeholder.def.dispatch = OpDef::Dispatch::kFeed;
+  MustRegister(r, std::move(placeholder));
   RegisteredOp constant = MakeOp(
       "Const", {}, 1, {{"value", "tensor"}, {"dtype", "type"}},
       [](const AttrMap& attrs, absl::Span<const InputInfo>)
@@ -94,13 +95,16 @@ void RegisterLeaves(OpRegistry& r) {
   // StopGradient: an Identity that gradients do not pass.
   MustRegister(r, MakeOp("StopGradient", {"input"}, 1, {{"T", "type"}},
                          same_shape, identity_kernel));
-  MustRegister(r, MakeOp(
-                      "NoOp", {}, 0, {},
-                      [](const AttrMap&, absl::Span<const InputInfo>)
-                          -> absl::StatusOr<std::vector<OutputInfo>> {
-                        return std::vector<OutputInfo>{};
-                      },
-                      [](OpKernelContext&) { return absl::OkStatus(); }));
+  RegisteredOp no_op = MakeOp(
+      "NoOp", {}, 0, {},
+      [](const AttrMap&, absl::Span<const InputInfo>)
+          -> absl::StatusOr<std::vector<OutputInfo>> {
+        return std::vector<OutputInfo>{};
+      },
+      [](OpKernelContext&) { return absl::OkStatus(); });
+  // Only its control inputs matter: a plan skips it.
+  no_op.def.dispatch = OpDef::Dispatch::kNothing;
+  MustRegister(r, std::move(no_op));
 }
 
 // --- Reshape ---

@@ -5,29 +5,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ops/resources.h"
+#include "runtime/algorithm.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
 namespace {
-
-// Graph::AddNode's name rule, checked here first so that helper Const nodes
-// are never created for a node whose own name would be rejected.
-bool IsValidNodeName(absl::string_view name) {
-  auto first_ok = [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-           (c >= '0' && c <= '9') || c == '.';
-  };
-  auto rest_ok = [&](char c) {
-    return first_ok(c) || c == '_' || c == '-' || c == '/';
-  };
-  if (name.empty() || !first_ok(name[0]) || name.back() == '/') return false;
-  for (size_t i = 1; i < name.size(); ++i) {
-    if (!rest_ok(name[i]) || (name[i] == '/' && name[i - 1] == '/')) {
-      return false;
-    }
-  }
-  return true;
-}
 
 // What a shape function may know about an existing output.
 InputInfo DescribeInput(const Output& out) {
@@ -141,10 +123,10 @@ absl::StatusOr<NodeHandle> BuildNode(const OpRegistry& registry, Graph& graph,
     return absl::InvalidArgumentError(
         absl::StrCat(op_type, " '", base, "': ", what));
   };
+  // Graph::AddNode's rule, checked first so that helper Const nodes are
+  // never created for a node whose own name would be rejected.
   if (!IsValidNodeName(base)) {
-    return error(
-        "invalid node name: use letters, digits and . _ - / (not first), no "
-        "empty scope");
+    return error(absl::StrCat("invalid node name: ", kNodeNameRule));
   }
 
   // Inputs: valid outputs of this graph, or constants.

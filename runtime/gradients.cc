@@ -4,7 +4,9 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/algorithm.h"
 #include "runtime/node.h"
 #include "runtime/op_def.h"
 #include "util/mutex.h"
@@ -20,6 +22,12 @@ uint64_t EdgeKey(NodeId id, int index) {
          (static_cast<uint64_t>(id.generation) << 8) ^
          static_cast<uint64_t>(static_cast<uint32_t>(index));
 }
+
+// A node on the walk: its id, and the node once the walk reached it.
+struct NodeRef {
+  NodeId id;
+  const Node* node = nullptr;
+};
 
 // What the walk learns about one node in y's backward data cone.
 struct ConeNode {
@@ -78,43 +86,53 @@ absl::StatusOr<std::vector<Output>> AddGradientsWith(
   absl::flat_hash_map<uint32_t, uint32_t> position;  // slot index -> cone
   {
     ReaderLock lock(g.heap().mu());
-    struct Frame {
-      NodeId id;
-      uint32_t next = 0;
+    // Successors are data inputs only. Data inputs are older than their
+    // consumers, so the data cone has no cycle (no back edge) and
+    // post-order finishes every input before its reader.
+    struct Walk {
+      const Graph& g;
+      const absl::flat_hash_map<uint64_t, int>& x_of;
+      std::vector<ConeNode>& cone;
+      absl::flat_hash_map<uint32_t, uint32_t>& position;
+      absl::flat_hash_set<uint32_t> seen;
+      size_t NumSuccessors(const NodeRef& n) const {
+        return n.node->inputs.size();
+      }
+      std::optional<NodeRef> Successor(const NodeRef& n, size_t i) const {
+        return NodeRef{n.node->inputs[i].node, nullptr};
+      }
+      DfsMark Discover(NodeRef& n) {
+        if (!seen.insert(n.id.index).second) return DfsMark::kDone;
+        g.heap().mu().AssertReaderHeld();
+        n.node = &g.NodeForRuntime(n.id);
+        return DfsMark::kNew;
+      }
+      absl::Status BackEdge(const NodeRef&, const NodeRef&,
+                            absl::Span<const DfsFrame<NodeRef>>) {
+        return absl::OkStatus();  // never happens: see above
+      }
+      absl::Status Finish(const NodeRef& n) {
+        ConeNode c{n.id};
+        for (const NodeInput& in : n.node->inputs) {
+          auto x = x_of.find(EdgeKey(in.node, in.index));
+          if (x != x_of.end()) {
+            c.reaches_x = x->second;
+            break;
+          }
+          auto p = position.find(in.node.index);
+          if (p != position.end() && cone[p->second].reaches_x != kNoX) {
+            c.reaches_x = cone[p->second].reaches_x;
+            break;
+          }
+        }
+        position[n.id.index] = static_cast<uint32_t>(cone.size());
+        cone.push_back(c);
+        return absl::OkStatus();
+      }
     };
-    absl::flat_hash_map<uint32_t, bool> seen;
-    std::vector<Frame> stack;
-    seen[y.handle().id().index] = true;
-    stack.push_back(Frame{y.handle().id()});
-    while (!stack.empty()) {
-      Frame& top = stack.back();
-      const Node& n = g.NodeForRuntime(top.id);
-      if (top.next < n.inputs.size()) {
-        const NodeId in = n.inputs[top.next++].node;
-        if (seen.try_emplace(in.index, true).second) {
-          stack.push_back(Frame{in});
-        }
-        continue;
-      }
-      ConeNode c{top.id};
-      for (const NodeInput& in : n.inputs) {
-        auto x = x_of.find(EdgeKey(in.node, in.index));
-        if (x != x_of.end()) {
-          c.reaches_x = x->second;
-          break;
-        }
-        // Data inputs are older than their consumers, so the data cone has
-        // no cycle and post-order placed every input already.
-        auto p = position.find(in.node.index);
-        if (p != position.end() && cone[p->second].reaches_x != kNoX) {
-          c.reaches_x = cone[p->second].reaches_x;
-          break;
-        }
-      }
-      position[top.id.index] = static_cast<uint32_t>(cone.size());
-      cone.push_back(c);
-      stack.pop_back();
-    }
+    Walk walk{g, x_of, cone, position, {}};
+    GG_RETURN_IF_ERROR((PostOrderDfs<NodeRef, Walk>(walk).Visit(
+        NodeRef{y.handle().id(), nullptr})));
   }
 
   // 2. Reverse topological order: each node's output gradients are

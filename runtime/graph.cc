@@ -9,35 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gc/roots.h"
+#include "runtime/algorithm.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
-namespace {
-
-// TensorFlow's node name rule: [A-Za-z0-9.][A-Za-z0-9_.\-/]*, no empty scope
-// component.
-absl::Status ValidateNodeName(absl::string_view name) {
-  auto first_ok = [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-           (c >= '0' && c <= '9') || c == '.';
-  };
-  auto rest_ok = [&](char c) {
-    return first_ok(c) || c == '_' || c == '-' || c == '/';
-  };
-  if (name.empty()) return absl::InvalidArgumentError("empty node name");
-  bool ok = first_ok(name[0]) && name.back() != '/';
-  for (size_t i = 1; ok && i < name.size(); ++i) {
-    ok = rest_ok(name[i]) && !(name[i] == '/' && name[i - 1] == '/');
-  }
-  if (!ok) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "invalid node name '", name,
-        "': use letters, digits and . _ - / (not first), no empty scope"));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 int64_t Node::ApproxBytes() const {
   int64_t bytes = sizeof(Node) + static_cast<int64_t>(name.capacity());
@@ -390,36 +365,42 @@ absl::StatusOr<std::vector<NodeHandle>> Graph::ReachableFrom(
   for (size_t i = 0; i < roots.size(); ++i) {
     GG_RETURN_IF_ERROR(CheckHandle(roots[i], absl::StrCat("root ", i)));
   }
-  // Iterative depth-first search; a node is emitted after all its inputs
-  // (post-order), which is a topological order of the acyclic part.
-  std::vector<NodeHandle> order;
-  absl::flat_hash_map<uint32_t, bool> state;  // false: open, true: done
-  struct Frame {
-    uint32_t index;
-    size_t next_edge;
-  };
-  std::vector<Frame> stack;
-  for (const NodeHandle& root : roots) {
-    if (state.contains(root.id().index)) continue;
-    state[root.id().index] = false;
-    stack.push_back(Frame{root.id().index, 0});
-    while (!stack.empty()) {
-      Frame& top = stack.back();
-      absl::Span<const uint32_t> edges = heap_->edges(top.index);
-      if (top.next_edge < edges.size()) {
-        const uint32_t in = edges[top.next_edge++];
-        if (!state.contains(in)) {
-          state[in] = false;
-          stack.push_back(Frame{in, 0});
-        }
-        continue;
-      }
-      state[top.index] = true;
-      order.push_back(heap_->NewHandle(heap_->IdOf(top.index)));
-      stack.pop_back();
+  // A node is emitted after all its inputs (post-order), which is a
+  // topological order of the acyclic part; a back edge (a cycle through a
+  // control edge) is ignored.
+  struct Walk {
+    const gc::Heap& heap;
+    absl::flat_hash_map<uint32_t, DfsMark> marks;
+    std::vector<NodeHandle> order;
+    size_t NumSuccessors(uint32_t index) const {
+      heap.mu().AssertReaderHeld();
+      return heap.edges(index).size();
     }
+    std::optional<uint32_t> Successor(uint32_t index, size_t i) const {
+      heap.mu().AssertReaderHeld();
+      return heap.edges(index)[i];
+    }
+    DfsMark Discover(uint32_t& index) {
+      auto [it, inserted] = marks.try_emplace(index, DfsMark::kOpen);
+      return inserted ? DfsMark::kNew : it->second;
+    }
+    absl::Status BackEdge(uint32_t, uint32_t,
+                          absl::Span<const DfsFrame<uint32_t>>) {
+      return absl::OkStatus();
+    }
+    absl::Status Finish(uint32_t index) {
+      heap.mu().AssertReaderHeld();
+      marks[index] = DfsMark::kDone;
+      order.push_back(heap.NewHandle(heap.IdOf(index)));
+      return absl::OkStatus();
+    }
+  };
+  Walk walk{*heap_, {}, {}};
+  PostOrderDfs<uint32_t, Walk> dfs(walk);
+  for (const NodeHandle& root : roots) {
+    GG_RETURN_IF_ERROR(dfs.Visit(root.id().index));
   }
-  return order;
+  return std::move(walk.order);
 }
 
 CollectStats Graph::Collect() { return collector_->Collect(); }

@@ -179,14 +179,17 @@ struct OpDef {
   // node's attributes (Const); the kernel runs once, when a plan is built,
   // and each run reuses its outputs. kHandle: every output is a DT_RESOURCE
   // handle that consumers reach through input_resource() (VarHandleOp); the
-  // kernel does nothing and a plan skips it.
-  enum class Dispatch { kKernel, kConstant, kHandle };
+  // kernel does nothing and a plan skips it. kFeed: a feed point
+  // (Placeholder): its value comes only from a Run's feeds, so a plan that
+  // needs it unfed is refused, naming it. kNothing: the op computes nothing
+  // (NoOp, which only orders its control inputs); a plan skips it.
+  enum class Dispatch { kKernel, kConstant, kHandle, kFeed, kNothing };
   Dispatch dispatch = Dispatch::kKernel;
   // The outputs depend only on the inputs' dtypes and shapes, never on
   // their values (Shape, Size, ZerosLike, OnesLike): where every input's
   // static shape is fully defined, a plan computes them once, at build.
   bool shape_only = false;
-  KernelFn kernel;  // empty only for ops the executor handles itself
+  KernelFn kernel;  // may be empty for kFeed and kNothing ops
   // Optional: the kernel for one node, made from the node's attributes when
   // a plan is built (as TensorFlow's OpKernel reads its attributes in its
   // constructor), so that a run looks none up. It must behave exactly as

@@ -10,14 +10,16 @@
 // topologically and caches the result. A plan holds only NodeIds and
 // precomputed tensor-slot numbers, never handles, so a cached plan keeps no
 // node alive; the session listens to the graph's collections and drops every
-// plan that names a swept node.
+// plan that names a swept node. The pieces: runtime/plan.h (the plan and
+// its invariants), runtime/plan_builder.h (BuildPlan's passes, in order),
+// runtime/executor.h (runs a plan); this file keeps the cache and Run.
 //
 // Thread safety: Run may be called concurrently from any number of threads
 // on one Session; concurrent runs share cached plans but each has its own
 // tensors. While a Run executes, the nodes of its plan are pinned
-// (Graph::Pin): a Collect() meanwhile cannot sweep them. A collection waits
-// only for plan building and pinning (both hold the graph's lock shared for
-// a time proportional to the plan), never for kernels, which run without
+// (exec::PinnedRun): a Collect() meanwhile cannot sweep them. A collection
+// waits only for plan building and pinning (both hold the graph's lock shared
+// for a time proportional to the plan), never for kernels, which run without
 // any graph lock. Kernels must not call back into the graph (see
 // runtime/op_def.h). A Session may outlive its Graph only to be destroyed
 // (see runtime/graph.h).
@@ -38,11 +40,6 @@
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
 
-namespace Eigen {
-class ThreadPoolInterface;
-struct ThreadPoolDevice;  // a struct in Eigen
-}  // namespace Eigen
-
 namespace graphgc {
 
 struct SessionOptions {
@@ -51,8 +48,11 @@ struct SessionOptions {
   int intra_op_threads = 1;
 };
 
-namespace session_internal {
+namespace exec {
 struct Plan;
+class Executor;
+}  // namespace exec
+namespace session_internal {
 struct PlanCache;
 }  // namespace session_internal
 
@@ -93,30 +93,23 @@ class Session {
       const std::vector<Output>& targets = {}) const;
 
  private:
-  using PlanPtr = std::shared_ptr<const session_internal::Plan>;
+  using PlanPtr = std::shared_ptr<const exec::Plan>;
 
+  // The cached plan of the combination, or a new one (built by
+  // exec::BuildPlan, runtime/plan_builder.h) that replaces it in the cache.
   absl::StatusOr<PlanPtr> GetPlan(
       const std::vector<std::pair<Output, Tensor>>& feeds,
       const std::vector<Output>& fetches, const std::vector<Output>& targets,
       bool force_rebuild);
-  absl::StatusOr<PlanPtr> BuildPlan(
-      const std::vector<std::pair<Output, Tensor>>& feeds,
-      const std::vector<Output>& fetches,
-      const std::vector<Output>& targets) const;
-  absl::StatusOr<std::vector<Tensor>> Execute(
-      const session_internal::Plan& plan,
-      const std::vector<std::pair<Output, Tensor>>& feeds);
 
   Graph& graph_;
-  std::unique_ptr<Eigen::ThreadPoolInterface> pool_;
-  std::unique_ptr<Eigen::ThreadPoolDevice> device_;
+  std::unique_ptr<exec::Executor> executor_;  // runtime/executor.h
   // Shared with the collect listener, which may outlive a racing ~Session
   // for the length of one notification.
   std::shared_ptr<session_internal::PlanCache> cache_;
   int listener_id_ = 0;
   CollectListenerRegistration listener_;  // removes listener_id_
   std::atomic<int64_t> plan_builds_{0};
-  std::atomic<int64_t> next_step_id_{1};
 };
 
 }  // namespace graphgc

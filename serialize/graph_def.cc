@@ -20,6 +20,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "ops/registry.h"
+#include "runtime/algorithm.h"
 #include "serialize/attr_value.pb.h"
 #include "serialize/node_def.pb.h"
 #include "serialize/tensor.pb.h"
@@ -170,24 +171,6 @@ absl::StatusOr<tensorflow::GraphDef> ExportOnce(
 
 // ---------------------------------------------------------------------------
 // Import
-
-// TensorFlow's node name rule, as Graph::AddNode checks it.
-bool IsValidNodeName(absl::string_view name) {
-  auto first_ok = [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-           (c >= '0' && c <= '9') || c == '.';
-  };
-  auto rest_ok = [&](char c) {
-    return first_ok(c) || c == '_' || c == '-' || c == '/';
-  };
-  if (name.empty() || !first_ok(name[0]) || name.back() == '/') return false;
-  for (size_t i = 1; i < name.size(); ++i) {
-    if (!rest_ok(name[i]) || (name[i] == '/' && name[i - 1] == '/')) {
-      return false;
-    }
-  }
-  return true;
-}
 
 // A "type" value graphgc can hold; the status says what is wrong otherwise.
 absl::StatusOr<DataType> DataTypeFromProto(int value) {
@@ -488,9 +471,7 @@ class Importer {
     for (int i = 0; i < def_.node_size(); ++i) {
       const tensorflow::NodeDef& node = def_.node(i);
       if (!IsValidNodeName(node.name())) {
-        return Error(node,
-                     "invalid node name: use letters, digits and . _ - / (not "
-                     "first), no empty scope");
+        return Error(node, absl::StrCat("invalid node name: ", kNodeNameRule));
       }
       auto [it, inserted] = positions_.emplace(node.name(), i);
       if (!inserted) {
@@ -630,53 +611,51 @@ class Importer {
   // Positions in an order where every node follows its inputs: depth-first,
   // from the nodes in GraphDef order. InvalidArgument on a cycle.
   absl::StatusOr<std::vector<int>> BuildOrder() const {
-    enum State : uint8_t { kNew, kOpen, kDone };
-    std::vector<State> state(nodes_.size(), kNew);
-    std::vector<int> order;
-    order.reserve(nodes_.size());
-    struct Frame {
-      int node;
-      size_t next;
-    };
-    auto dep = [&](int node, size_t k) {
-      const PendingNode& p = nodes_[node];
-      return k < p.inputs.size() ? p.inputs[k].first
-                                 : p.control_inputs[k - p.inputs.size()];
-    };
-    std::vector<Frame> stack;
-    for (int start = 0; start < static_cast<int>(nodes_.size()); ++start) {
-      if (state[start] != kNew) continue;
-      state[start] = kOpen;
-      stack.push_back(Frame{start, 0});
-      while (!stack.empty()) {
-        Frame& top = stack.back();
-        const PendingNode& p = nodes_[top.node];
-        if (top.next < p.inputs.size() + p.control_inputs.size()) {
-          const int d = dep(top.node, top.next++);
-          if (state[d] == kOpen) {
-            std::vector<std::string> cycle;
-            size_t f = stack.size();
-            while (f > 0 && stack[f - 1].node != d) --f;
-            for (size_t j = f - 1; j < stack.size(); ++j) {
-              cycle.push_back(def_.node(stack[j].node).name());
-            }
-            cycle.push_back(def_.node(d).name());
-            return Error(def_.node(d),
-                         absl::StrCat("is part of a cycle (",
-                                      absl::StrJoin(cycle, " <- "), ")"));
-          }
-          if (state[d] == kNew) {
-            state[d] = kOpen;
-            stack.push_back(Frame{d, 0});
-          }
-          continue;
-        }
-        state[top.node] = kDone;
-        order.push_back(top.node);
-        stack.pop_back();
+    // Successors are inputs, data then control; a back edge is a cycle,
+    // named from where it closes.
+    struct Walk {
+      const Importer& im;
+      std::vector<DfsMark> marks;
+      std::vector<int> order;
+      size_t NumSuccessors(int node) const {
+        const PendingNode& p = im.nodes_[node];
+        return p.inputs.size() + p.control_inputs.size();
       }
+      std::optional<int> Successor(int node, size_t k) const {
+        const PendingNode& p = im.nodes_[node];
+        return k < p.inputs.size() ? p.inputs[k].first
+                                   : p.control_inputs[k - p.inputs.size()];
+      }
+      DfsMark Discover(int& node) {
+        const DfsMark before = marks[node];
+        if (before == DfsMark::kNew) marks[node] = DfsMark::kOpen;
+        return before;
+      }
+      absl::Status BackEdge(int, int d, absl::Span<const DfsFrame<int>> stack) {
+        std::vector<std::string> cycle;
+        size_t f = stack.size();
+        while (f > 0 && stack[f - 1].node != d) --f;
+        for (size_t j = f - 1; j < stack.size(); ++j) {
+          cycle.push_back(im.def_.node(stack[j].node).name());
+        }
+        cycle.push_back(im.def_.node(d).name());
+        return im.Error(im.def_.node(d),
+                        absl::StrCat("is part of a cycle (",
+                                     absl::StrJoin(cycle, " <- "), ")"));
+      }
+      absl::Status Finish(int node) {
+        marks[node] = DfsMark::kDone;
+        order.push_back(node);
+        return absl::OkStatus();
+      }
+    };
+    Walk walk{*this, std::vector<DfsMark>(nodes_.size(), DfsMark::kNew), {}};
+    walk.order.reserve(nodes_.size());
+    PostOrderDfs<int, Walk> dfs(walk);
+    for (int start = 0; start < static_cast<int>(nodes_.size()); ++start) {
+      GG_RETURN_IF_ERROR(dfs.Visit(start));
     }
-    return order;
+    return std::move(walk.order);
   }
 
   absl::StatusOr<std::vector<NodeHandle>> Build(const std::vector<int>& order) {

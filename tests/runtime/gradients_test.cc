@@ -11,15 +11,8 @@
 namespace graphgc {
 namespace {
 
-Tensor Vec(std::vector<float> v) {
-  const int64_t n = static_cast<int64_t>(v.size());
-  return Tensor::FromData<float>({n}, v).value();
-}
-
-std::vector<float> Values(const Tensor& t) {
-  auto d = t.data<float>();
-  return std::vector<float>(d.begin(), d.end());
-}
+using testing::Values;
+using testing::Vec;
 
 class GradientsTest : public ::testing::Test {
  protected:
@@ -64,9 +57,9 @@ TEST_F(GradientsTest, SumsFanOutWithAddN) {
 TEST_F(GradientsTest, SkipsPathsThatReachNoX) {
   Output x = ops_.Const(g_, Vec({1, 2}), "x").value();
   Output c = ops_.Const(g_, Vec({5, 6}), "c").value();
-  Output y = ops_.Sum(
-      ops_.Add(ops_.Square(x).value(), ops_.Square(c).value()).value())
-      .value();
+  Output y =
+      ops_.Sum(ops_.Add(ops_.Square(x).value(), ops_.Square(c).value()).value())
+          .value();
   const int64_t before = LiveAfterCollect();
   std::vector<Output> g = Grads(y, {x}).value();
   // OnesLike seed, BroadcastLike (Sum), Add + Mul (Square of x); none for
@@ -99,7 +92,7 @@ TEST_F(GradientsTest, AcceptsNonDifferentiableOpOffThePath) {
 
 TEST_F(GradientsTest, AcceptsNonDifferentiableOpNoGradientReaches) {
   Output x = ops_.Const(g_, Vec({1, 2}), "x").value();
-  Output am = ops_.Unary("ArgMaxish", x).value();  // on a path, but Pick
+  Output am = ops_.Unary("ArgMaxish", x).value();         // on a path, but Pick
   Output y = ops_.Sum(ops_.Pick(x, am).value()).value();  // gives it none
   std::vector<Output> g = Grads(y, {x}).value();
   EXPECT_EQ(Eval(g[0]), (std::vector<float>{1, 1}));
@@ -116,17 +109,16 @@ TEST_F(GradientsTest, GivesZerosForAnXThatDoesNotInfluenceY) {
 
 TEST_F(GradientsTest, FailureMidwayLeavesGraphUnchanged) {
   Output x = ops_.Const(g_, Vec({1, 2}), "x").value();
-  Output y = ops_.Sum(ops_.Add(ops_.Identity(x).value(),
-                               ops_.Identity(x).value())
-                          .value())
-                 .value();
+  Output y =
+      ops_.Sum(ops_.Add(ops_.Identity(x).value(), ops_.Identity(x).value())
+                   .value())
+          .value();
   GradientBuilders builders = ops_.gradient_builders();
   builders.add_n = [](const std::vector<Output>&) -> absl::StatusOr<Output> {
     return absl::InternalError("AddN refused");
   };
   const int64_t before = LiveAfterCollect();
-  absl::StatusOr<std::vector<Output>> g =
-      AddGradientsWith(builders, y, {x});
+  absl::StatusOr<std::vector<Output>> g = AddGradientsWith(builders, y, {x});
   EXPECT_EQ(g.status().message(), "AddN refused");
   EXPECT_EQ(LiveAfterCollect(), before);  // the seed and others are gone
 }

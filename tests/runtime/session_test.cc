@@ -23,15 +23,8 @@ namespace {
          << "status \"" << s.ToString() << "\" does not say \"" << text << "\"";
 }
 
-Tensor Vec(std::vector<float> v) {
-  const int64_t n = static_cast<int64_t>(v.size());
-  return Tensor::FromData<float>({n}, v).value();
-}
-
-std::vector<float> Values(const Tensor& t) {
-  auto d = t.data<float>();
-  return std::vector<float>(d.begin(), d.end());
-}
+using testing::Values;
+using testing::Vec;
 
 class SessionTest : public ::testing::Test {
  protected:

@@ -9,10 +9,10 @@
 // All values are float. Ops: "TestConst" (attr "value"), "Placeholder"
 // (no kernel: must be fed), "Identity", "Add", "Mul", "Square", "Sum" (of
 // all elements, to a scalar), "OnesLike", "ZerosLike", "AddN", "ArgMaxish"
-// (no gradient), "Pick" (returns input 0; input 1 gets no gradient), "Fail" (kernel error), "Wrong" (kernel output of the
-// wrong dtype), "Block" (identity that waits until Release()), "Var"
-// (DT_RESOURCE output holding a tensor) and "Read" (reads its input's
-// resource), "NoOp".
+// (no gradient), "Pick" (returns input 0; input 1 gets no gradient), "Fail"
+// (kernel error), "Wrong" (kernel output of the wrong dtype), "Block" (identity
+// that waits until Release()), "Var" (DT_RESOURCE output holding a tensor) and
+// "Read" (reads its input's resource), "NoOp".
 #ifndef GRAPHGC_TESTS_RUNTIME_TEST_OPS_H_
 #define GRAPHGC_TESTS_RUNTIME_TEST_OPS_H_
 
@@ -40,6 +40,16 @@ class TestVarResource : public NodeResource {
   Tensor value;
 };
 
+// A float vector tensor of `v`, and the values of a float tensor.
+inline Tensor Vec(std::vector<float> v) {
+  const int64_t n = static_cast<int64_t>(v.size());
+  return Tensor::FromData<float>({n}, v).value();
+}
+inline std::vector<float> Values(const Tensor& t) {
+  auto d = t.data<float>();
+  return std::vector<float>(d.begin(), d.end());
+}
+
 class TestOps {
  public:
   TestOps() {
@@ -49,14 +59,19 @@ class TestOps {
       c.set_output(0, *v);
       return absl::OkStatus();
     });
-    defs_["Placeholder"] = std::make_unique<OpDef>(OpDef{"Placeholder"});
-    defs_["NoOp"] = std::make_unique<OpDef>(OpDef{"NoOp"});
-    Def("Identity", [](OpKernelContext& c) {
-      c.set_output(0, c.input(0));
-      return absl::OkStatus();
-    }, [](const GradContext& g) -> GradResult {
-      return std::vector<std::optional<Output>>{g.grad_outputs[0]};
-    });
+    defs_["Placeholder"] = std::make_unique<OpDef>(
+        OpDef{.type = "Placeholder", .dispatch = OpDef::Dispatch::kFeed});
+    defs_["NoOp"] = std::make_unique<OpDef>(
+        OpDef{.type = "NoOp", .dispatch = OpDef::Dispatch::kNothing});
+    Def(
+        "Identity",
+        [](OpKernelContext& c) {
+          c.set_output(0, c.input(0));
+          return absl::OkStatus();
+        },
+        [](const GradContext& g) -> GradResult {
+          return std::vector<std::optional<Output>>{g.grad_outputs[0]};
+        });
     Def("Add", BinaryKernel([](float a, float b) { return a + b; }),
         [](const GradContext& g) -> GradResult {
           return std::vector<std::optional<Output>>{g.grad_outputs[0],
@@ -80,17 +95,20 @@ class TestOps {
           if (!dx.ok()) return dx.status();
           return std::vector<std::optional<Output>>{*dx};
         });
-    Def("Sum", [](OpKernelContext& c) {
-      float s = 0;
-      for (float v : c.input(0).data<float>()) s += v;
-      c.set_output(0, Tensor::Scalar<float>(s));
-      return absl::OkStatus();
-    }, [this](const GradContext& g) -> GradResult {
-      // d(sum x)/dx = broadcast of the scalar gradient.
-      auto b = Broadcast(*g.grad_outputs[0], g.node.inputs[0]);
-      if (!b.ok()) return b.status();
-      return std::vector<std::optional<Output>>{*b};
-    });
+    Def(
+        "Sum",
+        [](OpKernelContext& c) {
+          float s = 0;
+          for (float v : c.input(0).data<float>()) s += v;
+          c.set_output(0, Tensor::Scalar<float>(s));
+          return absl::OkStatus();
+        },
+        [this](const GradContext& g) -> GradResult {
+          // d(sum x)/dx = broadcast of the scalar gradient.
+          auto b = Broadcast(*g.grad_outputs[0], g.node.inputs[0]);
+          if (!b.ok()) return b.status();
+          return std::vector<std::optional<Output>>{*b};
+        });
     Def("BroadcastLike", [](OpKernelContext& c) -> absl::Status {
       auto t = Tensor::Zeros(DT_FLOAT, c.input(1).shape());
       if (!t.ok()) return t.status();
@@ -99,13 +117,16 @@ class TestOps {
       return absl::OkStatus();
     });
     // Pick(a, b) = a; b gets no gradient (like a shape input).
-    Def("Pick", [](OpKernelContext& c) {
-      c.set_output(0, c.input(0));
-      return absl::OkStatus();
-    }, [](const GradContext& g) -> GradResult {
-      return std::vector<std::optional<Output>>{g.grad_outputs[0],
-                                                std::nullopt};
-    });
+    Def(
+        "Pick",
+        [](OpKernelContext& c) {
+          c.set_output(0, c.input(0));
+          return absl::OkStatus();
+        },
+        [](const GradContext& g) -> GradResult {
+          return std::vector<std::optional<Output>>{g.grad_outputs[0],
+                                                    std::nullopt};
+        });
     Def("OnesLike", UnaryKernel([](float) { return 1.f; }));
     Def("ZerosLike", UnaryKernel([](float) { return 0.f; }));
     Def("AddN", [](OpKernelContext& c) -> absl::Status {
@@ -192,8 +213,7 @@ class TestOps {
                              const std::string& name = "") {
     return Binary("Mul", a, b, name);
   }
-  absl::StatusOr<Output> Square(const Output& x,
-                                const std::string& name = "") {
+  absl::StatusOr<Output> Square(const Output& x, const std::string& name = "") {
     return Unary("Square", x, name);
   }
   absl::StatusOr<Output> Pick(const Output& a, const Output& b) {
@@ -220,8 +240,7 @@ class TestOps {
     spec.resource = std::make_shared<TestVarResource>(std::move(value));
     return Build(g, std::move(spec));
   }
-  absl::StatusOr<Output> Read(const Output& var,
-                              const std::string& name = "") {
+  absl::StatusOr<Output> Read(const Output& var, const std::string& name = "") {
     NodeSpec spec = Spec("Read", name, {DT_FLOAT}, {TensorShape{-1}});
     spec.inputs = {var};
     return Build(*var.graph(), std::move(spec));
@@ -287,13 +306,14 @@ class TestOps {
     auto counter = std::make_unique<std::atomic<int64_t>>(0);
     std::atomic<int64_t>* n = counter.get();
     counters_[type] = std::move(counter);
-    defs_[type] = std::make_unique<OpDef>(OpDef{
-        .type = type,
-        .kernel = [n, kernel = std::move(kernel)](OpKernelContext& c) {
-          n->fetch_add(1);
-          return kernel(c);
-        },
-        .gradient = std::move(grad)});
+    defs_[type] = std::make_unique<OpDef>(
+        OpDef{.type = type,
+              .kernel =
+                  [n, kernel = std::move(kernel)](OpKernelContext& c) {
+                    n->fetch_add(1);
+                    return kernel(c);
+                  },
+              .gradient = std::move(grad)});
   }
 
   NodeSpec Spec(const std::string& op, const std::string& name,

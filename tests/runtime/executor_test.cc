@@ -1,0 +1,79 @@
+#include "runtime/executor.h"
+
+#include <memory>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "runtime/graph.h"
+#include "runtime/plan.h"
+#include "runtime/plan_builder.h"
+#include "tests/runtime/test_ops.h"
+
+namespace graphgc {
+namespace exec {
+namespace {
+
+using testing::Values;
+using testing::Vec;
+
+class ExecutorTest : public ::testing::Test {
+ protected:
+  PinnedRun Pinned(const Feeds& feeds, const std::vector<Output>& fetches) {
+    std::shared_ptr<const Plan> plan =
+        BuildPlan(g_, executor_.device(), feeds, fetches, {}).value();
+    return PinnedRun::Pin(g_, std::move(plan)).value();
+  }
+
+  testing::TestOps ops_;  // before g_: nodes point at its OpDefs
+  Graph g_;
+  Executor executor_{1};
+};
+
+TEST_F(ExecutorTest, RunsThePlansStepsAndReturnsTheFetches) {
+  Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
+  Output sq = ops_.Square(x).value();
+  Output sum = ops_.Add(sq, x).value();
+  const Feeds feeds = {{x, Vec({1, 2})}};
+  PinnedRun run = Pinned(feeds, {sum, sq});
+  std::vector<Tensor> out = executor_.Run(run, feeds).value();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(Values(out[0]), (std::vector<float>{2, 6}));
+  EXPECT_EQ(Values(out[1]), (std::vector<float>{1, 4}));
+}
+
+TEST_F(ExecutorTest, RunsOnePinnedPlanAgainWithOtherFeeds) {
+  Output x = ops_.Placeholder(g_, TensorShape({1}), "x").value();
+  Output sq = ops_.Square(x).value();
+  PinnedRun run = Pinned({{x, Vec({3})}}, {sq});
+  EXPECT_EQ(Values(executor_.Run(run, {{x, Vec({3})}}).value()[0]),
+            (std::vector<float>{9}));
+  EXPECT_EQ(Values(executor_.Run(run, {{x, Vec({4})}}).value()[0]),
+            (std::vector<float>{16}));
+  EXPECT_EQ(ops_.runs("Square"), 2);
+}
+
+TEST_F(ExecutorTest, RefusesAFeedOfAnotherShapeNamingIt) {
+  Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
+  Output sq = ops_.Square(x).value();
+  PinnedRun run = Pinned({{x, Vec({1, 2})}}, {sq});
+  absl::Status s = executor_.Run(run, {{x, Vec({1, 2, 3})}}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "feed 'x:0' has shape")) << s;
+  EXPECT_EQ(ops_.runs("Square"), 0);
+}
+
+TEST_F(ExecutorTest, StopsAtAFailingKernelWithItsStatus) {
+  Output x = ops_.Placeholder(g_, TensorShape({1}), "x").value();
+  Output bad = ops_.Unary("Fail", x, "bad").value();
+  Output after = ops_.Square(bad).value();
+  const Feeds feeds = {{x, Vec({1})}};
+  absl::Status s = executor_.Run(Pinned(feeds, {after}), feeds).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "'bad'")) << s;
+  EXPECT_EQ(ops_.runs("Square"), 0);
+}
+
+}  // namespace
+}  // namespace exec
+}  // namespace graphgc

@@ -1,0 +1,163 @@
+#include "runtime/plan_builder.h"
+
+#include <memory>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "runtime/executor.h"
+#include "runtime/graph.h"
+#include "runtime/plan.h"
+#include "tests/runtime/test_ops.h"
+
+namespace graphgc {
+namespace exec {
+namespace {
+
+using testing::Vec;
+
+class PlanBuilderTest : public ::testing::Test {
+ protected:
+  absl::StatusOr<std::shared_ptr<const Plan>> Build(
+      const Feeds& feeds, const std::vector<Output>& fetches,
+      const std::vector<Output>& targets = {}) {
+    return BuildPlan(g_, executor_.device(), feeds, fetches, targets);
+  }
+
+  testing::TestOps ops_;  // before g_: nodes point at its OpDefs
+  Graph g_;
+  Executor executor_{1};
+};
+
+TEST_F(PlanBuilderTest, WalkSubgraphPutsInputsBeforeTheirReaders) {
+  Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
+  Output sq = ops_.Square(x).value();
+  Output sum = ops_.Add(sq, x).value();
+  std::shared_ptr<const Plan> plan = Build({{x, Vec({1, 2})}}, {sum}).value();
+  ASSERT_EQ(plan->steps.size(), 2u);
+  EXPECT_EQ(plan->steps[0].id, sq.handle().id());
+  EXPECT_EQ(plan->steps[1].id, sum.handle().id());
+  EXPECT_EQ(plan->ids, (std::vector<NodeId>{x.handle().id(), sq.handle().id(),
+                                            sum.handle().id()}));
+}
+
+TEST_F(PlanBuilderTest, WalkSubgraphStopsAtAFedOutput) {
+  Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
+  Output sq = ops_.Square(x).value();
+  Output sum = ops_.Add(sq, sq).value();
+  std::shared_ptr<const Plan> plan = Build({{sq, Vec({1, 2})}}, {sum}).value();
+  ASSERT_EQ(plan->steps.size(), 1u);
+  EXPECT_EQ(plan->steps[0].id, sum.handle().id());
+}
+
+TEST_F(PlanBuilderTest, WalkSubgraphRefusesAnUnfedFeedPoint) {
+  Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
+  Output sq = ops_.Square(x).value();
+  absl::Status s = Build({}, {sq}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "'x' must be fed")) << s;
+}
+
+// A source node of `def` named `name` with one float output of shape [1].
+NodeHandle SourceNode(Graph& g, const OpDef* def, const std::string& name) {
+  NodeSpec spec{.op = def->type, .op_def = def, .name = name};
+  spec.output_types = {DT_FLOAT};
+  spec.output_shapes = {TensorShape({1})};
+  return g.AddNode(std::move(spec)).value();
+}
+
+TEST_F(PlanBuilderTest, WalkSubgraphAsksTheOpDefWhetherANodeIsAFeedPoint) {
+  const OpDef def{.type = "Input", .dispatch = OpDef::Dispatch::kFeed};
+  Output in(SourceNode(g_, &def, "in"), 0);
+  Output sq = ops_.Square(in).value();
+  absl::Status s = Build({}, {sq}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "Input 'in' must be fed")) << s;
+  EXPECT_TRUE(Build({{in, Vec({2})}}, {sq}).ok());
+}
+
+TEST_F(PlanBuilderTest, BindKernelsAndFoldSkipsAnOpThatComputesNothing) {
+  int runs = 0;
+  const OpDef def{.type = "Barrier",
+                  .dispatch = OpDef::Dispatch::kNothing,
+                  .kernel = [&runs](OpKernelContext&) {
+                    ++runs;
+                    return absl::OkStatus();
+                  }};
+  NodeHandle barrier = SourceNode(g_, &def, "barrier");
+  std::shared_ptr<const Plan> plan =
+      Build({}, {}, {Output(barrier, 0)}).value();
+  ASSERT_EQ(plan->steps.size(), 1u);
+  EXPECT_EQ(plan->steps[0].kind, Step::Kind::kSkip);
+  EXPECT_EQ(runs, 0);
+}
+
+TEST_F(PlanBuilderTest, AssignSlotsNumbersFeedsFirstThenEachStepsOutputs) {
+  Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
+  Output sq = ops_.Square(x).value();
+  Output sum = ops_.Add(sq, x).value();
+  std::shared_ptr<const Plan> plan = Build({{x, Vec({1, 2})}}, {sum}).value();
+  EXPECT_EQ(plan->feeds[0].slot, 0u);
+  EXPECT_EQ(plan->steps[0].output_base, 1u);
+  EXPECT_EQ(plan->steps[1].output_base, 2u);
+  EXPECT_EQ(plan->num_slots, 3u);
+  EXPECT_EQ(plan->output_checks.size(), 3u);
+}
+
+TEST_F(PlanBuilderTest, BindKernelsAndFoldWiresEachInputToItsProducersSlot) {
+  Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
+  Output sq = ops_.Square(x).value();
+  Output sum = ops_.Add(sq, x).value();
+  std::shared_ptr<const Plan> plan = Build({{x, Vec({1, 2})}}, {sum}).value();
+  const Step& add = plan->steps[1];
+  ASSERT_EQ(add.num_inputs, 2u);
+  EXPECT_EQ(plan->inputs[add.input_begin].slot, 1u);      // sq
+  EXPECT_EQ(plan->inputs[add.input_begin + 1].slot, 0u);  // the feed
+  EXPECT_EQ(add.kind, Step::Kind::kRun);
+  EXPECT_TRUE(static_cast<bool>(add.kernel));
+}
+
+TEST_F(PlanBuilderTest, FindLastUsesTakesASlotOnlyAtItsLastReader) {
+  Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
+  Output sq = ops_.Square(x).value();
+  Output a = ops_.Identity(sq).value();
+  Output b = ops_.Add(a, sq).value();
+  std::shared_ptr<const Plan> plan = Build({{x, Vec({1, 2})}}, {b}).value();
+  ASSERT_EQ(plan->steps.size(), 3u);                               // sq, a, b
+  EXPECT_FALSE(plan->inputs[plan->steps[1].input_begin].take);     // a reads sq
+  EXPECT_TRUE(plan->inputs[plan->steps[2].input_begin + 1].take);  // b does
+}
+
+TEST_F(PlanBuilderTest, FindLastUsesNeverTakesAFetchedSlot) {
+  Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
+  Output sq = ops_.Square(x).value();
+  Output a = ops_.Identity(sq).value();
+  std::shared_ptr<const Plan> plan = Build({{x, Vec({1, 2})}}, {a, sq}).value();
+  EXPECT_FALSE(plan->inputs[plan->steps[1].input_begin].take);
+  EXPECT_EQ(plan->fetch_slots, (std::vector<uint32_t>{2, 1}));
+}
+
+TEST_F(PlanBuilderTest, MarkForwardingOffersATakenInputReadOnce) {
+  Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
+  Output sq = ops_.Square(x).value();
+  Output a = ops_.Identity(sq).value();
+  std::shared_ptr<const Plan> plan = Build({{x, Vec({1, 2})}}, {a}).value();
+  const Step& id = plan->steps[1];
+  EXPECT_EQ(id.forwardable, 1u);
+  ASSERT_EQ(id.num_takes, 1u);
+  EXPECT_EQ(plan->takes[id.take_begin], 1u);
+}
+
+TEST_F(PlanBuilderTest, MarkForwardingWithholdsASlotTheStepReadsTwice) {
+  Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
+  Output sq = ops_.Square(x).value();
+  Output m = ops_.Mul(sq, sq).value();
+  std::shared_ptr<const Plan> plan = Build({{x, Vec({1, 2})}}, {m}).value();
+  const Step& mul = plan->steps[1];
+  EXPECT_EQ(mul.num_takes, 1u);
+  EXPECT_EQ(mul.forwardable, 0u);
+}
+
+}  // namespace
+}  // namespace exec
+}  // namespace graphgc
