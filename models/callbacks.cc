@@ -265,7 +265,7 @@ absl::StatusOr<std::unique_ptr<EventFileWriter>> TensorBoard::Open(
   GG_ASSIGN_OR_RETURN(std::unique_ptr<EventFileWriter> writer,
                       EventFileWriter::Create(options_.log_dir + subdir));
   if (options_.write_graph && subdir == "/train") {
-    GG_ASSIGN_OR_RETURN(tensorflow::GraphDef graph_def,
+    GG_ASSIGN_OR_RETURN(proto::GraphDef graph_def,
                         ExportGraphDef(exported_, {.local_scope_names = true}));
     GG_RETURN_IF_ERROR(writer->WriteGraph(graph_def));
     if (graph_nodes != nullptr) *graph_nodes = graph_def.node_size();

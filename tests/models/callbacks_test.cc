@@ -206,7 +206,7 @@ TEST_F(LogDirFaultTest, RemovedMidRunGoesOnInANewReadableFile) {
   EXPECT_EQ((*events)[0].file_version(), kEventFileVersion);
   EXPECT_TRUE((*events)[1].has_graph_def());
   for (int64_t epoch = 0; epoch < 3; ++epoch) {
-    const tensorflow::Event& e = (*events)[2 + epoch];
+    const proto::Event& e = (*events)[2 + epoch];
     EXPECT_EQ(e.step(), epoch);
     ASSERT_EQ(e.summary().value_size(), 1);
     EXPECT_EQ(e.summary().value(0).tag(), "epoch_loss");
