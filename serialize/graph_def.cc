@@ -118,6 +118,17 @@ std::string InputString(const Output& in) {
                          : absl::StrCat(in.node_name(), ":", in.index());
 }
 
+// Attributes TensorFlow added to an op after kGraphDefProducer: a reader of
+// that producer does not declare them (MatMul gained grad_a and grad_b in
+// TensorFlow 2.13), so they are left out while they hold their default,
+// false, which is what such a reader assumes.
+bool IsNewerDefaultAttr(const std::string& op, const std::string& key,
+                        const AttrValue& value) {
+  if (op != "MatMul" || (key != "grad_a" && key != "grad_b")) return false;
+  const bool* b = std::get_if<bool>(&value);
+  return b != nullptr && !*b;
+}
+
 // One attempt at exporting; Aborted when the graph changed between reading
 // its reachable set and its nodes (a control edge added concurrently).
 absl::StatusOr<proto::GraphDef> ExportOnce(Graph& graph,
@@ -157,7 +168,10 @@ absl::StatusOr<proto::GraphDef> ExportOnce(Graph& graph,
       node->add_input(absl::StrCat("^", name));
     }
     auto& attrs = *node->mutable_attr();
-    for (const auto& [key, value] : info.attrs) AttrToProto(value, &attrs[key]);
+    for (const auto& [key, value] : info.attrs) {
+      if (IsNewerDefaultAttr(info.op, key, value)) continue;
+      AttrToProto(value, &attrs[key]);
+    }
     if (options.output_shapes) {
       proto::AttrValue shapes;
       AttrToProto(info.output_shapes, &shapes);

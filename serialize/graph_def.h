@@ -61,7 +61,10 @@
 namespace graphgc {
 
 // What TensorFlow 2.x writes as versions.producer; TensorBoard and TensorFlow
-// accept GraphDefs of this producer.
+// accept GraphDefs of this producer. Every exported node matches TensorFlow's
+// OpDef at this producer (tests/serialize/op_defs_test.cc): attrs TensorFlow
+// added later (MatMul's grad_a, grad_b) are left out while they hold their
+// default.
 inline constexpr int kGraphDefProducer = 1087;
 
 struct ExportOptions {
