@@ -1006,6 +1006,11 @@ absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
 
 }  // namespace
 
+absl::StatusOr<std::string> ModelToJson(const Sequential& model) {
+  GG_ASSIGN_OR_RETURN(const ModelSnapshot snap, SavingAccess::Snapshot(model));
+  return ConfigJson(snap).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 absl::Status Sequential::Save(const std::string& dir) const {
   GG_RETURN_IF_ERROR(CheckPath(dir, "Sequential::Save directory"));
   GG_ASSIGN_OR_RETURN(const ModelSnapshot snap, SavingAccess::Snapshot(*this));
