@@ -10,17 +10,22 @@
 #  3. the downstream workspace in tests/downstream, which consumes graphgc as
 #     @graphgc exactly as API.md says, built plain and under the consumer's
 #     own AddressSanitizer and ThreadSanitizer flags,
-#  4. a short run (FUZZ_SECONDS, default 30 s) of each libFuzzer target of
+#  4. the CMake build (tests/cmake/cmake_stage.sh): its file lists checked
+#     against Bazel's, graphgc built (-j2, ccache) and installed into a
+#     scratch prefix, and tests/downstream_cmake built and run against it,
+#     with find_package(graphgc) and with pkg-config,
+#  5. a short run (FUZZ_SECONDS, default 30 s) of each libFuzzer target of
 #     tests/fuzz from its seed corpus (clang + ASan/UBSan, built by
 #     tests/fuzz/build_fuzzers.sh),
 # and ends with the time each stage took and one line "N passed, N failed"
 # counted from what ran (a test target per configuration, each pytest test,
-# the downstream program, each fuzz target).
+# the downstream program, the CMake stage, each fuzz target).
 #
 # Compiled work is kept outside the clone, so a second run (or a fresh clone
 # on the same machine) recompiles only what changed: Bazel's disk cache
 # (~/.cache/graphgc/bazel-disk, set in .bazelrc and tests/downstream/.bazelrc)
-# and ccache for the fuzzers' clang build (~/.cache/graphgc/ccache).
+# and ccache for the fuzzers' clang build and the CMake build
+# (~/.cache/graphgc/ccache; CMake's build trees in ~/.cache/graphgc/cmake).
 set -uo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
@@ -104,6 +109,18 @@ for cfg in plain asan tsan; do
   fi
 done
 end_stage "downstream workspace"
+
+# The CMake build: same files as Bazel's, installed into a scratch prefix,
+# and tests/downstream_cmake built against it (find_package and pkg-config).
+echo "=== cmake: tests/cmake/cmake_stage.sh"
+if tests/cmake/cmake_stage.sh; then
+  echo "//tests/downstream_cmake:app (cmake install) PASSED"
+  passed=$((passed + 1))
+else
+  echo "//tests/downstream_cmake:app (cmake install) FAILED"
+  failed=$((failed + 1))
+fi
+end_stage "cmake build + install + consumer"
 
 echo "=== fuzz: tests/fuzz/run_fuzzers.sh ${FUZZ_SECONDS:-30}"
 tests/fuzz/run_fuzzers.sh "${FUZZ_SECONDS:-30}" 2>&1 | tee "$log"

@@ -5,173 +5,72 @@
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "nlohmann/json.hpp"
 
 namespace graphgc::bench {
 namespace {
 
-class Parser {
- public:
-  explicit Parser(const std::string& text) : s_(text) {}
+using Json = nlohmann::json;
 
-  absl::StatusOr<Json> Document() {
-    Json v;
-    if (!Value(v, 0)) return Error();
-    SkipSpace();
-    if (pos_ != s_.size()) {
-      error_ = "trailing characters";
-      return Error();
+// Google Benchmark writes a NaN or infinite counter as the bare words NaN,
+// Infinity (or -NaN, -Infinity), which JSON does not allow: outside strings
+// they become null, so the counter reads as not measured.
+std::string NonFiniteToNull(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out.push_back(c);
+      if (c == '\\' && i + 1 < text.size()) {
+        out.push_back(text[++i]);
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
     }
-    return v;
+    if (c == '"') in_string = true;
+    const size_t word = c == '-' ? i + 1 : i;
+    bool replaced = false;
+    for (const std::string_view bare : {"NaN", "Infinity"}) {
+      if (text.compare(word, bare.size(), bare) == 0) {
+        out += "null";
+        i = word + bare.size() - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out.push_back(c);
   }
+  return out;
+}
 
- private:
-  absl::Status Error() const {
+absl::StatusOr<Json> ParseJson(const std::string& text) {
+  // nlohmann reports syntax errors by exception only; it is caught here and
+  // goes no further.
+  try {
+    return Json::parse(NonFiniteToNull(text));
+  } catch (const Json::parse_error& e) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "benchmark report is not valid JSON (byte ", e.byte, "): ", e.what()));
+  } catch (const Json::exception& e) {
     return absl::InvalidArgumentError(
-        absl::StrCat("JSON: ", error_, " at byte ", pos_));
+        absl::StrCat("benchmark report is not valid JSON: ", e.what()));
   }
-  void SkipSpace() {
-    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) {
-      ++pos_;
-    }
-  }
-  bool Expect(char c) {
-    SkipSpace();
-    if (pos_ < s_.size() && s_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    error_ = absl::StrCat("expected '", std::string(1, c), "'");
-    return false;
-  }
-  bool Literal(const char* word) {
-    const std::string w(word);
-    if (s_.compare(pos_, w.size(), w) != 0) {
-      error_ = "bad literal";
-      return false;
-    }
-    pos_ += w.size();
-    return true;
-  }
-  bool String(std::string& out) {
-    if (!Expect('"')) return false;
-    while (pos_ < s_.size()) {
-      const char c = s_[pos_++];
-      if (c == '"') return true;
-      if (c != '\\') {
-        out.push_back(c);
-        continue;
-      }
-      if (pos_ >= s_.size()) break;
-      const char e = s_[pos_++];
-      switch (e) {
-        case 'n': out.push_back('\n'); break;
-        case 't': out.push_back('\t'); break;
-        case 'r': out.push_back('\r'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'u': {
-          if (pos_ + 4 > s_.size()) {
-            error_ = "short \\u escape";
-            return false;
-          }
-          const long code = std::strtol(s_.substr(pos_, 4).c_str(), nullptr, 16);
-          pos_ += 4;
-          out.push_back(code < 0x80 ? static_cast<char>(code) : '?');
-          break;
-        }
-        default: out.push_back(e);  // '"', '\\', '/'
-      }
-    }
-    error_ = "unterminated string";
-    return false;
-  }
-  bool Value(Json& v, int depth) {
-    if (depth > 64) {
-      error_ = "nested too deeply";
-      return false;
-    }
-    SkipSpace();
-    if (pos_ >= s_.size()) {
-      error_ = "unexpected end";
-      return false;
-    }
-    const char c = s_[pos_];
-    if (c == '{') {
-      ++pos_;
-      v.kind = Json::Kind::kObject;
-      SkipSpace();
-      if (pos_ < s_.size() && s_[pos_] == '}') {
-        ++pos_;
-        return true;
-      }
-      while (true) {
-        std::string key;
-        if (!String(key) || !Expect(':')) return false;
-        Json member;
-        if (!Value(member, depth + 1)) return false;
-        v.object[key] = std::move(member);
-        SkipSpace();
-        if (pos_ < s_.size() && s_[pos_] == ',') {
-          ++pos_;
-          continue;
-        }
-        return Expect('}');
-      }
-    }
-    if (c == '[') {
-      ++pos_;
-      v.kind = Json::Kind::kArray;
-      SkipSpace();
-      if (pos_ < s_.size() && s_[pos_] == ']') {
-        ++pos_;
-        return true;
-      }
-      while (true) {
-        Json item;
-        if (!Value(item, depth + 1)) return false;
-        v.array.push_back(std::move(item));
-        SkipSpace();
-        if (pos_ < s_.size() && s_[pos_] == ',') {
-          ++pos_;
-          continue;
-        }
-        return Expect(']');
-      }
-    }
-    if (c == '"') {
-      v.kind = Json::Kind::kString;
-      return String(v.string);
-    }
-    if (c == 't' || c == 'f') {
-      v.kind = Json::Kind::kBool;
-      v.boolean = c == 't';
-      return Literal(c == 't' ? "true" : "false");
-    }
-    if (c == 'n') {
-      v.kind = Json::Kind::kNull;
-      return Literal("null");
-    }
-    // A number (also inf/nan as some writers print them).
-    const char* begin = s_.c_str() + pos_;
-    char* end = nullptr;
-    v.kind = Json::Kind::kNumber;
-    v.number = std::strtod(begin, &end);
-    if (end == begin) {
-      error_ = "expected a value";
-      return false;
-    }
-    pos_ += static_cast<size_t>(end - begin);
-    return true;
-  }
+}
 
-  const std::string& s_;
-  size_t pos_ = 0;
-  std::string error_ = "malformed";
-};
+// The string member `key` of object `j`, or `fallback`.
+std::string StringMember(const Json& j, const char* key,
+                         const std::string& fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
 
 double NanosPer(const std::string& unit) {
   if (unit == "us") return 1e3;
@@ -189,40 +88,31 @@ std::string Number(double v) {
 
 }  // namespace
 
-const Json* Json::Find(const std::string& key) const {
-  auto it = object.find(key);
-  return it == object.end() ? nullptr : &it->second;
-}
-
-absl::StatusOr<Json> ParseJson(const std::string& text) {
-  return Parser(text).Document();
-}
-
 absl::StatusOr<std::vector<BenchRun>> ParseBenchmarkReport(
     const std::string& json) {
   absl::StatusOr<Json> doc = ParseJson(json);
   if (!doc.ok()) return doc.status();
-  const Json* benchmarks = doc->Find("benchmarks");
-  if (benchmarks == nullptr || benchmarks->kind != Json::Kind::kArray) {
+  auto benchmarks = doc->is_object() ? doc->find("benchmarks") : doc->end();
+  if (benchmarks == doc->end() || !benchmarks->is_array()) {
     return absl::InvalidArgumentError("no \"benchmarks\" array in the report");
   }
   std::vector<BenchRun> runs;
-  for (const Json& b : benchmarks->array) {
-    const Json* type = b.Find("run_type");
-    if (type != nullptr && type->string != "iteration") continue;
-    const Json* name = b.Find("name");
-    if (name == nullptr) continue;
+  for (const Json& b : *benchmarks) {
+    if (!b.is_object()) continue;
+    if (StringMember(b, "run_type", "iteration") != "iteration") continue;
+    auto name = b.find("name");
+    if (name == b.end() || !name->is_string()) continue;
     BenchRun run;
-    run.name = name->string;
-    const Json* unit = b.Find("time_unit");
-    const double scale = NanosPer(unit ? unit->string : "ns");
-    for (const auto& [key, value] : b.object) {
-      if (value.kind != Json::Kind::kNumber) continue;
+    run.name = name->get<std::string>();
+    const double scale = NanosPer(StringMember(b, "time_unit", "ns"));
+    for (const auto& [key, value] : b.items()) {
+      if (!value.is_number()) continue;
       const bool time = key == "real_time" || key == "cpu_time";
-      run.values[key] = time ? value.number * scale : value.number;
+      const double number = value.get<double>();
+      run.values[key] = time ? number * scale : number;
     }
-    const Json* error = b.Find("error_occurred");
-    run.error = error != nullptr && error->boolean;
+    auto error = b.find("error_occurred");
+    run.error = error != b.end() && error->is_boolean() && error->get<bool>();
     runs.push_back(std::move(run));
   }
   return runs;
@@ -232,10 +122,9 @@ const BenchRun* FindRun(const std::vector<BenchRun>& runs,
                         const std::string& prefix) {
   for (const BenchRun& r : runs) {
     if (r.error) continue;
-    if (r.name == prefix ||
-        (r.name.size() > prefix.size() &&
-         r.name.compare(0, prefix.size(), prefix) == 0 &&
-         r.name[prefix.size()] == '/')) {
+    if (r.name == prefix || (r.name.size() > prefix.size() &&
+                             r.name.compare(0, prefix.size(), prefix) == 0 &&
+                             r.name[prefix.size()] == '/')) {
       return &r;
     }
   }
@@ -244,8 +133,9 @@ const BenchRun* FindRun(const std::vector<BenchRun>& runs,
 
 std::optional<double> RatioToTarget(const TargetRow& row) {
   if (!row.measured.has_value()) return std::nullopt;
-  const double divisor =
-      row.kind == TargetRow::Kind::kAtMost ? row.target : row.reference.value_or(0);
+  const double divisor = row.kind == TargetRow::Kind::kAtMost
+                             ? row.target
+                             : row.reference.value_or(0);
   if (row.kind == TargetRow::Kind::kEqual && !row.reference.has_value()) {
     return std::nullopt;
   }
@@ -272,14 +162,13 @@ std::string FormatTargetTable(const std::vector<TargetRow>& rows) {
       target = "== " + (r.reference.has_value() ? Number(*r.reference) : "n/a");
     }
     const std::optional<double> ratio = RatioToTarget(r);
-    absl::StrAppendFormat(&out, "%-62s %12s %14s %8s  %s%s\n", r.what, measured,
-                          target,
-                          ratio.has_value() ? absl::StrFormat("%.3f", *ratio)
-                                            : std::string("n/a"),
-                          r.measured.has_value()
-                              ? (MeetsTarget(r) ? "yes" : "NO")
-                              : "not measured",
-                          r.note.empty() ? "" : "  (" + r.note + ")");
+    absl::StrAppendFormat(
+        &out, "%-62s %12s %14s %8s  %s%s\n", r.what, measured, target,
+        ratio.has_value() ? absl::StrFormat("%.3f", *ratio)
+                          : std::string("n/a"),
+        r.measured.has_value() ? (MeetsTarget(r) ? "yes" : "NO")
+                               : "not measured",
+        r.note.empty() ? "" : "  (" + r.note + ")");
   }
   return out;
 }

@@ -1,9 +1,9 @@
 // bench/all_lib.h
 //
-// The logic of `//bench:all`: read Google Benchmark JSON reports (a minimal
-// JSON parser for what those reports hold), pick the figures the issues set
-// targets for, and format one table of target, measured figure and ratio.
-// Pure functions over their arguments: thread-safe.
+// The logic of `//bench:all`: read Google Benchmark JSON reports (with
+// Debian's nlohmann-json, as models/saving.cc does), pick the figures the
+// issues set targets for, and format one table of target, measured figure and
+// ratio. Pure functions over their arguments: thread-safe.
 #ifndef GRAPHGC_BENCH_ALL_LIB_H_
 #define GRAPHGC_BENCH_ALL_LIB_H_
 
@@ -17,24 +17,6 @@
 
 namespace graphgc::bench {
 
-// A parsed JSON value. Numbers are doubles; objects keep their keys sorted.
-struct Json {
-  enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };
-  Kind kind = Kind::kNull;
-  bool boolean = false;
-  double number = 0;
-  std::string string;
-  std::vector<Json> array;
-  std::map<std::string, Json> object;
-
-  // The member `key` of an object, or nullptr.
-  const Json* Find(const std::string& key) const;
-};
-
-// Parses one JSON document (RFC 8259; \u escapes outside ASCII become '?').
-// InvalidArgument naming the byte offset on malformed input.
-absl::StatusOr<Json> ParseJson(const std::string& text);
-
 // One benchmark run of a report: its name and every numeric field
 // (real_time and cpu_time converted to nanoseconds, counters as written).
 struct BenchRun {
@@ -44,7 +26,9 @@ struct BenchRun {
 };
 
 // The "iteration" runs of a Google Benchmark JSON report (aggregates are
-// skipped).
+// skipped). InvalidArgument naming the byte offset on malformed JSON, or
+// when there is no "benchmarks" array. A NaN or Infinity value (Google
+// Benchmark writes them bare) is left out of `values`.
 absl::StatusOr<std::vector<BenchRun>> ParseBenchmarkReport(
     const std::string& json);
 
@@ -57,7 +41,7 @@ struct TargetRow {
   std::string what;
   std::optional<double> measured;  // empty: not measured (a run failed)
   enum class Kind { kAtMost, kEqual } kind = Kind::kAtMost;
-  double target = 0;               // kAtMost: the bound
+  double target = 0;                // kAtMost: the bound
   std::optional<double> reference;  // kEqual: the value it must equal
   std::string note;
 };

@@ -12,6 +12,7 @@
 #include <optional>
 #include <typeinfo>
 #include <unordered_map>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -19,8 +20,11 @@
 #include "absl/strings/string_view.h"
 #include "models/saving.h"
 #include "models/sequential.h"
+#include "serialize/event.pb.h"
 #include "serialize/event_file.h"
 #include "serialize/graph_def.h"
+#include "serialize/summary.pb.h"
+#include "serialize/tensor.pb.h"
 #include "serialize/tfrecord.h"
 #include "util/file.h"
 #include "util/mutex.h"
@@ -132,12 +136,17 @@ std::string FormatValue(double v) {
 }  // namespace
 
 std::shared_ptr<ProgressBar> ProgressBar::Create(ProgressBarOptions options) {
-  return std::make_shared<ProgressBar>(options);
+  return std::make_shared<ProgressBar>(std::move(options));
 }
 
-ProgressBar::ProgressBar(ProgressBarOptions options) : options_(options) {
+ProgressBar::ProgressBar(ProgressBarOptions options)
+    : options_(std::move(options)) {
   redraw_ = options_.redraw >= 0 ? options_.redraw != 0
                                  : isatty(fileno(options_.out)) != 0;
+}
+
+absl::Time ProgressBar::Now() const {
+  return options_.clock ? options_.clock() : absl::Now();
 }
 
 absl::Status ProgressBar::OnTrainBegin(const Sequential&,
@@ -147,11 +156,14 @@ absl::Status ProgressBar::OnTrainBegin(const Sequential&,
 }
 
 absl::Status ProgressBar::OnEpochBegin(int epoch) {
+  steps_ = 0;
   seen_ = 0;
-  loss_sum_ = 0;
   metric_sums_.clear();
   epoch_logs_.clear();
-  epoch_start_ = absl::Now();
+  epoch_start_ = Now();
+  after_first_step_.reset();
+  last_draw_.reset();
+  drawn_width_ = 0;
   std::fprintf(options_.out, "Epoch %d/%d\n", epoch + 1, info_.epochs);
   return absl::OkStatus();
 }
@@ -159,53 +171,105 @@ absl::Status ProgressBar::OnEpochBegin(int epoch) {
 absl::Status ProgressBar::OnBatchEnd(int64_t, const Logs& logs) {
   auto size_it = logs.find("size");
   const double size = size_it == logs.end() ? 0 : size_it->second;
+  ++steps_;
   seen_ += static_cast<int64_t>(size);
   for (const auto& [key, value] : logs) {
     if (key != "size") metric_sums_[key] += value * size;
   }
-  if (redraw_) {
-    std::fprintf(options_.out, "\r%s", Line(false).c_str());
-    std::fflush(options_.out);
+  const absl::Time now = Now();
+  if (steps_ == 1) after_first_step_ = now;
+  if (redraw_ && (!last_draw_.has_value() ||
+                  now - *last_draw_ >= absl::Milliseconds(50))) {
+    last_draw_ = now;
+    Draw(false);
   }
   return absl::OkStatus();
 }
 
 absl::Status ProgressBar::OnEpochEnd(int, const Logs& logs) {
   epoch_logs_ = logs;
-  std::fprintf(options_.out, "%s%s\n", redraw_ ? "\r" : "", Line(true).c_str());
+  if (redraw_) {
+    Draw(true);
+  } else {
+    std::fprintf(options_.out, "%s\n", Format(true, false).c_str());
+  }
   std::fflush(options_.out);
   return absl::OkStatus();
 }
 
-std::string ProgressBar::Line(bool final) const {
-  const int64_t total = info_.samples;
-  const int64_t current = final ? total : seen_;
-  const int digits = static_cast<int>(absl::StrCat(total).size());
-  std::string line = absl::StrFormat("%*d/%d [", digits, current, total);
-  constexpr int kWidth = 30;
-  const int filled =
-      total > 0 ? static_cast<int>(kWidth * current / total) : kWidth;
-  if (filled > 0) {
-    line += std::string(filled - 1, '=');
-    line += current < total ? '>' : '=';
+void ProgressBar::Draw(bool final) {
+  const std::string plain = Format(final, false);
+  // Columns: UTF-8 code points (every "━" is three bytes, one column).
+  const size_t width = static_cast<size_t>(std::count_if(
+      plain.begin(), plain.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+  std::string line = "\r" + Format(final, true);
+  if (drawn_width_ > width) line += std::string(drawn_width_ - width, ' ');
+  drawn_width_ = width;
+  if (final) line += "\n";
+  std::fputs(line.c_str(), options_.out);
+  std::fflush(options_.out);
+}
+
+std::string ProgressBar::Line(bool final) const { return Format(final, false); }
+
+namespace {
+
+// Keras's Progbar._format_time: " 2ms/step".
+std::string PerStep(double seconds) {
+  if (seconds >= 1 || seconds == 0) {
+    return absl::StrFormat(" %.0fs/step", seconds);
   }
-  line += std::string(kWidth - filled, '.');
-  line += "]";
-  const double elapsed = absl::ToDoubleSeconds(absl::Now() - epoch_start_);
-  if (final) {
-    absl::StrAppendFormat(&line, " - %.0fs", elapsed);
-    const double per = current > 0 ? elapsed / current : 0;
-    if (per >= 1) {
-      absl::StrAppendFormat(&line, " %.0fs/sample", per);
-    } else if (per >= 1e-3) {
-      absl::StrAppendFormat(&line, " %.0fms/sample", per * 1e3);
-    } else {
-      absl::StrAppendFormat(&line, " %.0fus/sample", per * 1e6);
-    }
-  } else if (current > 0) {
-    const double eta = elapsed / current * (total - current);
-    absl::StrAppendFormat(&line, " - ETA: %.0fs", eta);
+  if (seconds >= 1e-3) return absl::StrFormat(" %.0fms/step", seconds * 1e3);
+  return absl::StrFormat(" %.0fus/step", seconds * 1e6);
+}
+
+// Keras's ETA: "1:02:03", "2:05" or "7s" (whole seconds, truncated).
+std::string Eta(double seconds) {
+  const int64_t s = static_cast<int64_t>(seconds);
+  if (seconds > 3600) {
+    return absl::StrFormat("%d:%02d:%02d", s / 3600, (s % 3600) / 60, s % 60);
   }
+  if (seconds > 60) return absl::StrFormat("%d:%02d", s / 60, s % 60);
+  return absl::StrFormat("%ds", s);
+}
+
+}  // namespace
+
+std::string ProgressBar::Format(bool final, bool ansi) const {
+  const int64_t target = std::max<int64_t>(info_.steps_per_epoch, 1);
+  const int64_t current = final ? std::max(steps_, target) : steps_;
+  const int digits = static_cast<int>(absl::StrCat(target).size());
+  constexpr int kWidth = 20;
+  constexpr absl::string_view kCell = "━";
+  const int64_t filled = std::min<int64_t>(kWidth, kWidth * current / target);
+  std::string count = absl::StrFormat("%*d/%d", digits, current, target);
+  std::string done, rest;
+  for (int64_t i = 0; i < filled; ++i) absl::StrAppend(&done, kCell);
+  for (int64_t i = filled; i < kWidth; ++i) absl::StrAppend(&rest, kCell);
+  std::string line;
+  if (ansi) {
+    line = absl::StrCat("\x1b[1m", count, "\x1b[0m ");
+    if (!done.empty()) absl::StrAppend(&line, "\x1b[32m", done, "\x1b[0m");
+    absl::StrAppend(&line, "\x1b[37m", rest, "\x1b[0m");
+  } else {
+    line = absl::StrCat(count, " ", done, rest);
+  }
+  // Time per step leaves out the first one, as Keras's estimate does.
+  const absl::Time now = Now();
+  double per_step = 0;
+  if (steps_ > 1 && after_first_step_.has_value()) {
+    per_step = absl::ToDoubleSeconds(now - *after_first_step_) /
+               static_cast<double>(steps_ - 1);
+  } else if (steps_ > 0) {
+    per_step =
+        absl::ToDoubleSeconds(now - epoch_start_) / static_cast<double>(steps_);
+  }
+  const std::string time =
+      final
+          ? absl::StrFormat("%.0fs", absl::ToDoubleSeconds(now - epoch_start_))
+          : Eta(per_step * static_cast<double>(target - current));
+  absl::StrAppend(&line, " ", ansi ? "\x1b[1m" : "", time,
+                  ansi ? "\x1b[0m" : "", PerStep(per_step));
   if (final && !epoch_logs_.empty()) {
     // Training metrics first, then validation ones, as Keras orders them.
     for (bool val : {false, true}) {
@@ -214,9 +278,10 @@ std::string ProgressBar::Line(bool final) const {
         absl::StrAppend(&line, " - ", key, ": ", FormatValue(value));
       }
     }
-  } else if (current > 0) {
+  } else if (seen_ > 0) {
     for (const auto& [key, sum] : metric_sums_) {
-      absl::StrAppend(&line, " - ", key, ": ", FormatValue(sum / current));
+      absl::StrAppend(&line, " - ", key, ": ",
+                      FormatValue(sum / static_cast<double>(seen_)));
     }
   }
   return line;
@@ -260,15 +325,39 @@ absl::Status TensorBoard::Validate() const {
   return CheckPath(options_.log_dir, "TensorBoard log_dir");
 }
 
+namespace {
+
+// Keras's keras_model_summary("keras", model, step=0): the config JSON as a
+// scalar string tensor, for TensorBoard's graph plugin (content "1" is the
+// plugin data version it expects).
+proto::Event KerasModelEvent(const std::string& config_json) {
+  proto::Event event;
+  event.set_step(0);
+  proto::Summary::Value* value = event.mutable_summary()->add_value();
+  value->set_tag("keras");
+  proto::SummaryMetadata::PluginData* plugin =
+      value->mutable_metadata()->mutable_plugin_data();
+  plugin->set_plugin_name("graph_keras_model");
+  plugin->set_content("1");
+  proto::TensorProto* tensor = value->mutable_tensor();
+  tensor->set_dtype(proto::DT_STRING);
+  tensor->mutable_tensor_shape();  // a scalar
+  tensor->add_string_val(config_json);
+  return event;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<EventFileWriter>> TensorBoard::Open(
     const std::string& subdir, int64_t* graph_nodes) const {
   GG_ASSIGN_OR_RETURN(std::unique_ptr<EventFileWriter> writer,
                       EventFileWriter::Create(options_.log_dir + subdir));
   if (options_.write_graph && subdir == "/train") {
-    GG_ASSIGN_OR_RETURN(tensorflow::GraphDef graph_def,
+    GG_ASSIGN_OR_RETURN(proto::GraphDef graph_def,
                         ExportGraphDef(exported_, {.local_scope_names = true}));
     GG_RETURN_IF_ERROR(writer->WriteGraph(graph_def));
     if (graph_nodes != nullptr) *graph_nodes = graph_def.node_size();
+    GG_RETURN_IF_ERROR(writer->WriteEvent(KerasModelEvent(keras_config_)));
   }
   GG_RETURN_IF_ERROR(writer->Flush());
   return writer;
@@ -304,6 +393,7 @@ absl::Status TensorBoard::OnTrainBegin(const Sequential& model,
   GG_RETURN_IF_ERROR(Validate());  // for callers other than Fit
   batches_ = 0;
   exported_.clear();
+  keras_config_.clear();
   graph_nodes_ = 0;
   if (options_.write_graph) {
     std::vector<NodeHandle> roots;
@@ -311,6 +401,7 @@ absl::Status TensorBoard::OnTrainBegin(const Sequential& model,
       roots.push_back(h.WithOwner(owner_));
     }
     exported_ = std::move(roots);
+    GG_ASSIGN_OR_RETURN(keras_config_, ModelToJson(model));
   }
   train_.reset();
   validation_.reset();

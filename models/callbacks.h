@@ -37,6 +37,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -124,6 +125,8 @@ struct ProgressBarOptions {
   // Redraw one line in place (a terminal); false prints the epoch's line
   // once at its end. Unset: decided by isatty(out).
   int redraw = -1;
+  // The clock (tests inject one); empty: absl::Now.
+  std::function<absl::Time()> clock;
 };
 
 // Modes of the callbacks that watch a metric (EarlyStopping,
@@ -335,12 +338,20 @@ class ReduceLROnPlateau : public Callback {
   int reductions_ = 0;
 };
 
-// Keras' progress bar:
-//   Epoch 1/1
-//   1000/1000 [==============================] - 0s 3us/sample - loss: 2.3172
-// redrawn in place on a terminal, one line per epoch otherwise. Fit adds
-// one by itself for verbose = 1 (and a line per epoch for verbose = 2).
-// One fit at a time (a concurrent second fit is refused, see the top).
+// Keras 3's progress bar, counting steps (batches):
+//   Epoch 1/2
+//   32/32 ━━━━━━━━━━━━━━━━━━━━ 0s 2ms/step - accuracy: 0.9100 - loss: 0.2700
+// On a terminal the line is redrawn in place after a batch, at most every
+// 0.05 s, with the ETA while the epoch runs (` 7/32 ━━━━━━━━━━━━━━━━━━━━ 1s
+// 5ms/step - loss: ...`; done cells green, the rest grey, the count bold:
+// Keras's ANSI colours), and the epoch's final line replaces it. Otherwise
+// (a file, a pipe) only the final line is printed, once per epoch, without
+// colours. Time per step leaves out the first step (it includes building
+// the step), as Keras's does; values are the epoch's running means, sample-
+// weighted, then the epoch-end logs (training keys, then val_ ones, sorted).
+// Fit adds one by itself for verbose = 1 (and a line per epoch for
+// verbose = 2). One fit at a time (a concurrent second fit is refused, see
+// the top).
 class ProgressBar : public Callback {
  public:
   static std::shared_ptr<ProgressBar> Create(ProgressBarOptions options = {});
@@ -352,18 +363,27 @@ class ProgressBar : public Callback {
   absl::Status OnBatchEnd(int64_t batch, const Logs& logs) override;
   absl::Status OnEpochEnd(int epoch, const Logs& logs) override;
 
-  // The line as it would be drawn now (for tests).
+  // The line as it would be drawn now, without colours (for tests).
   std::string Line(bool final) const;
 
  private:
+  absl::Time Now() const;
+  // The line; `ansi` adds Keras's colours.
+  std::string Format(bool final, bool ansi) const;
+  // Redraws the line in place, padding over a longer previous one.
+  void Draw(bool final);
+
   ProgressBarOptions options_;
   bool redraw_ = false;
   TrainInfo info_;
-  int64_t seen_ = 0;
-  double loss_sum_ = 0;
+  int64_t steps_ = 0;  // batches ended this epoch
+  int64_t seen_ = 0;   // samples seen this epoch
   std::map<std::string, double> metric_sums_;
   Logs epoch_logs_;
   absl::Time epoch_start_;
+  std::optional<absl::Time> after_first_step_;
+  std::optional<absl::Time> last_draw_;
+  size_t drawn_width_ = 0;
 };
 
 // Keras' TerminateOnNaN: stops the fit, with a FailedPrecondition status
@@ -393,7 +413,12 @@ struct TensorBoardOptions {
 // model reaches (forward, loss, gradients, optimizer updates), exported
 // after a MaybeCollect(), with the model's local scope names (see
 // ExportOptions::local_scope_names: "dense", not "dense_14", as TensorFlow
-// 2 shows a Keras model's function graph). It then writes "batch_loss" every
+// 2 shows a Keras model's function graph) and, as Keras does, the model's
+// Keras JSON config (ModelToJson, models/saving.h) as the "keras" summary
+// at step 0: a string tensor with plugin_name "graph_keras_model", which
+// TensorBoard's Graphs tab draws as the conceptual graph. Scalars are
+// simple_value summaries (TensorBoard's scalar plugin reads them as it reads
+// Keras's tensor scalars). It then writes "batch_loss" every
 // update_freq batches (step: batches so far) and "epoch_loss" /
 // "epoch_accuracy" each epoch (step: the epoch), flushing at every epoch end;
 // files are closed at train end. It holds strong handles, labelled "TensorBoard
@@ -443,13 +468,14 @@ class TensorBoard : public Callback {
   std::string train_path_;
   std::string validation_path_;
   std::vector<NodeHandle> exported_;
+  std::string keras_config_;  // the model's Keras JSON, with write_graph
   int64_t graph_nodes_ = 0;
   int64_t batches_ = 0;
   int64_t files_reopened_ = 0;
 
   // Opens a new events file in `subdir` of log_dir and writes file_version
   // and (with write_graph) the exported graph, whose node count goes to
-  // `graph_nodes` when given.
+  // `graph_nodes` when given, and the "keras" config summary.
   absl::StatusOr<std::unique_ptr<EventFileWriter>> Open(
       const std::string& subdir, int64_t* graph_nodes = nullptr) const;
   // Replaces `writer` by a new file when its file was removed.

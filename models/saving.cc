@@ -926,7 +926,7 @@ struct FrozenModel {
 };
 
 absl::StatusOr<FrozenModel> Freeze(const ModelSnapshot& snap) {
-  GG_ASSIGN_OR_RETURN(tensorflow::GraphDef def, ExportGraphDef({snap.output}));
+  GG_ASSIGN_OR_RETURN(proto::GraphDef def, ExportGraphDef({snap.output}));
   int input_index = -1, output_index = -1;
   for (int i = 0; i < def.node_size(); ++i) {
     if (def.node(i).name() == snap.input.node_name()) input_index = i;
@@ -937,7 +937,7 @@ absl::StatusOr<FrozenModel> Freeze(const ModelSnapshot& snap) {
         "Sequential::Save: the exported graph lacks the model's input or "
         "output");
   }
-  GG_ASSIGN_OR_RETURN(tensorflow::GraphDef frozen,
+  GG_ASSIGN_OR_RETURN(proto::GraphDef frozen,
                       FreezeGraphDef(def, snap.variables));
   // Names as in a fresh graph ("dense", not "dense_14"); order is kept.
   LocalizeScopeNames(frozen);
@@ -1005,6 +1005,11 @@ absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
 }
 
 }  // namespace
+
+absl::StatusOr<std::string> ModelToJson(const Sequential& model) {
+  GG_ASSIGN_OR_RETURN(const ModelSnapshot snap, SavingAccess::Snapshot(model));
+  return ConfigJson(snap).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
 absl::Status Sequential::Save(const std::string& dir) const {
   GG_RETURN_IF_ERROR(CheckPath(dir, "Sequential::Save directory"));

@@ -92,6 +92,12 @@ absl::StatusOr<Sequential> LoadModel(const std::string& dir,
 // the model and `path`. Works from a callback of the model's own Fit.
 absl::Status SaveWeights(const Sequential& model, const std::string& path);
 
+// The model's Keras JSON config, compact: what Keras's `model.to_json()`
+// gives and Save writes (indented) as config.json. The TensorBoard callback
+// writes it as the "keras" summary. Works from a callback of the model's
+// own Fit.
+absl::StatusOr<std::string> ModelToJson(const Sequential& model);
+
 // One tensor of model.pb's signature.
 struct SignatureTensor {
   std::string name;  // "input:0"

@@ -66,7 +66,7 @@ absl::StatusOr<std::unique_ptr<EventFileWriter>> EventFileWriter::Start(
     std::string path, std::unique_ptr<RecordSink> sink) {
   std::unique_ptr<EventFileWriter> writer(new EventFileWriter(
       std::move(path), std::make_unique<TFRecordWriter>(std::move(sink))));
-  tensorflow::Event first;
+  proto::Event first;
   first.set_wall_time(NowSeconds());
   first.set_file_version(kEventFileVersion);
   absl::Status s = writer->WriteEvent(first);
@@ -108,11 +108,11 @@ EventFileWriter::CreateAtPathForTesting(const std::string& path) {
   return Start(path, std::move(sink));
 }
 
-absl::Status EventFileWriter::WriteEvent(const tensorflow::Event& event) {
+absl::Status EventFileWriter::WriteEvent(const proto::Event& event) {
   std::string bytes;
   bool serialized;
   if (event.wall_time() == 0) {
-    tensorflow::Event stamped = event;
+    proto::Event stamped = event;
     stamped.set_wall_time(NowSeconds());
     serialized = stamped.SerializeToString(&bytes);
   } else {
@@ -128,18 +128,18 @@ absl::Status EventFileWriter::WriteEvent(const tensorflow::Event& event) {
 
 absl::Status EventFileWriter::WriteScalar(std::string_view tag, int64_t step,
                                           float value) {
-  tensorflow::Event event;
+  proto::Event event;
   event.set_wall_time(NowSeconds());
   event.set_step(step);
-  tensorflow::Summary::Value* v = event.mutable_summary()->add_value();
+  proto::Summary::Value* v = event.mutable_summary()->add_value();
   v->set_tag(std::string(tag));
   v->set_simple_value(value);
   return WriteEvent(event);
 }
 
-absl::Status EventFileWriter::WriteGraph(const tensorflow::GraphDef& graph,
+absl::Status EventFileWriter::WriteGraph(const proto::GraphDef& graph,
                                          int64_t step) {
-  tensorflow::Event event;
+  proto::Event event;
   event.set_wall_time(NowSeconds());
   event.set_step(step);
   if (!SerializeDeterministic(graph, event.mutable_graph_def())) {
@@ -174,13 +174,13 @@ absl::StatusOr<std::unique_ptr<EventFileReader>> EventFileReader::Open(
       new EventFileReader(std::move(records)));
 }
 
-absl::StatusOr<std::optional<tensorflow::Event>> EventFileReader::Next() {
+absl::StatusOr<std::optional<proto::Event>> EventFileReader::Next() {
   if (!status_.ok()) return status_;
   const uint64_t record_offset = records_->offset();
   absl::StatusOr<std::optional<std::string>> record = records_->Read();
   if (!record.ok()) return record.status();
   if (!record->has_value()) return std::nullopt;
-  tensorflow::Event event;
+  proto::Event event;
   if (!event.ParseFromString(**record)) {
     status_ = absl::DataLossError(absl::StrCat(
         path(), ": record at byte offset ", record_offset,
@@ -190,14 +190,14 @@ absl::StatusOr<std::optional<tensorflow::Event>> EventFileReader::Next() {
   return event;
 }
 
-absl::StatusOr<std::vector<tensorflow::Event>> EventFileReader::ReadAll(
+absl::StatusOr<std::vector<proto::Event>> EventFileReader::ReadAll(
     const std::string& path, bool* truncated_tail,
     TFRecordReaderOptions options) {
   GG_ASSIGN_OR_RETURN(std::unique_ptr<EventFileReader> reader,
                       Open(path, options));
-  std::vector<tensorflow::Event> events;
+  std::vector<proto::Event> events;
   while (true) {
-    GG_ASSIGN_OR_RETURN(std::optional<tensorflow::Event> event, reader->Next());
+    GG_ASSIGN_OR_RETURN(std::optional<proto::Event> event, reader->Next());
     if (!event.has_value()) break;
     events.push_back(std::move(*event));
   }

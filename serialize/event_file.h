@@ -1,7 +1,7 @@
 // serialize/event_file.h
 //
 // EventFileWriter and EventFileReader: TensorBoard events files, i.e.
-// TFRecord files (serialize/tfrecord.h) of serialized tensorflow::Event
+// TFRecord files (serialize/tfrecord.h) of serialized proto::Event
 // protos. Real TensorBoard reads what the writer writes.
 //
 // File layout: the writer names its file
@@ -30,7 +30,7 @@
 //   GG_RETURN_IF_ERROR(w->WriteGraph(graph_def));
 //   GG_RETURN_IF_ERROR(w->WriteScalar("epoch_loss", /*step=*/1, 0.25f));
 //   GG_RETURN_IF_ERROR(w->Close());
-//   GG_ASSIGN_OR_RETURN(std::vector<tensorflow::Event> events,
+//   GG_ASSIGN_OR_RETURN(std::vector<proto::Event> events,
 //                       EventFileReader::ReadAll(w->path()));
 #ifndef GRAPHGC_SERIALIZE_EVENT_FILE_H_
 #define GRAPHGC_SERIALIZE_EVENT_FILE_H_
@@ -79,8 +79,7 @@ class EventFileWriter {
 
   // Appends `event`. A wall_time of 0 is replaced by the current time;
   // step is written as given.
-  absl::Status WriteEvent(const tensorflow::Event& event)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status WriteEvent(const proto::Event& event) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Appends a scalar summary {tag, simple_value: value} at `step`, which
   // TensorBoard's scalar dashboard plots.
@@ -90,7 +89,7 @@ class EventFileWriter {
   // Appends an event whose graph_def holds `graph` serialized. A graph
   // protobuf cannot serialize (over 2 GiB), or an event over
   // kMaxTFRecordBytes, is InvalidArgument and is not sticky.
-  absl::Status WriteGraph(const tensorflow::GraphDef& graph, int64_t step = 0)
+  absl::Status WriteGraph(const proto::GraphDef& graph, int64_t step = 0)
       ABSL_LOCKS_EXCLUDED(mu_);
 
   // Hands written events to the OS. Events are written through on each
@@ -129,7 +128,7 @@ class EventFileReader {
   // or a torn last record: see truncated_tail()). A corrupt record, or one
   // that is not an Event, is DataLoss naming the path and byte offset;
   // later calls return the same status.
-  absl::StatusOr<std::optional<tensorflow::Event>> Next();
+  absl::StatusOr<std::optional<proto::Event>> Next();
 
   // True if the last Next() stopped at a torn (incomplete) last record.
   bool truncated_tail() const { return records_->truncated_tail(); }
@@ -140,7 +139,7 @@ class EventFileReader {
   // Every event of `path`, or the first error (open failure or corruption).
   // A torn tail is not an error; if `truncated_tail` is not null it is set
   // to whether the file ended in one.
-  static absl::StatusOr<std::vector<tensorflow::Event>> ReadAll(
+  static absl::StatusOr<std::vector<proto::Event>> ReadAll(
       const std::string& path, bool* truncated_tail = nullptr,
       TFRecordReaderOptions options = {});
 

@@ -17,7 +17,7 @@ std::string InputNode(const std::string& input) {
 }
 
 // Whether a VarHandleOp's shape attribute is exactly `shape`.
-bool HasShape(const tensorflow::NodeDef& node, const TensorShape& shape) {
+bool HasShape(const proto::NodeDef& node, const TensorShape& shape) {
   auto it = node.attr().find("shape");
   if (it == node.attr().end() || !it->second.has_shape()) return false;
   const auto& dims = it->second.shape().dim();
@@ -30,15 +30,15 @@ bool HasShape(const tensorflow::NodeDef& node, const TensorShape& shape) {
 
 }  // namespace
 
-absl::StatusOr<tensorflow::GraphDef> FreezeGraphDef(
-    const tensorflow::GraphDef& graph_def,
+absl::StatusOr<proto::GraphDef> FreezeGraphDef(
+    const proto::GraphDef& graph_def,
     const std::map<std::string, Tensor>& values) {
   std::set<std::string> variables;
-  for (const tensorflow::NodeDef& node : graph_def.node()) {
+  for (const proto::NodeDef& node : graph_def.node()) {
     if (node.op() == "VarHandleOp") variables.insert(node.name());
   }
-  tensorflow::GraphDef frozen = graph_def;
-  for (tensorflow::NodeDef& node : *frozen.mutable_node()) {
+  proto::GraphDef frozen = graph_def;
+  for (proto::NodeDef& node : *frozen.mutable_node()) {
     const std::string where = absl::StrCat("FreezeGraphDef: node '",
                                            node.name(), "' (", node.op(), ")");
     if (node.op() == "VarHandleOp") {
@@ -50,8 +50,7 @@ absl::StatusOr<tensorflow::GraphDef> FreezeGraphDef(
       const Tensor& value = it->second;
       auto dtype = node.attr().find("dtype");
       if (dtype == node.attr().end() ||
-          dtype->second.type() !=
-              static_cast<tensorflow::DataType>(value.dtype()) ||
+          dtype->second.type() != static_cast<proto::DataType>(value.dtype()) ||
           !HasShape(node, value.shape())) {
         return absl::InvalidArgumentError(absl::StrCat(
             where, ": the value is ", DataTypeString(value.dtype()), " ",
@@ -63,7 +62,7 @@ absl::StatusOr<tensorflow::GraphDef> FreezeGraphDef(
       node.clear_input();
       node.mutable_attr()->clear();
       auto& attrs = *node.mutable_attr();
-      attrs["dtype"].set_type(static_cast<tensorflow::DataType>(value.dtype()));
+      attrs["dtype"].set_type(static_cast<proto::DataType>(value.dtype()));
       *attrs["value"].mutable_tensor() = TensorAsProto(value);
       if (had_shapes) {
         auto* out = attrs["_output_shapes"].mutable_list()->add_shape();
@@ -87,7 +86,7 @@ absl::StatusOr<tensorflow::GraphDef> FreezeGraphDef(
         return absl::InvalidArgumentError(
             absl::StrCat(where, ": has no dtype attribute"));
       }
-      tensorflow::AttrValue t = dtype->second;
+      proto::AttrValue t = dtype->second;
       attrs.erase(dtype);
       attrs["T"] = std::move(t);
       node.set_op("Identity");

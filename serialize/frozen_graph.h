@@ -15,8 +15,8 @@
 // Thread safety: a pure function.
 //
 // Example:
-//   GG_ASSIGN_OR_RETURN(tensorflow::GraphDef def, ExportGraphDef({output}));
-//   GG_ASSIGN_OR_RETURN(tensorflow::GraphDef frozen,
+//   GG_ASSIGN_OR_RETURN(proto::GraphDef def, ExportGraphDef({output}));
+//   GG_ASSIGN_OR_RETURN(proto::GraphDef frozen,
 //                       FreezeGraphDef(def, {{"dense/kernel", kernel}}));
 #ifndef GRAPHGC_SERIALIZE_FROZEN_GRAPH_H_
 #define GRAPHGC_SERIALIZE_FROZEN_GRAPH_H_
@@ -36,8 +36,8 @@ namespace graphgc {
 // value, a value's dtype or shape differs from the variable's, or a node
 // other than ReadVariableOp uses a variable (an assignment or an optimizer
 // update: not an inference graph). Values no variable uses are ignored.
-absl::StatusOr<tensorflow::GraphDef> FreezeGraphDef(
-    const tensorflow::GraphDef& graph_def,
+absl::StatusOr<proto::GraphDef> FreezeGraphDef(
+    const proto::GraphDef& graph_def,
     const std::map<std::string, Tensor>& values);
 
 }  // namespace graphgc

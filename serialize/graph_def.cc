@@ -39,7 +39,7 @@ constexpr int64_t kMaxTensorBytes = int64_t{1} << 31;
 // ---------------------------------------------------------------------------
 // Export
 
-void ShapeToProto(const TensorShape& shape, tensorflow::TensorShapeProto* out) {
+void ShapeToProto(const TensorShape& shape, proto::TensorShapeProto* out) {
   for (int64_t d : shape.dim_sizes()) out->add_dim()->set_size(d);
 }
 
@@ -57,8 +57,8 @@ std::string LittleEndianBytes(const Tensor& t) {
   return bytes;
 }
 
-void TensorToProto(const Tensor& t, tensorflow::TensorProto* out) {
-  out->set_dtype(static_cast<tensorflow::DataType>(t.dtype()));
+void TensorToProto(const Tensor& t, proto::TensorProto* out) {
+  out->set_dtype(static_cast<proto::DataType>(t.dtype()));
   ShapeToProto(t.shape(), out->mutable_tensor_shape());
   switch (t.dtype()) {
     case DT_FLOAT:
@@ -78,14 +78,14 @@ void TensorToProto(const Tensor& t, tensorflow::TensorProto* out) {
   }
 }
 
-void AttrToProto(const AttrValue& value, tensorflow::AttrValue* out) {
+void AttrToProto(const AttrValue& value, proto::AttrValue* out) {
   struct Visitor {
-    tensorflow::AttrValue* out;
+    proto::AttrValue* out;
     void operator()(int64_t v) const { out->set_i(v); }
     void operator()(float v) const { out->set_f(v); }
     void operator()(bool v) const { out->set_b(v); }
     void operator()(DataType v) const {
-      out->set_type(static_cast<tensorflow::DataType>(v));
+      out->set_type(static_cast<proto::DataType>(v));
     }
     void operator()(const std::string& v) const { out->set_s(v); }
     void operator()(const TensorShape& v) const {
@@ -104,7 +104,7 @@ void AttrToProto(const AttrValue& value, tensorflow::AttrValue* out) {
     }
     void operator()(const std::vector<DataType>& v) const {
       auto* list = out->mutable_list();
-      for (DataType x : v) list->add_type(static_cast<tensorflow::DataType>(x));
+      for (DataType x : v) list->add_type(static_cast<proto::DataType>(x));
     }
     void operator()(const std::vector<TensorShape>& v) const {
       auto* list = out->mutable_list();
@@ -119,11 +119,22 @@ std::string InputString(const Output& in) {
                          : absl::StrCat(in.node_name(), ":", in.index());
 }
 
+// Attributes TensorFlow added to an op after kGraphDefProducer: a reader of
+// that producer does not declare them (MatMul gained grad_a and grad_b in
+// TensorFlow 2.13), so they are left out while they hold their default,
+// false, which is what such a reader assumes.
+bool IsNewerDefaultAttr(const std::string& op, const std::string& key,
+                        const AttrValue& value) {
+  if (op != "MatMul" || (key != "grad_a" && key != "grad_b")) return false;
+  const bool* b = std::get_if<bool>(&value);
+  return b != nullptr && !*b;
+}
+
 // One attempt at exporting; Aborted when the graph changed between reading
 // its reachable set and its nodes (a control edge added concurrently).
-absl::StatusOr<tensorflow::GraphDef> ExportOnce(
-    Graph& graph, absl::Span<const NodeHandle> roots,
-    const ExportOptions& options) {
+absl::StatusOr<proto::GraphDef> ExportOnce(Graph& graph,
+                                           absl::Span<const NodeHandle> roots,
+                                           const ExportOptions& options) {
   absl::StatusOr<std::vector<NodeHandle>> order = graph.ReachableFrom(roots);
   if (!order.ok()) {
     return absl::Status(
@@ -138,10 +149,10 @@ absl::StatusOr<tensorflow::GraphDef> ExportOnce(
     names.insert(info.name);
     infos.push_back(std::move(info));
   }
-  tensorflow::GraphDef def;
+  proto::GraphDef def;
   def.mutable_versions()->set_producer(kGraphDefProducer);
   for (const NodeInfo& info : infos) {
-    tensorflow::NodeDef* node = def.add_node();
+    proto::NodeDef* node = def.add_node();
     node->set_name(info.name);
     node->set_op(info.op);
     for (const Output& in : info.inputs) {
@@ -158,9 +169,12 @@ absl::StatusOr<tensorflow::GraphDef> ExportOnce(
       node->add_input(absl::StrCat("^", name));
     }
     auto& attrs = *node->mutable_attr();
-    for (const auto& [key, value] : info.attrs) AttrToProto(value, &attrs[key]);
+    for (const auto& [key, value] : info.attrs) {
+      if (IsNewerDefaultAttr(info.op, key, value)) continue;
+      AttrToProto(value, &attrs[key]);
+    }
     if (options.output_shapes) {
-      tensorflow::AttrValue shapes;
+      proto::AttrValue shapes;
       AttrToProto(info.output_shapes, &shapes);
       shapes.mutable_list();  // an empty list for nodes without outputs
       attrs[std::string(kOutputShapes)] = std::move(shapes);
@@ -189,18 +203,17 @@ absl::StatusOr<DataType> DataTypeFromProto(int value) {
   if (value == DT_INVALID) {
     return absl::InvalidArgumentError("dtype DT_INVALID");
   }
-  if (!tensorflow::DataType_IsValid(value)) {
+  if (!proto::DataType_IsValid(value)) {
     return absl::InvalidArgumentError(
         absl::StrCat("bad dtype enum value ", value));
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "dtype ",
-      tensorflow::DataType_Name(static_cast<tensorflow::DataType>(value)),
+      "dtype ", proto::DataType_Name(static_cast<proto::DataType>(value)),
       " is not supported"));
 }
 
-absl::StatusOr<TensorShape> ShapeFromProto(
-    const tensorflow::TensorShapeProto& proto, bool allow_unknown) {
+absl::StatusOr<TensorShape> ShapeFromProto(const proto::TensorShapeProto& proto,
+                                           bool allow_unknown) {
   if (proto.unknown_rank()) {
     return absl::InvalidArgumentError("shape of unknown rank is not supported");
   }
@@ -257,7 +270,7 @@ absl::StatusOr<Tensor> FromContent(const TensorShape& shape, int64_t n,
   return Tensor::FromData<T>(shape, absl::MakeConstSpan(values));
 }
 
-absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto) {
+absl::StatusOr<Tensor> TensorFromProto(const proto::TensorProto& proto) {
   GG_ASSIGN_OR_RETURN(DataType dtype, DataTypeFromProto(proto.dtype()));
   if (!IsTensorDataType(dtype)) {
     return absl::InvalidArgumentError(
@@ -296,7 +309,7 @@ absl::StatusOr<Tensor> TensorFromProto(const tensorflow::TensorProto& proto) {
 
 // The kind of value a ListValue holds: "list(int)", ... ("list" when empty,
 // "" when it mixes kinds).
-std::string ListKind(const tensorflow::AttrValue::ListValue& list) {
+std::string ListKind(const proto::AttrValue::ListValue& list) {
   std::vector<std::string> kinds;
   if (list.s_size() > 0) kinds.push_back("list(string)");
   if (list.i_size() > 0) kinds.push_back("list(int)");
@@ -312,31 +325,31 @@ std::string ListKind(const tensorflow::AttrValue::ListValue& list) {
 }
 
 // TensorFlow's name of the attr type a proto value holds.
-std::string ProtoAttrKind(const tensorflow::AttrValue& v) {
+std::string ProtoAttrKind(const proto::AttrValue& v) {
   switch (v.value_case()) {
-    case tensorflow::AttrValue::kS:
+    case proto::AttrValue::kS:
       return "string";
-    case tensorflow::AttrValue::kI:
+    case proto::AttrValue::kI:
       return "int";
-    case tensorflow::AttrValue::kF:
+    case proto::AttrValue::kF:
       return "float";
-    case tensorflow::AttrValue::kB:
+    case proto::AttrValue::kB:
       return "bool";
-    case tensorflow::AttrValue::kType:
+    case proto::AttrValue::kType:
       return "type";
-    case tensorflow::AttrValue::kShape:
+    case proto::AttrValue::kShape:
       return "shape";
-    case tensorflow::AttrValue::kTensor:
+    case proto::AttrValue::kTensor:
       return "tensor";
-    case tensorflow::AttrValue::kList: {
+    case proto::AttrValue::kList: {
       std::string kind = ListKind(v.list());
       return kind.empty() ? "list of mixed types" : kind;
     }
-    case tensorflow::AttrValue::kFunc:
+    case proto::AttrValue::kFunc:
       return "func";
-    case tensorflow::AttrValue::kPlaceholder:
+    case proto::AttrValue::kPlaceholder:
       return "placeholder";
-    case tensorflow::AttrValue::VALUE_NOT_SET:
+    case proto::AttrValue::VALUE_NOT_SET:
       break;
   }
   return "no value";
@@ -344,7 +357,7 @@ std::string ProtoAttrKind(const tensorflow::AttrValue& v) {
 
 // Converts `v` to graphgc's AttrValue of TensorFlow attr type `type` (as
 // AttrTypeName spells it); an empty list converts to any list type.
-absl::StatusOr<AttrValue> AttrFromProto(const tensorflow::AttrValue& v,
+absl::StatusOr<AttrValue> AttrFromProto(const proto::AttrValue& v,
                                         const std::string& type) {
   const std::string kind = ProtoAttrKind(v);
   const bool matches =
@@ -398,7 +411,7 @@ absl::StatusOr<AttrValue> AttrFromProto(const tensorflow::AttrValue& v,
 
 // One GraphDef node, validated and ready to build.
 struct PendingNode {
-  const tensorflow::NodeDef* def = nullptr;
+  const proto::NodeDef* def = nullptr;
   const RegisteredOp* op = nullptr;
   std::string name;                         // with the prefix
   std::vector<std::pair<int, int>> inputs;  // (node position, output)
@@ -408,7 +421,7 @@ struct PendingNode {
 
 class Importer {
  public:
-  Importer(const tensorflow::GraphDef& def, Graph& graph,
+  Importer(const proto::GraphDef& def, Graph& graph,
            const ImportOptions& options)
       : def_(def), graph_(graph), options_(options) {}
 
@@ -429,14 +442,13 @@ class Importer {
   }
 
  private:
-  absl::Status Error(const tensorflow::NodeDef& node, absl::StatusCode code,
+  absl::Status Error(const proto::NodeDef& node, absl::StatusCode code,
                      absl::string_view what) const {
     return absl::Status(
         code, absl::StrCat("ImportGraphDef: node '", node.name(), "' (",
                            node.op(), "): ", what));
   }
-  absl::Status Error(const tensorflow::NodeDef& node,
-                     absl::string_view what) const {
+  absl::Status Error(const proto::NodeDef& node, absl::string_view what) const {
     return Error(node, absl::StatusCode::kInvalidArgument, what);
   }
 
@@ -469,7 +481,7 @@ class Importer {
 
   absl::Status IndexNames() {
     for (int i = 0; i < def_.node_size(); ++i) {
-      const tensorflow::NodeDef& node = def_.node(i);
+      const proto::NodeDef& node = def_.node(i);
       if (!IsValidNodeName(node.name())) {
         return Error(node, absl::StrCat("invalid node name: ", kNodeNameRule));
       }
@@ -483,7 +495,7 @@ class Importer {
   }
 
   absl::Status Prepare(int i) {
-    const tensorflow::NodeDef& node = def_.node(i);
+    const proto::NodeDef& node = def_.node(i);
     PendingNode& p = nodes_[i];
     p.def = &node;
     p.name = options_.prefix.empty()
@@ -540,7 +552,7 @@ class Importer {
         return Error(node, absl::StrCat("input ", data_index, " '", in,
                                         "' is not defined"));
       }
-      const tensorflow::NodeDef& producer = def_.node(it->second);
+      const proto::NodeDef& producer = def_.node(it->second);
       absl::StatusOr<const RegisteredOp*> producer_op =
           GlobalOpRegistry().Lookup(producer.op());
       if (producer_op.ok() && output >= (*producer_op)->num_outputs) {
@@ -568,7 +580,7 @@ class Importer {
     for (const auto& [key, value] : node.attr()) keys.push_back(key);
     std::sort(keys.begin(), keys.end());  // errors in a stable order
     for (const std::string& key : keys) {
-      const tensorflow::AttrValue& value = node.attr().at(key);
+      const proto::AttrValue& value = node.attr().at(key);
       if (key == kOutputShapes) continue;  // recomputed by the shape function
       if (absl::StartsWith(key, "_")) {
         // Private attributes graphgc can hold are kept, others dropped.
@@ -703,7 +715,7 @@ class Importer {
     return failure;
   }
 
-  const tensorflow::GraphDef& def_;
+  const proto::GraphDef& def_;
   Graph& graph_;
   const ImportOptions& options_;
   absl::flat_hash_map<std::string, int> positions_;
@@ -712,16 +724,16 @@ class Importer {
 
 }  // namespace
 
-tensorflow::TensorProto TensorAsProto(const Tensor& tensor) {
-  tensorflow::TensorProto proto;
+proto::TensorProto TensorAsProto(const Tensor& tensor) {
+  proto::TensorProto proto;
   TensorToProto(tensor, &proto);
   return proto;
 }
 
-absl::StatusOr<tensorflow::GraphDef> ExportGraphDef(
+absl::StatusOr<proto::GraphDef> ExportGraphDef(
     absl::Span<const NodeHandle> roots, ExportOptions options) {
   if (roots.empty()) {
-    tensorflow::GraphDef def;
+    proto::GraphDef def;
     def.mutable_versions()->set_producer(kGraphDefProducer);
     return def;
   }
@@ -737,7 +749,7 @@ absl::StatusOr<tensorflow::GraphDef> ExportGraphDef(
   }
   Graph& graph = *roots[0].graph();
   graph.MaybeCollect();
-  absl::StatusOr<tensorflow::GraphDef> def;
+  absl::StatusOr<proto::GraphDef> def;
   for (int attempt = 0; attempt < 3; ++attempt) {
     def = ExportOnce(graph, roots, options);
     if (def.status().code() != absl::StatusCode::kAborted) break;
@@ -784,11 +796,11 @@ std::string Rename(absl::string_view name,
 
 }  // namespace
 
-void LocalizeScopeNames(tensorflow::GraphDef& graph_def) {
+void LocalizeScopeNames(proto::GraphDef& graph_def) {
   // The exported top-level scopes, grouped by base and ordered by suffix.
   std::map<std::string, std::set<int64_t>> by_base;
   absl::flat_hash_map<std::string, bool> seen;
-  for (const tensorflow::NodeDef& node : graph_def.node()) {
+  for (const proto::NodeDef& node : graph_def.node()) {
     absl::string_view name = node.name();
     std::string scope(name.substr(0, name.find('/')));
     if (seen.emplace(scope, true).second) {
@@ -807,7 +819,7 @@ void LocalizeScopeNames(tensorflow::GraphDef& graph_def) {
     }
   }
   if (map.empty()) return;
-  for (tensorflow::NodeDef& node : *graph_def.mutable_node()) {
+  for (proto::NodeDef& node : *graph_def.mutable_node()) {
     node.set_name(Rename(node.name(), map));
     for (std::string& input : *node.mutable_input()) {
       const bool control = !input.empty() && input[0] == '^';
@@ -823,8 +835,8 @@ void LocalizeScopeNames(tensorflow::GraphDef& graph_def) {
   }
 }
 
-absl::StatusOr<tensorflow::GraphDef> ExportGraphDef(
-    const std::vector<Output>& roots, ExportOptions options) {
+absl::StatusOr<proto::GraphDef> ExportGraphDef(const std::vector<Output>& roots,
+                                               ExportOptions options) {
   std::vector<NodeHandle> handles;
   handles.reserve(roots.size());
   for (const Output& o : roots) handles.push_back(o.handle());
@@ -832,13 +844,12 @@ absl::StatusOr<tensorflow::GraphDef> ExportGraphDef(
 }
 
 absl::StatusOr<std::vector<NodeHandle>> ImportGraphDef(
-    const tensorflow::GraphDef& graph_def, Graph& graph,
-    ImportOptions options) {
+    const proto::GraphDef& graph_def, Graph& graph, ImportOptions options) {
   graph.MaybeCollect();  // an import builds: a safe point
   return Importer(graph_def, graph, options).Run();
 }
 
-std::string DeterministicBytes(const tensorflow::GraphDef& graph_def) {
+std::string DeterministicBytes(const proto::GraphDef& graph_def) {
   std::string out;
   {
     google::protobuf::io::StringOutputStream stream(&out);

@@ -42,7 +42,7 @@
 // scopes) first.
 //
 // Example:
-//   GG_ASSIGN_OR_RETURN(tensorflow::GraphDef def, ExportGraphDef({loss}));
+//   GG_ASSIGN_OR_RETURN(proto::GraphDef def, ExportGraphDef({loss}));
 //   Graph copy;
 //   GG_ASSIGN_OR_RETURN(std::vector<NodeHandle> nodes,
 //                       ImportGraphDef(def, copy));
@@ -61,7 +61,10 @@
 namespace graphgc {
 
 // What TensorFlow 2.x writes as versions.producer; TensorBoard and TensorFlow
-// accept GraphDefs of this producer.
+// accept GraphDefs of this producer. Every exported node matches TensorFlow's
+// OpDef at this producer (tests/serialize/op_defs_test.cc): attrs TensorFlow
+// added later (MatMul's grad_a, grad_b) are left out while they hold their
+// default.
 inline constexpr int kGraphDefProducer = 1087;
 
 struct ExportOptions {
@@ -80,17 +83,17 @@ struct ExportOptions {
 };
 
 // Renames `graph_def` in place as ExportOptions::local_scope_names says.
-void LocalizeScopeNames(tensorflow::GraphDef& graph_def);
+void LocalizeScopeNames(proto::GraphDef& graph_def);
 
 // Exports the nodes `roots` reach (through data and control inputs). Every
 // root must be a live handle of one graph (InvalidArgument otherwise); no
 // roots give an empty GraphDef (with versions set). Calls MaybeCollect() on
 // the roots' graph before reading it.
-absl::StatusOr<tensorflow::GraphDef> ExportGraphDef(
+absl::StatusOr<proto::GraphDef> ExportGraphDef(
     absl::Span<const NodeHandle> roots, ExportOptions options = {});
 // The same with outputs as roots (their nodes).
-absl::StatusOr<tensorflow::GraphDef> ExportGraphDef(
-    const std::vector<Output>& roots, ExportOptions options = {});
+absl::StatusOr<proto::GraphDef> ExportGraphDef(const std::vector<Output>& roots,
+                                               ExportOptions options = {});
 
 struct ImportOptions {
   // When not empty, every imported name becomes "<prefix>/<name>" (inputs
@@ -108,16 +111,15 @@ struct ImportOptions {
 // count or a single value repeated to fill the shape (as TensorFlow writes
 // splat constants); tensor_content must hold exactly the tensor's bytes.
 absl::StatusOr<std::vector<NodeHandle>> ImportGraphDef(
-    const tensorflow::GraphDef& graph_def, Graph& graph,
-    ImportOptions options = {});
+    const proto::GraphDef& graph_def, Graph& graph, ImportOptions options = {});
 
 // `tensor` as the TensorProto export writes for a constant: dtype, shape,
 // and the values little-endian in tensor_content.
-tensorflow::TensorProto TensorAsProto(const Tensor& tensor);
+proto::TensorProto TensorAsProto(const Tensor& tensor);
 
 // `graph_def` serialized with deterministic map order: identical GraphDefs
 // give identical bytes (plain SerializeToString orders attr maps by hash).
-std::string DeterministicBytes(const tensorflow::GraphDef& graph_def);
+std::string DeterministicBytes(const proto::GraphDef& graph_def);
 
 }  // namespace graphgc
 

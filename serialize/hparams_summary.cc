@@ -34,24 +34,24 @@ DataType TypeOf(const HParamValue& v) {
 
 // One summary value holding `data`, as TensorBoard's hparams summary module
 // writes it: the plugin metadata and an empty float vector as the tensor.
-tensorflow::Summary Wrap(const std::string& tag,
+proto::Summary Wrap(const std::string& tag,
                          const HParamsPluginData& data) {
-  tensorflow::Summary summary;
-  tensorflow::Summary::Value* value = summary.add_value();
+  proto::Summary summary;
+  proto::Summary::Value* value = summary.add_value();
   value->set_tag(tag);
-  tensorflow::SummaryMetadata::PluginData* plugin =
+  proto::SummaryMetadata::PluginData* plugin =
       value->mutable_metadata()->mutable_plugin_data();
   plugin->set_plugin_name(kPluginName);
   plugin->set_content(data.SerializeAsString());
-  tensorflow::TensorProto* tensor = value->mutable_tensor();
-  tensor->set_dtype(tensorflow::DT_FLOAT);
+  proto::TensorProto* tensor = value->mutable_tensor();
+  tensor->set_dtype(proto::DT_FLOAT);
   tensor->mutable_tensor_shape()->add_dim()->set_size(0);
   return summary;
 }
 
 }  // namespace
 
-absl::StatusOr<tensorflow::Summary> ExperimentSummary(
+absl::StatusOr<proto::Summary> ExperimentSummary(
     const std::vector<HParamSpec>& hparams,
     const std::vector<MetricSpec>& metrics, double time_created_secs,
     const std::string& name) {
@@ -105,7 +105,7 @@ absl::StatusOr<tensorflow::Summary> ExperimentSummary(
   return Wrap(kExperimentTag, data);
 }
 
-tensorflow::Summary SessionStartSummary(
+proto::Summary SessionStartSummary(
     const std::map<std::string, HParamValue>& hparams,
     const std::string& group_name, double start_time_secs) {
   HParamsPluginData data;
@@ -119,7 +119,7 @@ tensorflow::Summary SessionStartSummary(
   return Wrap(kSessionStartInfoTag, data);
 }
 
-tensorflow::Summary SessionEndSummary(Status status, double end_time_secs) {
+proto::Summary SessionEndSummary(Status status, double end_time_secs) {
   HParamsPluginData data;
   data.set_version(kPluginDataVersion);
   SessionEndInfo* end = data.mutable_session_end_info();
@@ -129,7 +129,7 @@ tensorflow::Summary SessionEndSummary(Status status, double end_time_secs) {
 }
 
 absl::StatusOr<HParamsPluginData> DecodePluginData(
-    const tensorflow::Summary::Value& value) {
+    const proto::Summary::Value& value) {
   if (!value.has_metadata() ||
       value.metadata().plugin_data().plugin_name() != kPluginName) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -146,12 +146,12 @@ absl::StatusOr<HParamsPluginData> DecodePluginData(
 }
 
 absl::Status WriteSummaries(const std::string& log_dir,
-                            const std::vector<tensorflow::Summary>& summaries,
+                            const std::vector<proto::Summary>& summaries,
                             double wall_time) {
   GG_ASSIGN_OR_RETURN(std::unique_ptr<EventFileWriter> writer,
                       EventFileWriter::Create(log_dir));
-  for (const tensorflow::Summary& summary : summaries) {
-    tensorflow::Event event;
+  for (const proto::Summary& summary : summaries) {
+    proto::Event event;
     event.set_wall_time(wall_time);
     event.set_step(0);
     *event.mutable_summary() = summary;

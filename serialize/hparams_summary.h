@@ -20,7 +20,7 @@
 // Thread safety: the functions are thread-safe.
 //
 // Example:
-//   GG_ASSIGN_OR_RETURN(tensorflow::Summary experiment,
+//   GG_ASSIGN_OR_RETURN(proto::Summary experiment,
 //       ExperimentSummary({{"units", {64.0, 128.0}}},
 //                         {{"validation", "epoch_accuracy"}}, now));
 //   GG_RETURN_IF_ERROR(WriteSummaries(logdir, {experiment}, now));
@@ -67,31 +67,31 @@ struct MetricSpec {
 // The experiment summary. InvalidArgument naming the hyperparameter when a
 // name is empty or repeated, or its values are empty or of mixed types;
 // naming the metric when its tag is empty or the pair repeats.
-absl::StatusOr<tensorflow::Summary> ExperimentSummary(
+absl::StatusOr<proto::Summary> ExperimentSummary(
     const std::vector<HParamSpec>& hparams,
     const std::vector<MetricSpec>& metrics, double time_created_secs,
     const std::string& name = "");
 
 // A session's start: its hyperparameter values and group (empty: the
 // session is its own group).
-tensorflow::Summary SessionStartSummary(
+proto::Summary SessionStartSummary(
     const std::map<std::string, HParamValue>& hparams,
     const std::string& group_name, double start_time_secs);
 
 // A session's end with its status.
-tensorflow::Summary SessionEndSummary(Status status, double end_time_secs);
+proto::Summary SessionEndSummary(Status status, double end_time_secs);
 
 // DecodePluginData: the HParamsPluginData of a summary value, or
 // InvalidArgument naming the tag when the value is not the hparams
 // plugin's or its content does not parse.
 absl::StatusOr<HParamsPluginData> DecodePluginData(
-    const tensorflow::Summary::Value& value);
+    const proto::Summary::Value& value);
 
 // WriteSummaries: a new events file in `log_dir` (created if missing) with
 // one event per summary at `wall_time`, step 0, closed before returning.
 // Errors name the directory or file.
 absl::Status WriteSummaries(const std::string& log_dir,
-                            const std::vector<tensorflow::Summary>& summaries,
+                            const std::vector<proto::Summary>& summaries,
                             double wall_time);
 
 }  // namespace graphgc::hparams

@@ -403,11 +403,11 @@ absl::StatusOr<TrialResult> GridSearch::RunTrial(int index) const {
         {"dropout", config.dropout},
         {"learning_rate", config.learning_rate},
         {"batch_size", static_cast<double>(config.batch_size)}};
-    std::vector<tensorflow::Summary> summaries = {hparams::SessionStartSummary(
+    std::vector<proto::Summary> summaries = {hparams::SessionStartSummary(
         values, absl::StrFormat("c%02d", r.config), start_wall)};
     if (status.ok()) {
-      tensorflow::Summary accuracy;
-      tensorflow::Summary::Value* v = accuracy.add_value();
+      proto::Summary accuracy;
+      proto::Summary::Value* v = accuracy.add_value();
       v->set_tag("fold_accuracy");
       v->set_simple_value(r.val_accuracy);
       summaries.push_back(accuracy);
@@ -460,7 +460,7 @@ absl::Status GridSearch::WriteExperiment() const {
   };
   std::vector<hparams::HParamValue> arch_values(archs.begin(), archs.end());
   GG_ASSIGN_OR_RETURN(
-      tensorflow::Summary experiment,
+      proto::Summary experiment,
       hparams::ExperimentSummary(
           {{"architecture", arch_values, "dense or conv"},
            {"units", numbers(units), "hidden units (dense) or filters (conv)"},

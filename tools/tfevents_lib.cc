@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "serialize/event_file.h"
-#include "util/file.h"
 #include "serialize/graph.pb.h"
+#include "util/file.h"
 #include "util/status_macros.h"
 
 namespace graphgc::tfevents {
@@ -21,12 +21,12 @@ namespace fs = std::filesystem;
 
 // The scalar a summary value holds, if it holds one: simple_value, or a
 // one-element float/double tensor (TF2-style scalar summaries).
-std::optional<double> ScalarOf(const tensorflow::Summary::Value& v) {
-  if (v.value_case() == tensorflow::Summary::Value::kSimpleValue) {
+std::optional<double> ScalarOf(const proto::Summary::Value& v) {
+  if (v.value_case() == proto::Summary::Value::kSimpleValue) {
     return v.simple_value();
   }
-  if (v.value_case() == tensorflow::Summary::Value::kTensor) {
-    const tensorflow::TensorProto& t = v.tensor();
+  if (v.value_case() == proto::Summary::Value::kTensor) {
+    const proto::TensorProto& t = v.tensor();
     if (t.float_val_size() == 1) return t.float_val(0);
     if (t.double_val_size() == 1) return t.double_val(0);
   }
@@ -70,22 +70,22 @@ absl::StatusOr<EventFileSummary> SummarizeEventFile(const std::string& path) {
   if (ec) return FileError(ec, absl::StrCat("stat ", path));
   while (true) {
     const uint64_t offset = reader->offset();
-    absl::StatusOr<std::optional<tensorflow::Event>> next = reader->Next();
+    absl::StatusOr<std::optional<proto::Event>> next = reader->Next();
     if (!next.ok()) {
       s.corruption = next.status();
       break;
     }
     if (!next->has_value()) break;
-    const tensorflow::Event& e = **next;
+    const proto::Event& e = **next;
     ++s.num_events;
     switch (e.what_case()) {
-      case tensorflow::Event::kFileVersion:
+      case proto::Event::kFileVersion:
         if (s.file_version.empty()) s.file_version = e.file_version();
         break;
-      case tensorflow::Event::kGraphDef: {
+      case proto::Event::kGraphDef: {
         ++s.num_graphs;
         s.graph_bytes += static_cast<int64_t>(e.graph_def().size());
-        tensorflow::GraphDef g;
+        proto::GraphDef g;
         if (!g.ParseFromString(e.graph_def())) {
           if (s.corruption.ok()) {
             s.corruption = absl::DataLossError(
@@ -96,11 +96,11 @@ absl::StatusOr<EventFileSummary> SummarizeEventFile(const std::string& path) {
         }
         s.node_count = g.node_size();
         s.op_histogram.clear();
-        for (const tensorflow::NodeDef& n : g.node()) ++s.op_histogram[n.op()];
+        for (const proto::NodeDef& n : g.node()) ++s.op_histogram[n.op()];
         break;
       }
-      case tensorflow::Event::kSummary:
-        for (const tensorflow::Summary::Value& v : e.summary().value()) {
+      case proto::Event::kSummary:
+        for (const proto::Summary::Value& v : e.summary().value()) {
           std::optional<double> x = ScalarOf(v);
           if (!x) continue;
           ScalarSeries& series = s.scalars[v.tag()];

@@ -24,28 +24,35 @@ constexpr char kReport[] = R"({
   ]
 })";
 
-TEST(ParseJson, ParsesNestedValues) {
-  absl::StatusOr<Json> j = ParseJson(R"( {"a": [1, -2.5e1, true, null, "s\n"], "b": {}} )");
-  ASSERT_TRUE(j.ok()) << j.status();
-  const Json* a = j->Find("a");
-  ASSERT_NE(a, nullptr);
-  ASSERT_EQ(a->array.size(), 5u);
-  EXPECT_EQ(a->array[1].number, -25);
-  EXPECT_TRUE(a->array[2].boolean);
-  EXPECT_EQ(a->array[3].kind, Json::Kind::kNull);
-  EXPECT_EQ(a->array[4].string, "s\n");
-  EXPECT_EQ(j->Find("b")->kind, Json::Kind::kObject);
-  EXPECT_EQ(j->Find("c"), nullptr);
+TEST(ParseBenchmarkReport, RejectsMalformedJsonNamingTheByte) {
+  for (const char* bad :
+       {"", "{", "[1,]", "{\"a\" 1}", "\"open", "[1] 2", "tru"}) {
+    absl::StatusOr<std::vector<BenchRun>> runs = ParseBenchmarkReport(bad);
+    EXPECT_EQ(runs.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_TRUE(absl::StrContains(runs.status().message(), "byte")) << bad;
+  }
 }
 
-TEST(ParseJson, RejectsMalformedInputWithOffset) {
-  for (const char* bad : {"", "{", "[1,]", "{\"a\" 1}", "\"open", "[1] 2", "tru"}) {
-    absl::StatusOr<Json> j = ParseJson(bad);
-    EXPECT_FALSE(j.ok()) << bad;
-    if (!j.ok()) {
-      EXPECT_TRUE(absl::StrContains(j.status().message(), "byte")) << bad;
-    }
+TEST(ParseBenchmarkReport, RefusesAReportWithoutABenchmarksArray) {
+  for (const char* bad : {"{}", "[]", "{\"benchmarks\": 3}"}) {
+    EXPECT_EQ(ParseBenchmarkReport(bad).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
   }
+}
+
+TEST(ParseBenchmarkReport, LeavesOutBareNanAndInfinityCounters) {
+  absl::StatusOr<std::vector<BenchRun>> runs = ParseBenchmarkReport(R"({
+    "benchmarks": [{"name": "BM_X", "run_type": "iteration", "real_time": 2,
+                    "time_unit": "us", "ratio": NaN, "big": Infinity,
+                    "small": -Infinity, "note": "NaN stays \" NaN"}]})");
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  ASSERT_EQ(runs->size(), 1u);
+  const BenchRun& run = (*runs)[0];
+  EXPECT_EQ(run.values.at("real_time"), 2000);
+  EXPECT_EQ(run.values.count("ratio"), 0u);
+  EXPECT_EQ(run.values.count("big"), 0u);
+  EXPECT_EQ(run.values.count("small"), 0u);
 }
 
 TEST(ParseBenchmarkReport, KeepsIterationRunsInNanoseconds) {
@@ -59,8 +66,9 @@ TEST(ParseBenchmarkReport, KeepsIterationRunsInNanoseconds) {
   const BenchRun* handle = FindRun(*runs, "BM_HandleCopyDestroy");
   ASSERT_NE(handle, nullptr);
   EXPECT_EQ(handle->values.at("real_time"), 3.25);
-  EXPECT_EQ(FindRun(*runs, "BM_Collect/1000000/5"), nullptr);  // whole parts only
-  EXPECT_EQ(FindRun(*runs, "BM_Broken"), nullptr);             // failed runs
+  EXPECT_EQ(FindRun(*runs, "BM_Collect/1000000/5"),
+            nullptr);                               // whole parts only
+  EXPECT_EQ(FindRun(*runs, "BM_Broken"), nullptr);  // failed runs
   EXPECT_FALSE(ParseBenchmarkReport("{}").ok());
 }
 
@@ -70,7 +78,9 @@ TEST(TargetRow, RatioAndVerdict) {
   EXPECT_TRUE(MeetsTarget(at_most));
   at_most.measured = 25;
   EXPECT_FALSE(MeetsTarget(at_most));
-  TargetRow equal{.what = "y", .measured = 7, .kind = TargetRow::Kind::kEqual,
+  TargetRow equal{.what = "y",
+                  .measured = 7,
+                  .kind = TargetRow::Kind::kEqual,
                   .reference = 7};
   EXPECT_EQ(RatioToTarget(equal), 1.0);
   EXPECT_TRUE(MeetsTarget(equal));

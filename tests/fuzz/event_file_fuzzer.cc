@@ -46,8 +46,8 @@ const std::string& TempPath() {
 void WriteFile(const std::string& path, std::string_view bytes) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) std::abort();
-  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f) !=
-                            bytes.size()) {
+  if (!bytes.empty() &&
+      std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size()) {
     std::abort();
   }
   std::fclose(f);
@@ -101,9 +101,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       if (!rec->has_value()) break;
       if ((*reader)->offset() <= last_offset && last_offset != 0) std::abort();
-      if ((*reader)->offset() !=
-          last_offset + graphgc::kTFRecordHeaderSize + (*rec)->size() +
-              graphgc::kTFRecordFooterSize) {
+      if ((*reader)->offset() != last_offset + graphgc::kTFRecordHeaderSize +
+                                     (*rec)->size() +
+                                     graphgc::kTFRecordFooterSize) {
         std::abort();
       }
       last_offset = (*reader)->offset();
@@ -116,7 +116,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         graphgc::EventFileReader::Open(path);
     if (!reader.ok()) std::abort();
     while (true) {
-      absl::StatusOr<std::optional<tensorflow::Event>> event =
+      absl::StatusOr<std::optional<graphgc::proto::Event>> event =
           (*reader)->Next();
       if (!event.ok() || !event->has_value()) break;
       // Touch the parsed event the way a consumer would.
@@ -126,7 +126,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
   }
-  absl::StatusOr<std::vector<tensorflow::Event>> all =
+  absl::StatusOr<std::vector<graphgc::proto::Event>> all =
       graphgc::EventFileReader::ReadAll(path);
   (void)all;
   return 0;

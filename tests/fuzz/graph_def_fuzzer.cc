@@ -38,7 +38,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  tensorflow::GraphDef def;
+  graphgc::proto::GraphDef def;
   if (!def.ParseFromArray(data, static_cast<int>(size))) return 0;
 
   graphgc::Graph graph;
@@ -53,26 +53,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
 
-  absl::StatusOr<tensorflow::GraphDef> exported =
+  absl::StatusOr<graphgc::proto::GraphDef> exported =
       graphgc::ExportGraphDef(*nodes);
-  if (!exported.ok()) Fail("export of an imported graph failed",
-                           exported.status());
+  if (!exported.ok())
+    Fail("export of an imported graph failed", exported.status());
 
   graphgc::Graph copy;
   absl::StatusOr<std::vector<graphgc::NodeHandle>> again =
       graphgc::ImportGraphDef(*exported, copy);
   if (!again.ok()) Fail("re-import of an export failed", again.status());
   if (static_cast<int>(again->size()) != exported->node_size()) {
-    std::fprintf(stderr, "graph_def_fuzzer: re-import gave %zu nodes, export "
-                 "had %d\n", again->size(), exported->node_size());
+    std::fprintf(stderr,
+                 "graph_def_fuzzer: re-import gave %zu nodes, export "
+                 "had %d\n",
+                 again->size(), exported->node_size());
     std::abort();
   }
-  absl::StatusOr<tensorflow::GraphDef> exported2 =
+  absl::StatusOr<graphgc::proto::GraphDef> exported2 =
       graphgc::ExportGraphDef(*again);
   if (!exported2.ok()) Fail("second export failed", exported2.status());
   if (graphgc::DeterministicBytes(*exported) !=
       graphgc::DeterministicBytes(*exported2)) {
-    std::fprintf(stderr, "graph_def_fuzzer: export -> import -> export is "
+    std::fprintf(stderr,
+                 "graph_def_fuzzer: export -> import -> export is "
                  "not a fixed point\n");
     std::abort();
   }

@@ -134,13 +134,14 @@ constexpr int64_t kLargeDims[] = {7, 16, 64, 300};
 // shapes, not for big allocations (reshape_reduce_fuzzer covers those).
 constexpr int64_t kMaxInputElements = 1 << 14;
 
-void SetType(tensorflow::NodeDef* n, const char* attr, DataType dt) {
-  (*n->mutable_attr())[attr].set_type(static_cast<tensorflow::DataType>(dt));
+void SetType(graphgc::proto::NodeDef* n, const char* attr, DataType dt) {
+  (*n->mutable_attr())[attr].set_type(
+      static_cast<graphgc::proto::DataType>(dt));
 }
 
-void SetInts(tensorflow::NodeDef* n, const char* attr,
+void SetInts(graphgc::proto::NodeDef* n, const char* attr,
              const std::vector<int64_t>& v) {
-  tensorflow::AttrValue::ListValue* l =
+  graphgc::proto::AttrValue::ListValue* l =
       (*n->mutable_attr())[attr].mutable_list();
   for (int64_t x : v) l->add_i(x);
 }
@@ -167,7 +168,7 @@ std::vector<int64_t> Window(uint8_t b, Reader& in) {
 // Fills `n`'s attributes from the attribute byte `a` (and more bytes of
 // `in` where a list is fuzzed).
 void Attrs(const OpSpec& op, DataType t, DataType labels, uint8_t a, Reader& in,
-           tensorflow::NodeDef* n) {
+           graphgc::proto::NodeDef* n) {
   static constexpr const char* kPaddings[] = {"VALID", "SAME", "EXPLICIT",
                                               "bogus"};
   switch (op.attrs) {
@@ -317,9 +318,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   // The GraphDef: one Placeholder per input, then the op.
-  tensorflow::GraphDef def;
+  graphgc::proto::GraphDef def;
   std::vector<DataType> dtypes;
-  tensorflow::NodeDef* node = nullptr;
+  graphgc::proto::NodeDef* node = nullptr;
   {
     std::vector<std::string> names;
     for (size_t i = 0; i < op.inputs.size(); ++i) {
@@ -329,11 +330,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                                        : labels;
       dtypes.push_back(dt);
       names.push_back("in" + std::to_string(i));
-      tensorflow::NodeDef* p = def.add_node();
+      graphgc::proto::NodeDef* p = def.add_node();
       p->set_name(names.back());
       p->set_op("Placeholder");
       SetType(p, "dtype", dt);
-      tensorflow::TensorShapeProto* sp =
+      graphgc::proto::TensorShapeProto* sp =
           (*p->mutable_attr())["shape"].mutable_shape();
       for (int d = 0; d < shapes[i].dims(); ++d) {
         sp->add_dim()->set_size(static_shapes ? shapes[i][d] : -1);

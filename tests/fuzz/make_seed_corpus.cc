@@ -137,7 +137,7 @@ std::string EventFileBytes(const std::string& graph_def_bytes) {
   {
     std::unique_ptr<EventFileWriter> w =
         Must(EventFileWriter::CreateAtPathForTesting(tmpl));
-    tensorflow::GraphDef def;
+    proto::GraphDef def;
     def.ParseFromString(graph_def_bytes);
     if (!w->WriteGraph(def).ok() || !w->WriteScalar("loss", 1, 0.5f).ok() ||
         !w->WriteScalar("loss", 2, 0.25f).ok() ||
@@ -153,7 +153,7 @@ std::string EventFileBytes(const std::string& graph_def_bytes) {
 }
 
 std::string ScalarEvent(const std::string& tag, int64_t step, float value) {
-  tensorflow::Event e;
+  proto::Event e;
   e.set_wall_time(1700000000.0 + step);
   e.set_step(step);
   auto* v = e.mutable_summary()->add_value();
@@ -325,7 +325,7 @@ int main(int argc, char** argv) {
             std::string(1, '\1') + ScalarEvent("loss", 1, 0.5f) + "\n--\n" +
                 ScalarEvent("loss", 2, 0.25f));
   {
-    tensorflow::Event e;
+    proto::Event e;
     e.set_wall_time(1700000000.0);
     e.set_file_version(kEventFileVersion);
     WriteFile(root / "event_file" / "framed_version_torn",

@@ -70,14 +70,15 @@ int64_t Dim(Reader& in) {
   return in.Int64();
 }
 
-void SetType(tensorflow::NodeDef* n, const char* attr, DataType dt) {
-  (*n->mutable_attr())[attr].set_type(static_cast<tensorflow::DataType>(dt));
+void SetType(graphgc::proto::NodeDef* n, const char* attr, DataType dt) {
+  (*n->mutable_attr())[attr].set_type(
+      static_cast<graphgc::proto::DataType>(dt));
 }
 
-tensorflow::NodeDef* AddNode(tensorflow::GraphDef& def, const char* name,
-                             const char* op,
-                             std::initializer_list<const char*> inputs) {
-  tensorflow::NodeDef* n = def.add_node();
+graphgc::proto::NodeDef* AddNode(graphgc::proto::GraphDef& def,
+                                 const char* name, const char* op,
+                                 std::initializer_list<const char*> inputs) {
+  graphgc::proto::NodeDef* n = def.add_node();
   n->set_name(name);
   n->set_op(op);
   for (const char* i : inputs) n->add_input(i);
@@ -85,11 +86,11 @@ tensorflow::NodeDef* AddNode(tensorflow::GraphDef& def, const char* name,
 }
 
 // A Placeholder of `dtype` and static shape `dims` (-1: unknown).
-void AddPlaceholder(tensorflow::GraphDef& def, const char* name, DataType dtype,
-                    std::initializer_list<int64_t> dims) {
-  tensorflow::NodeDef* n = AddNode(def, name, "Placeholder", {});
+void AddPlaceholder(graphgc::proto::GraphDef& def, const char* name,
+                    DataType dtype, std::initializer_list<int64_t> dims) {
+  graphgc::proto::NodeDef* n = AddNode(def, name, "Placeholder", {});
   SetType(n, "dtype", dtype);
-  tensorflow::TensorShapeProto* s =
+  graphgc::proto::TensorShapeProto* s =
       (*n->mutable_attr())["shape"].mutable_shape();
   for (int64_t d : dims) s->add_dim()->set_size(d);
 }
@@ -171,12 +172,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   // The GraphDef.
-  tensorflow::GraphDef def;
+  graphgc::proto::GraphDef def;
   // The shape's and the axes' lengths are static (Reshape and Sum need
   // them when the graph is built); their values are fed.
   AddPlaceholder(def, "x", xtype, {-1});
   AddPlaceholder(def, "shape", shape_type, {rank});
-  tensorflow::NodeDef* reshape =
+  graphgc::proto::NodeDef* reshape =
       AddNode(def, "reshape", "Reshape", {"x", "shape"});
   SetType(reshape, "T", xtype);
   SetType(reshape, "Tshape", shape_type);
@@ -191,11 +192,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         AddPlaceholder(def, "axes", axes_type, {num_axes});
       }
     } else {
-      tensorflow::NodeDef* c = AddNode(def, "axes", "Const", {});
+      graphgc::proto::NodeDef* c = AddNode(def, "axes", "Const", {});
       SetType(c, "dtype", axes_type);
-      tensorflow::TensorProto* p =
+      graphgc::proto::TensorProto* p =
           (*c->mutable_attr())["value"].mutable_tensor();
-      p->set_dtype(static_cast<tensorflow::DataType>(axes_type));
+      p->set_dtype(static_cast<graphgc::proto::DataType>(axes_type));
       if (!argmax) p->mutable_tensor_shape()->add_dim()->set_size(num_axes);
       for (int64_t a : axes) {
         if (axes_type == graphgc::DT_INT64) {
@@ -206,7 +207,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
     static constexpr const char* kOps[] = {"Sum", "Mean", "ArgMax"};
-    tensorflow::NodeDef* r =
+    graphgc::proto::NodeDef* r =
         AddNode(def, "reduce", kOps[reduction], {"reshape", "axes"});
     SetType(r, "T", xtype);
     SetType(r, "Tidx", axes_type);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <iterator>
 #include <limits>
@@ -21,8 +22,10 @@
 #include "models/optimizers.h"
 #include "models/saving.h"
 #include "models/sequential.h"
+#include "serialize/event.pb.h"
 #include "serialize/event_file.h"
 #include "serialize/keras_weights.h"
+#include "serialize/summary.pb.h"
 
 namespace graphgc {
 namespace {
@@ -36,7 +39,22 @@ std::string ReadAll(FILE* f) {
   return out;
 }
 
-TEST(ProgressBar, PrintsAKerasStyleLinePerEpochOffATerminal) {
+std::string Cells(int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += "━";
+  return out;
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + what.size())) {
+    ++n;
+  }
+  return n;
+}
+
+TEST(ProgressBar, OffATerminalPrintsOneFinalLinePerEpochCountingSteps) {
   Graph g;
   Sequential m =
       Sequential::Create(
@@ -44,7 +62,8 @@ TEST(ProgressBar, PrintsAKerasStyleLinePerEpochOffATerminal) {
           {.graph = &g})
           .value();
   ASSERT_TRUE(m.Compile({.optimizer = optimizers::Adam(),
-                         .loss = losses::SparseCategoricalCrossentropy()})
+                         .loss = losses::SparseCategoricalCrossentropy(),
+                         .metrics = {"accuracy"}})
                   .ok());
   std::vector<float> xs(2 * 100, 0.5f);
   std::vector<int32_t> ys(100, 1);
@@ -56,31 +75,85 @@ TEST(ProgressBar, PrintsAKerasStyleLinePerEpochOffATerminal) {
       m.Fit(x, y, {.epochs = 2, .verbose = 0, .callbacks = {bar}}).ok());
   const std::string text = ReadAll(out);
   std::fclose(out);
-  EXPECT_NE(text.find("Epoch 1/2\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("Epoch 2/2\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("100/100 [==============================] - "),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("/sample - loss: "), std::string::npos) << text;
+  // 100 samples in batches of 32: 4 steps.
+  const std::string line = "4/4 " + Cells(20) + " ";
+  EXPECT_EQ(text.find("Epoch 1/2\n" + line), 0u) << text;
+  EXPECT_NE(text.find("\nEpoch 2/2\n" + line), std::string::npos) << text;
+  EXPECT_EQ(Count(text, line), 2u) << text;
+  EXPECT_EQ(Count(text, "\n"), 4u) << text;
+  EXPECT_NE(text.find("/step - accuracy: "), std::string::npos) << text;
+  EXPECT_NE(text.find(" - loss: "), std::string::npos) << text;
   EXPECT_EQ(text.find('\r'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
 }
 
-// Keras: int(30 * 320 / 1000) = 9 cells, the last one the '>' head.
-TEST(ProgressBar, PartialLineShowsProgressAndEta) {
-  Graph g;
-  Sequential m =
-      Sequential::Create({layers::Input({1}), layers::Dense(1)}, {.graph = &g})
+// A progress bar with a clock the test moves, started on epoch 1 of 1 of
+// 32 steps, writing to a temporary file.
+class ClockedProgressBarTest : public ::testing::Test {
+ protected:
+  void SetUp() override { out_ = std::tmpfile(); }
+  void TearDown() override { std::fclose(out_); }
+
+  std::unique_ptr<callbacks::ProgressBar> Start(int redraw) {
+    auto bar =
+        std::make_unique<callbacks::ProgressBar>(callbacks::ProgressBarOptions{
+            .out = out_, .redraw = redraw, .clock = [this] { return now_; }});
+    EXPECT_TRUE(
+        bar->OnTrainBegin(model_, {.epochs = 1, .steps_per_epoch = 32}).ok());
+    EXPECT_TRUE(bar->OnEpochBegin(0).ok());
+    return bar;
+  }
+
+  Graph g_;
+  Sequential model_ =
+      Sequential::Create({layers::Input({1}), layers::Dense(1)}, {.graph = &g_})
           .value();
-  std::FILE* devnull = std::fopen("/dev/null", "w");
-  callbacks::ProgressBar quiet({.out = devnull, .redraw = 0});
-  ASSERT_TRUE(quiet.OnTrainBegin(m, {.epochs = 1, .samples = 1000}).ok());
-  ASSERT_TRUE(quiet.OnEpochBegin(0).ok());
-  ASSERT_TRUE(quiet.OnBatchEnd(0, {{"loss", 2.5f}, {"size", 320.f}}).ok());
-  const std::string line = quiet.Line(false);
-  std::fclose(devnull);
-  EXPECT_EQ(line.substr(0, 42), " 320/1000 [========>.....................]");
-  EXPECT_NE(line.find("ETA:"), std::string::npos);
-  EXPECT_NE(line.find("loss: 2.5000"), std::string::npos);
+  absl::Time now_ = absl::UnixEpoch();
+  FILE* out_ = nullptr;
+};
+
+TEST_F(ClockedProgressBarTest, FinalLineIsKerasThreesFormat) {
+  auto bar = Start(0);
+  for (int i = 0; i < 32; ++i) {
+    now_ += absl::Milliseconds(2);
+    ASSERT_TRUE(bar->OnBatchEnd(i, {{"loss", 0.5f}, {"size", 32.f}}).ok());
+  }
+  ASSERT_TRUE(bar->OnEpochEnd(0, {{"accuracy", 0.91f}, {"loss", 0.27f}}).ok());
+  EXPECT_EQ(
+      bar->Line(true),
+      "32/32 " + Cells(20) + " 0s 2ms/step - accuracy: 0.9100 - loss: 0.2700");
+}
+
+TEST_F(ClockedProgressBarTest, PartialLineShowsStepsAndEta) {
+  auto bar = Start(0);
+  // The first step (building the step) is left out of the time per step.
+  now_ += absl::Seconds(9);
+  ASSERT_TRUE(bar->OnBatchEnd(0, {{"loss", 2.5f}, {"size", 32.f}}).ok());
+  for (int i = 1; i < 5; ++i) {
+    now_ += absl::Seconds(1);
+    ASSERT_TRUE(bar->OnBatchEnd(i, {{"loss", 2.5f}, {"size", 32.f}}).ok());
+  }
+  // 27 steps to go at 1 s each.
+  EXPECT_EQ(bar->Line(false),
+            " 5/32 " + Cells(20) + " 27s 1s/step - loss: 2.5000");
+}
+
+TEST_F(ClockedProgressBarTest, OnATerminalRedrawsAtMostEvery50Milliseconds) {
+  auto bar = Start(1);
+  for (int i = 0; i < 32; ++i) {
+    now_ += absl::Milliseconds(10);
+    ASSERT_TRUE(bar->OnBatchEnd(i, {{"loss", 1.f}, {"size", 1.f}}).ok());
+  }
+  ASSERT_TRUE(bar->OnEpochEnd(0, {{"loss", 1.f}}).ok());
+  const std::string text = ReadAll(out_);
+  // Batches end at 10, 20, ..., 320 ms: drawn at 10, 60, ..., 310 (7 times),
+  // then the final line.
+  EXPECT_EQ(Count(text, "\r"), 8u) << text;
+  EXPECT_EQ(Count(text, "\n"), 2u) << text;  // "Epoch 1/1" and the final line
+  EXPECT_NE(text.find("\x1b[1m 1/32\x1b[0m "), std::string::npos) << text;
+  EXPECT_NE(text.find("\x1b[1m32/32\x1b[0m \x1b[32m" + Cells(20)),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace
@@ -201,17 +274,61 @@ TEST_F(LogDirFaultTest, RemovedMidRunGoesOnInANewReadableFile) {
   ASSERT_TRUE(std::filesystem::exists(path)) << path;
   auto events = EventFileReader::ReadAll(path);
   ASSERT_TRUE(events.ok()) << events.status();
-  // file_version, the graph again, then epoch_loss of epochs 0, 1 and 2.
-  ASSERT_EQ(events->size(), 5u);
+  // file_version, the graph and the keras config again, then epoch_loss of
+  // epochs 0, 1 and 2.
+  ASSERT_EQ(events->size(), 6u);
   EXPECT_EQ((*events)[0].file_version(), kEventFileVersion);
   EXPECT_TRUE((*events)[1].has_graph_def());
+  ASSERT_EQ((*events)[2].summary().value_size(), 1);
+  EXPECT_EQ((*events)[2].summary().value(0).tag(), "keras");
   for (int64_t epoch = 0; epoch < 3; ++epoch) {
-    const tensorflow::Event& e = (*events)[2 + epoch];
+    const proto::Event& e = (*events)[3 + epoch];
     EXPECT_EQ(e.step(), epoch);
     ASSERT_EQ(e.summary().value_size(), 1);
     EXPECT_EQ(e.summary().value(0).tag(), "epoch_loss");
     EXPECT_FLOAT_EQ(e.summary().value(0).simple_value(),
                     h->values("loss")[epoch]);
+  }
+}
+
+TEST_F(LogDirFaultTest, TensorBoardWritesTheKerasConfigAsTheKerasSummary) {
+  auto tensorboard = callbacks::TensorBoard::Create({.log_dir = log_dir_});
+  ASSERT_TRUE(
+      model_.Fit(x_, y_, {.verbose = 0, .callbacks = {tensorboard}}).ok());
+  absl::StatusOr<std::string> config = ModelToJson(model_);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_TRUE(absl::StrContains(*config, "\"class_name\":\"Sequential\""))
+      << *config;
+  auto events = EventFileReader::ReadAll(tensorboard->train_path());
+  ASSERT_TRUE(events.ok()) << events.status();
+  int found = 0;
+  for (const proto::Event& e : *events) {
+    for (const proto::Summary::Value& v : e.summary().value()) {
+      if (v.tag() != "keras") continue;
+      ++found;
+      EXPECT_EQ(e.step(), 0);
+      EXPECT_EQ(v.metadata().plugin_data().plugin_name(), "graph_keras_model");
+      EXPECT_EQ(v.metadata().plugin_data().content(), "1");
+      EXPECT_EQ(v.tensor().dtype(), proto::DT_STRING);
+      EXPECT_EQ(v.tensor().tensor_shape().dim_size(), 0);  // a scalar
+      ASSERT_EQ(v.tensor().string_val_size(), 1);
+      EXPECT_EQ(v.tensor().string_val(0), *config);
+    }
+  }
+  EXPECT_EQ(found, 1);
+}
+
+TEST_F(LogDirFaultTest, TensorBoardWithoutWriteGraphWritesNoKerasSummary) {
+  auto tensorboard = callbacks::TensorBoard::Create(
+      {.log_dir = log_dir_, .write_graph = false});
+  ASSERT_TRUE(
+      model_.Fit(x_, y_, {.verbose = 0, .callbacks = {tensorboard}}).ok());
+  auto events = EventFileReader::ReadAll(tensorboard->train_path());
+  ASSERT_TRUE(events.ok()) << events.status();
+  for (const proto::Event& e : *events) {
+    for (const proto::Summary::Value& v : e.summary().value()) {
+      EXPECT_NE(v.tag(), "keras");
+    }
   }
 }
 

@@ -70,7 +70,7 @@ TEST(KilledWriter, SigkillMidEpochLeavesAReadablePrefix) {
   ASSERT_TRUE(WIFSIGNALED(status));
   ASSERT_FALSE(path.empty());
   bool torn = false;
-  absl::StatusOr<std::vector<tensorflow::Event>> events =
+  absl::StatusOr<std::vector<proto::Event>> events =
       EventFileReader::ReadAll(path, &torn);
   ASSERT_TRUE(events.ok()) << events.status();
   ASSERT_GT(events->size(), 10u);

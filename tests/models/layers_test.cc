@@ -610,9 +610,9 @@ TEST_F(LayersTest, ACompiledCnnExportsTensorFlowOpTypes) {
   ASSERT_TRUE(m.Compile({.optimizer = optimizers::Adam(),
                          .loss = losses::SparseCategoricalCrossentropy()})
                   .ok());
-  tensorflow::GraphDef def = ExportGraphDef(m.GraphRoots()).value();
+  proto::GraphDef def = ExportGraphDef(m.GraphRoots()).value();
   std::set<std::string> ops;
-  for (const tensorflow::NodeDef& node : def.node()) ops.insert(node.op());
+  for (const proto::NodeDef& node : def.node()) ops.insert(node.op());
   for (const char* op :
        {"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool",
         "MaxPoolGrad", "Reshape", "FusedBatchNormV3", "FusedBatchNormGradV3",

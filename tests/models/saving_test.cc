@@ -201,7 +201,7 @@ TEST(Save, TheFrozenGraphHasNoVariablesAndPredictsBitForBitTheSame) {
   ASSERT_TRUE(m.Save(dir).ok());
   const Tensor expected = m.Predict(X()).value();
 
-  tensorflow::GraphDef def;
+  proto::GraphDef def;
   ASSERT_TRUE(def.ParseFromString(ReadText(dir + "/model.pb")));
   for (const auto& node : def.node()) {
     EXPECT_NE(node.op(), "VarHandleOp") << node.name();

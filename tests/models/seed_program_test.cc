@@ -74,12 +74,12 @@ GraphFacts ReadFacts(const std::string& dir) {
   int files = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     ++files;
-    std::vector<tensorflow::Event> events =
+    std::vector<gg::proto::Event> events =
         gg::EventFileReader::ReadAll(e.path().string()).value();
     EXPECT_EQ(events.at(0).file_version(), "brain.Event:2");
-    for (const tensorflow::Event& ev : events) {
+    for (const gg::proto::Event& ev : events) {
       if (ev.has_graph_def()) {
-        tensorflow::GraphDef g;
+        gg::proto::GraphDef g;
         EXPECT_TRUE(g.ParseFromString(ev.graph_def()));
         facts.nodes = g.node_size();
         facts.bytes = ev.graph_def().size();

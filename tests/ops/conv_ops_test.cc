@@ -475,9 +475,9 @@ TEST_F(ConvOpsTest, Conv2DGraphDefRoundTripsAndRunsToTheSameValues) {
       ops::Conv2D(x, f,
                   {.name = "conv", .strides = {1, 2, 1, 1}, .padding = "SAME"})
           .value();
-  tensorflow::GraphDef def = ExportGraphDef({y}).value();
-  const tensorflow::NodeDef* conv = nullptr;
-  for (const tensorflow::NodeDef& n : def.node()) {
+  proto::GraphDef def = ExportGraphDef({y}).value();
+  const proto::NodeDef* conv = nullptr;
+  for (const proto::NodeDef& n : def.node()) {
     if (n.name() == "conv") conv = &n;
   }
   ASSERT_NE(conv, nullptr);

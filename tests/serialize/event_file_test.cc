@@ -48,13 +48,13 @@ class EventFileTest : public ::testing::Test {
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
 
-  static tensorflow::GraphDef SmallGraph() {
-    tensorflow::GraphDef g;
-    tensorflow::NodeDef* x = g.add_node();
+  static proto::GraphDef SmallGraph() {
+    proto::GraphDef g;
+    proto::NodeDef* x = g.add_node();
     x->set_name("x");
     x->set_op("Placeholder");
-    (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-    tensorflow::NodeDef* y = g.add_node();
+    (*x->mutable_attr())["dtype"].set_type(proto::DT_FLOAT);
+    proto::NodeDef* y = g.add_node();
     y->set_name("y");
     y->set_op("Relu");
     y->add_input("x");
@@ -163,7 +163,7 @@ TEST_F(EventFileTest, GraphAndScalarRoundTrip) {
   ASSERT_TRUE(w.ok()) << w.status();
   ASSERT_TRUE((*w)->WriteGraph(SmallGraph(), /*step=*/0).ok());
   ASSERT_TRUE((*w)->WriteScalar("epoch_loss", 3, 0.125f).ok());
-  tensorflow::Event custom;
+  proto::Event custom;
   custom.set_step(7);
   custom.mutable_summary()->add_value()->set_tag("custom");
   ASSERT_TRUE((*w)->WriteEvent(custom).ok());
@@ -176,22 +176,22 @@ TEST_F(EventFileTest, GraphAndScalarRoundTrip) {
   EXPECT_FALSE(torn);
   ASSERT_EQ(events->size(), 4u);
 
-  const tensorflow::Event& graph_event = (*events)[1];
-  ASSERT_EQ(graph_event.what_case(), tensorflow::Event::kGraphDef);
-  tensorflow::GraphDef g;
+  const proto::Event& graph_event = (*events)[1];
+  ASSERT_EQ(graph_event.what_case(), proto::Event::kGraphDef);
+  proto::GraphDef g;
   ASSERT_TRUE(g.ParseFromString(graph_event.graph_def()));
   EXPECT_EQ(g.SerializeAsString(), SmallGraph().SerializeAsString());
 
-  const tensorflow::Event& scalar = (*events)[2];
+  const proto::Event& scalar = (*events)[2];
   EXPECT_EQ(scalar.step(), 3);
   ASSERT_EQ(scalar.summary().value_size(), 1);
   EXPECT_EQ(scalar.summary().value(0).tag(), "epoch_loss");
   EXPECT_EQ(scalar.summary().value(0).value_case(),
-            tensorflow::Summary::Value::kSimpleValue);
+            proto::Summary::Value::kSimpleValue);
   EXPECT_EQ(scalar.summary().value(0).simple_value(), 0.125f);
 
   EXPECT_EQ((*events)[3].step(), 7);
-  for (const tensorflow::Event& e : *events) EXPECT_GT(e.wall_time(), 1.5e9);
+  for (const proto::Event& e : *events) EXPECT_GT(e.wall_time(), 1.5e9);
 }
 
 TEST_F(EventFileTest, ReaderNextStreamsEventsThenEndOfData) {
@@ -302,7 +302,7 @@ TEST_F(EventFileTest, RecordThatIsNotAnEventIsDataLossWithOffset) {
   {
     auto writer = TFRecordWriter::Open(path);
     ASSERT_TRUE(writer.ok());
-    tensorflow::Event e;
+    proto::Event e;
     e.set_file_version("brain.Event:2");
     ASSERT_TRUE((*writer)->Write(e.SerializeAsString()).ok());
     ASSERT_TRUE((*writer)->Write("\xff\xff\xff").ok());  // bad tag varint

@@ -13,8 +13,8 @@
 namespace graphgc {
 namespace {
 
-const tensorflow::NodeDef* Find(const tensorflow::GraphDef& def,
-                                const std::string& name) {
+const proto::NodeDef* Find(const proto::GraphDef& def,
+                           const std::string& name) {
   for (const auto& node : def.node()) {
     if (node.name() == name) return &node;
   }
@@ -38,22 +38,22 @@ class FrozenGraphTest : public testing::Test {
 
   Graph g_;
   Output x_, w_, y_;
-  tensorflow::GraphDef def_;
+  proto::GraphDef def_;
 };
 
 TEST_F(FrozenGraphTest, FoldsTheVariableIntoAConstAndItsReadIntoAnIdentity) {
   auto frozen = FreezeGraphDef(def_, {{"w", W()}});
   ASSERT_TRUE(frozen.ok()) << frozen.status();
-  const tensorflow::NodeDef* w = Find(*frozen, "w");
+  const proto::NodeDef* w = Find(*frozen, "w");
   ASSERT_NE(w, nullptr);
   EXPECT_EQ(w->op(), "Const");
-  EXPECT_EQ(w->attr().at("dtype").type(), tensorflow::DT_FLOAT);
+  EXPECT_EQ(w->attr().at("dtype").type(), proto::DT_FLOAT);
   EXPECT_EQ(w->attr().at("value").tensor().tensor_content().size(),
             2 * sizeof(float));
-  const tensorflow::NodeDef* read = Find(*frozen, "w/Read");
+  const proto::NodeDef* read = Find(*frozen, "w/Read");
   ASSERT_NE(read, nullptr);
   EXPECT_EQ(read->op(), "Identity");
-  EXPECT_EQ(read->attr().at("T").type(), tensorflow::DT_FLOAT);
+  EXPECT_EQ(read->attr().at("T").type(), proto::DT_FLOAT);
   EXPECT_FALSE(read->attr().contains("dtype"));
   for (const auto& node : frozen->node()) {
     EXPECT_NE(node.op(), "VarHandleOp");
@@ -66,8 +66,8 @@ TEST_F(FrozenGraphTest, KeepsEveryOtherNodeAsItWas) {
   ASSERT_TRUE(frozen.ok()) << frozen.status();
   ASSERT_EQ(frozen->node_size(), def_.node_size());
   for (const char* name : {"x", "y"}) {
-    const tensorflow::NodeDef& a = *Find(*frozen, name);
-    const tensorflow::NodeDef& b = *Find(def_, name);
+    const proto::NodeDef& a = *Find(*frozen, name);
+    const proto::NodeDef& b = *Find(def_, name);
     EXPECT_EQ(a.op(), b.op()) << name;
     EXPECT_EQ(a.input_size(), b.input_size()) << name;
     ASSERT_EQ(a.attr().size(), b.attr().size()) << name;

@@ -65,30 +65,29 @@ Model BuildModel(Graph& g) {
 }
 
 std::string ExportBytes(absl::Span<const NodeHandle> roots) {
-  absl::StatusOr<tensorflow::GraphDef> def = ExportGraphDef(roots);
+  absl::StatusOr<proto::GraphDef> def = ExportGraphDef(roots);
   EXPECT_TRUE(def.ok()) << def.status();
   return def.ok() ? DeterministicBytes(*def) : std::string();
 }
 
-const tensorflow::NodeDef* FindNodeDef(const tensorflow::GraphDef& def,
-                                       const std::string& name) {
-  for (const tensorflow::NodeDef& n : def.node()) {
+const proto::NodeDef* FindNodeDef(const proto::GraphDef& def,
+                                  const std::string& name) {
+  for (const proto::NodeDef& n : def.node()) {
     if (n.name() == name) return &n;
   }
   return nullptr;
 }
 
-tensorflow::NodeDef* MutableNodeDef(tensorflow::GraphDef& def,
-                                    const std::string& name) {
-  for (tensorflow::NodeDef& n : *def.mutable_node()) {
+proto::NodeDef* MutableNodeDef(proto::GraphDef& def, const std::string& name) {
+  for (proto::NodeDef& n : *def.mutable_node()) {
     if (n.name() == name) return &n;
   }
   ADD_FAILURE() << "no node " << name;
-  static tensorflow::NodeDef dummy;
+  static proto::NodeDef dummy;
   return &dummy;
 }
 
-std::vector<std::string> Inputs(const tensorflow::NodeDef& n) {
+std::vector<std::string> Inputs(const proto::NodeDef& n) {
   return std::vector<std::string>(n.input().begin(), n.input().end());
 }
 
@@ -102,7 +101,7 @@ TEST(ExportGraphDef, ExportsOnlyNodesTheRootsReach) {
       ops::Placeholder(g, DT_FLOAT, {1}, {.name = "unrelated"}).value();
   ASSERT_TRUE(ops::Relu(unrelated, {.name = "garbage"}).ok());  // dropped
   ASSERT_TRUE(g.FindNode("garbage").has_value());  // not collected yet
-  tensorflow::GraphDef def = ExportGraphDef(m.roots()).value();
+  proto::GraphDef def = ExportGraphDef(m.roots()).value();
   EXPECT_EQ(FindNodeDef(def, "unrelated"), nullptr);
   EXPECT_EQ(FindNodeDef(def, "garbage"), nullptr);
   EXPECT_NE(FindNodeDef(def, "init"), nullptr);  // reached by control only
@@ -113,9 +112,9 @@ TEST(ExportGraphDef, ExportsOnlyNodesTheRootsReach) {
 TEST(ExportGraphDef, ListsInputsBeforeTheirConsumers) {
   Graph g;
   Model m = BuildModel(g);
-  tensorflow::GraphDef def = ExportGraphDef(m.roots()).value();
+  proto::GraphDef def = ExportGraphDef(m.roots()).value();
   std::vector<std::string> seen;
-  for (const tensorflow::NodeDef& n : def.node()) {
+  for (const proto::NodeDef& n : def.node()) {
     for (std::string in : n.input()) {
       if (in[0] == '^') in = in.substr(1);
       in = in.substr(0, in.find(':'));
@@ -143,7 +142,7 @@ TEST(ExportGraphDef, TwoIdenticalGraphsGiveIdenticalBytes) {
 TEST(ExportGraphDef, InputsAreSpelledAsTensorFlowSpellsThem) {
   Graph g;
   Model m = BuildModel(g);
-  tensorflow::GraphDef def = ExportGraphDef(m.roots()).value();
+  proto::GraphDef def = ExportGraphDef(m.roots()).value();
   EXPECT_EQ(Inputs(*FindNodeDef(def, "dense/MatMul")),
             (std::vector<std::string>{"x", "dense/kernel"}));
   EXPECT_EQ(Inputs(*FindNodeDef(def, "xent_backprop")),
@@ -156,15 +155,15 @@ TEST(ExportGraphDef, InputsAreSpelledAsTensorFlowSpellsThem) {
 TEST(ExportGraphDef, AttrsHaveTensorFlowNamesAndTypes) {
   Graph g;
   Model m = BuildModel(g);
-  tensorflow::GraphDef def = ExportGraphDef(m.roots()).value();
+  proto::GraphDef def = ExportGraphDef(m.roots()).value();
   EXPECT_EQ(def.versions().producer(), kGraphDefProducer);
 
   const auto& mm = FindNodeDef(def, "dense/MatMul")->attr();
-  ASSERT_EQ(mm.at("transpose_a").value_case(), tensorflow::AttrValue::kB);
+  ASSERT_EQ(mm.at("transpose_a").value_case(), proto::AttrValue::kB);
   EXPECT_FALSE(mm.at("transpose_a").b());
   EXPECT_TRUE(mm.at("transpose_b").b());
-  ASSERT_EQ(mm.at("T").value_case(), tensorflow::AttrValue::kType);
-  EXPECT_EQ(mm.at("T").type(), tensorflow::DT_FLOAT);
+  ASSERT_EQ(mm.at("T").value_case(), proto::AttrValue::kType);
+  EXPECT_EQ(mm.at("T").type(), proto::DT_FLOAT);
   const auto& shapes = mm.at("_output_shapes").list().shape();
   ASSERT_EQ(shapes.size(), 1);
   ASSERT_EQ(shapes[0].dim_size(), 2);
@@ -172,9 +171,9 @@ TEST(ExportGraphDef, AttrsHaveTensorFlowNamesAndTypes) {
   EXPECT_EQ(shapes[0].dim(1).size(), 2);
 
   const auto& c = FindNodeDef(def, "dense/kernel")->attr();
-  ASSERT_EQ(c.at("value").value_case(), tensorflow::AttrValue::kTensor);
-  const tensorflow::TensorProto& t = c.at("value").tensor();
-  EXPECT_EQ(t.dtype(), tensorflow::DT_FLOAT);
+  ASSERT_EQ(c.at("value").value_case(), proto::AttrValue::kTensor);
+  const proto::TensorProto& t = c.at("value").tensor();
+  EXPECT_EQ(t.dtype(), proto::DT_FLOAT);
   ASSERT_EQ(t.tensor_shape().dim_size(), 2);
   EXPECT_EQ(t.tensor_shape().dim(0).size(), 2);
   EXPECT_EQ(t.tensor_shape().dim(1).size(), 3);
@@ -184,19 +183,18 @@ TEST(ExportGraphDef, AttrsHaveTensorFlowNamesAndTypes) {
   EXPECT_EQ(values, (std::vector<float>{1, 2, 3, 4, 5, 6}));
 
   const auto& x = FindNodeDef(def, "x")->attr();
-  ASSERT_EQ(x.at("shape").value_case(), tensorflow::AttrValue::kShape);
+  ASSERT_EQ(x.at("shape").value_case(), proto::AttrValue::kShape);
   ASSERT_EQ(x.at("shape").shape().dim_size(), 2);
   EXPECT_EQ(x.at("shape").shape().dim(0).size(), -1);
   EXPECT_EQ(x.at("shape").shape().dim(1).size(), 3);
-  EXPECT_EQ(x.at("dtype").type(), tensorflow::DT_FLOAT);
+  EXPECT_EQ(x.at("dtype").type(), proto::DT_FLOAT);
 
   const auto& sum = FindNodeDef(def, "total")->attr();
-  ASSERT_EQ(sum.at("keep_dims").value_case(), tensorflow::AttrValue::kB);
+  ASSERT_EQ(sum.at("keep_dims").value_case(), proto::AttrValue::kB);
   EXPECT_TRUE(sum.at("keep_dims").b());
 
   const auto& init = FindNodeDef(def, "init")->attr();
-  ASSERT_EQ(init.at("_output_shapes").value_case(),
-            tensorflow::AttrValue::kList);
+  ASSERT_EQ(init.at("_output_shapes").value_case(), proto::AttrValue::kList);
   EXPECT_EQ(init.at("_output_shapes").list().shape_size(), 0);
 }
 
@@ -220,7 +218,7 @@ TEST(ExportGraphDef, RootsOfTwoGraphsAreAnError) {
   Graph g2;
   Output a = ops::Placeholder(g1, DT_FLOAT, {1}).value();
   Output b = ops::Placeholder(g2, DT_FLOAT, {1}).value();
-  absl::StatusOr<tensorflow::GraphDef> def = ExportGraphDef({a, b});
+  absl::StatusOr<proto::GraphDef> def = ExportGraphDef({a, b});
   EXPECT_EQ(def.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(def.status().message().find("another graph"), std::string::npos)
       << def.status();
@@ -230,7 +228,7 @@ TEST(ExportGraphDef, EmptyRootHandleIsAnError) {
   Graph g;
   Output a = ops::Placeholder(g, DT_FLOAT, {1}).value();
   std::vector<NodeHandle> roots = {a.handle(), NodeHandle()};
-  absl::StatusOr<tensorflow::GraphDef> def = ExportGraphDef(roots);
+  absl::StatusOr<proto::GraphDef> def = ExportGraphDef(roots);
   EXPECT_EQ(def.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(def.status().message().find("root 1"), std::string::npos)
       << def.status();
@@ -241,7 +239,7 @@ TEST(ExportGraphDef, EmptyRootHandleIsAnError) {
 TEST(ImportGraphDef, RoundTripIsByteIdentical) {
   Graph g1;
   Model m = BuildModel(g1);
-  tensorflow::GraphDef def = ExportGraphDef(m.roots()).value();
+  proto::GraphDef def = ExportGraphDef(m.roots()).value();
   Graph g2;
   std::vector<NodeHandle> nodes = ImportGraphDef(def, g2).value();
   ASSERT_EQ(static_cast<int>(nodes.size()), def.node_size());
@@ -253,7 +251,7 @@ TEST(ImportGraphDef, RoundTripIsByteIdentical) {
 TEST(ImportGraphDef, ReturnsHandlesInGraphDefOrderThatKeepNodesAlive) {
   Graph g1;
   Model m = BuildModel(g1);
-  tensorflow::GraphDef def = ExportGraphDef(m.roots()).value();
+  proto::GraphDef def = ExportGraphDef(m.roots()).value();
   Graph g2;
   std::vector<NodeHandle> nodes = ImportGraphDef(def, g2).value();
   ASSERT_EQ(static_cast<int>(nodes.size()), def.node_size());
@@ -267,7 +265,7 @@ TEST(ImportGraphDef, ReturnsHandlesInGraphDefOrderThatKeepNodesAlive) {
 TEST(ImportGraphDef, IsASafePoint) {
   Graph g1;
   Model m = BuildModel(g1);
-  tensorflow::GraphDef def = ExportGraphDef(m.roots()).value();
+  proto::GraphDef def = ExportGraphDef(m.roots()).value();
   Graph g2;
   g2.set_gc_policy(GcPolicy{.growth_ratio = 0, .min_new_nodes = 0});
   WeakNodeHandle garbage(
@@ -285,7 +283,7 @@ TEST(ImportGraphDef, IsASafePoint) {
 
 TEST(ImportGraphDef, NamesHeldOnlyByGarbageAreCollectedAndReused) {
   Graph g;  // default policy: MaybeCollect alone would not collect here
-  tensorflow::GraphDef def;
+  proto::GraphDef def;
   {
     Model m = BuildModel(g);
     def = ExportGraphDef(m.roots()).value();
@@ -300,7 +298,7 @@ TEST(ImportGraphDef, NamesHeldOnlyByGarbageAreCollectedAndReused) {
 TEST(ImportGraphDef, ANameALiveNodeHoldsIsStillRefusedAfterCollecting) {
   Graph g1;
   Model m = BuildModel(g1);
-  tensorflow::GraphDef def = ExportGraphDef(m.roots()).value();
+  proto::GraphDef def = ExportGraphDef(m.roots()).value();
   Graph g2;
   Output live =
       ops::Placeholder(g2, DT_FLOAT, {1}, {.name = "softmax"}).value();
@@ -318,7 +316,7 @@ TEST(ImportGraphDef, ANameALiveNodeHoldsIsStillRefusedAfterCollecting) {
 TEST(ImportGraphDef, RefusesNodesInAScopeALiveOwnerReserved) {
   Graph g1;
   Model m = BuildModel(g1);
-  tensorflow::GraphDef def = ExportGraphDef(m.roots()).value();
+  proto::GraphDef def = ExportGraphDef(m.roots()).value();
   Graph g2;
   ScopeReservation dense = g2.ReserveScope("dense", "Layer 'dense'");
   absl::StatusOr<std::vector<NodeHandle>> r = ImportGraphDef(def, g2);
@@ -335,7 +333,7 @@ TEST(ImportGraphDef, RefusesNodesInAScopeALiveOwnerReserved) {
 }
 
 TEST(ImportGraphDef, RefusesANodeNamedLikeAReservedScope) {
-  tensorflow::GraphDef def;
+  proto::GraphDef def;
   {
     Graph g1;
     Output x = ops::Placeholder(g1, DT_FLOAT, {1}, {.name = "dense"}).value();
@@ -354,11 +352,11 @@ TEST(ImportGraphDef, RefusesANodeNamedLikeAReservedScope) {
 TEST(ImportGraphDef, NodesOutOfOrderAreImportedInDependencyOrder) {
   Graph g1;
   Model m = BuildModel(g1);
-  tensorflow::GraphDef def = ExportGraphDef(m.roots()).value();
-  tensorflow::GraphDef reversed = def;
+  proto::GraphDef def = ExportGraphDef(m.roots()).value();
+  proto::GraphDef reversed = def;
   std::reverse(reversed.mutable_node()->begin(),
                reversed.mutable_node()->end());
-  tensorflow::GraphDef parsed;
+  proto::GraphDef parsed;
   ASSERT_TRUE(parsed.ParseFromString(reversed.SerializeAsString()));
   ASSERT_EQ(parsed.node(0).name(), def.node(def.node_size() - 1).name());
   Graph g2;
@@ -371,7 +369,7 @@ TEST(ImportGraphDef, NodesOutOfOrderAreImportedInDependencyOrder) {
 TEST(ImportGraphDef, PrefixRenamesEveryNodeAndInput) {
   Graph g;
   Model m = BuildModel(g);
-  tensorflow::GraphDef def = ExportGraphDef(m.roots()).value();
+  proto::GraphDef def = ExportGraphDef(m.roots()).value();
   ASSERT_TRUE(ImportGraphDef(def, g, {.prefix = "copy"}).ok());
   std::optional<NodeHandle> mm = g.FindNode("copy/dense/MatMul");
   ASSERT_TRUE(mm.has_value());
@@ -382,25 +380,24 @@ TEST(ImportGraphDef, PrefixRenamesEveryNodeAndInput) {
 }
 
 TEST(ImportGraphDef, ReadsTypedTensorFieldsAndSplatValues) {
-  tensorflow::GraphDef def;
+  proto::GraphDef def;
   auto add_const = [&](const std::string& name,
-                       std::function<void(tensorflow::TensorProto&)> fill) {
-    tensorflow::NodeDef* n = def.add_node();
+                       std::function<void(proto::TensorProto&)> fill) {
+    proto::NodeDef* n = def.add_node();
     n->set_name(name);
     n->set_op("Const");
-    (*n->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-    tensorflow::TensorProto& t =
-        *(*n->mutable_attr())["value"].mutable_tensor();
-    t.set_dtype(tensorflow::DT_FLOAT);
+    (*n->mutable_attr())["dtype"].set_type(proto::DT_FLOAT);
+    proto::TensorProto& t = *(*n->mutable_attr())["value"].mutable_tensor();
+    t.set_dtype(proto::DT_FLOAT);
     t.mutable_tensor_shape()->add_dim()->set_size(3);
     fill(t);
   };
-  add_const("full", [](tensorflow::TensorProto& t) {
+  add_const("full", [](proto::TensorProto& t) {
     t.add_float_val(1);
     t.add_float_val(2);
     t.add_float_val(3);
   });
-  add_const("splat", [](tensorflow::TensorProto& t) { t.add_float_val(7); });
+  add_const("splat", [](proto::TensorProto& t) { t.add_float_val(7); });
   Graph g;
   std::vector<NodeHandle> nodes = ImportGraphDef(def, g).value();
   auto values = [&](const NodeHandle& h) {
@@ -424,10 +421,10 @@ class FailedImportTest : public ::testing::Test {
 
   // Imports def_ after `corrupt` (with a prefix, so only the corruption can
   // fail it) and checks the status and that the graph is unchanged.
-  void ExpectFailure(std::function<void(tensorflow::GraphDef&)> corrupt,
+  void ExpectFailure(std::function<void(proto::GraphDef&)> corrupt,
                      absl::StatusCode code, const std::string& message,
                      ImportOptions options = {.prefix = "copy"}) {
-    tensorflow::GraphDef def = def_;
+    proto::GraphDef def = def_;
     corrupt(def);
     absl::StatusOr<std::vector<NodeHandle>> r =
         ImportGraphDef(def, graph_, options);
@@ -442,7 +439,7 @@ class FailedImportTest : public ::testing::Test {
 
   Graph graph_;
   Model model_;
-  tensorflow::GraphDef def_;
+  proto::GraphDef def_;
   int64_t before_nodes_ = 0;
   std::string before_bytes_;
 };
@@ -455,7 +452,7 @@ TEST_F(FailedImportTest, UncorruptedImportSucceeds) {
 
 TEST_F(FailedImportTest, UnknownOpLeavesGraphUnchanged) {
   ExpectFailure(
-      [](tensorflow::GraphDef& d) {
+      [](proto::GraphDef& d) {
         MutableNodeDef(d, "dense/Relu")->set_op("Frobnicate");
       },
       absl::StatusCode::kInvalidArgument,
@@ -464,7 +461,7 @@ TEST_F(FailedImportTest, UnknownOpLeavesGraphUnchanged) {
 
 TEST_F(FailedImportTest, DanglingInputLeavesGraphUnchanged) {
   ExpectFailure(
-      [](tensorflow::GraphDef& d) {
+      [](proto::GraphDef& d) {
         MutableNodeDef(d, "dense/MatMul")->set_input(1, "w");
       },
       absl::StatusCode::kInvalidArgument,
@@ -474,7 +471,7 @@ TEST_F(FailedImportTest, DanglingInputLeavesGraphUnchanged) {
 
 TEST_F(FailedImportTest, DanglingControlInputLeavesGraphUnchanged) {
   ExpectFailure(
-      [](tensorflow::GraphDef& d) {
+      [](proto::GraphDef& d) {
         MutableNodeDef(d, "total")->set_input(2, "^nowhere");
       },
       absl::StatusCode::kInvalidArgument,
@@ -483,16 +480,14 @@ TEST_F(FailedImportTest, DanglingControlInputLeavesGraphUnchanged) {
 
 TEST_F(FailedImportTest, DuplicateNameLeavesGraphUnchanged) {
   ExpectFailure(
-      [](tensorflow::GraphDef& d) {
-        *d.add_node() = *FindNodeDef(d, "softmax");
-      },
+      [](proto::GraphDef& d) { *d.add_node() = *FindNodeDef(d, "softmax"); },
       absl::StatusCode::kInvalidArgument,
       "node 'softmax' (Softmax): duplicate name");
 }
 
 TEST_F(FailedImportTest, CycleLeavesGraphUnchanged) {
   ExpectFailure(
-      [](tensorflow::GraphDef& d) {
+      [](proto::GraphDef& d) {
         MutableNodeDef(d, "dense/MatMul")->add_input("^softmax");
       },
       absl::StatusCode::kInvalidArgument, "is part of a cycle");
@@ -500,7 +495,7 @@ TEST_F(FailedImportTest, CycleLeavesGraphUnchanged) {
 
 TEST_F(FailedImportTest, AttrOfWrongTypeLeavesGraphUnchanged) {
   ExpectFailure(
-      [](tensorflow::GraphDef& d) {
+      [](proto::GraphDef& d) {
         (*MutableNodeDef(d, "dense/MatMul")->mutable_attr())["transpose_a"]
             .set_i(1);
       },
@@ -511,7 +506,7 @@ TEST_F(FailedImportTest, AttrOfWrongTypeLeavesGraphUnchanged) {
 
 TEST_F(FailedImportTest, MissingAttrLeavesGraphUnchanged) {
   ExpectFailure(
-      [](tensorflow::GraphDef& d) {
+      [](proto::GraphDef& d) {
         MutableNodeDef(d, "dense/kernel")->mutable_attr()->erase("value");
       },
       absl::StatusCode::kInvalidArgument,
@@ -520,7 +515,7 @@ TEST_F(FailedImportTest, MissingAttrLeavesGraphUnchanged) {
 
 TEST_F(FailedImportTest, UnknownAttrLeavesGraphUnchanged) {
   ExpectFailure(
-      [](tensorflow::GraphDef& d) {
+      [](proto::GraphDef& d) {
         (*MutableNodeDef(d, "dense/Relu")->mutable_attr())["alpha"].set_f(1);
       },
       absl::StatusCode::kInvalidArgument,
@@ -529,8 +524,8 @@ TEST_F(FailedImportTest, UnknownAttrLeavesGraphUnchanged) {
 
 TEST_F(FailedImportTest, TensorContentOfWrongSizeLeavesGraphUnchanged) {
   ExpectFailure(
-      [](tensorflow::GraphDef& d) {
-        tensorflow::TensorProto* t =
+      [](proto::GraphDef& d) {
+        proto::TensorProto* t =
             (*MutableNodeDef(d, "dense/kernel")->mutable_attr())["value"]
                 .mutable_tensor();
         t->mutable_tensor_content()->resize(5 * sizeof(float));
@@ -542,8 +537,8 @@ TEST_F(FailedImportTest, TensorContentOfWrongSizeLeavesGraphUnchanged) {
 
 TEST_F(FailedImportTest, TypedTensorFieldOfWrongSizeLeavesGraphUnchanged) {
   ExpectFailure(
-      [](tensorflow::GraphDef& d) {
-        tensorflow::TensorProto* t =
+      [](proto::GraphDef& d) {
+        proto::TensorProto* t =
             (*MutableNodeDef(d, "dense/kernel")->mutable_attr())["value"]
                 .mutable_tensor();
         t->clear_tensor_content();
@@ -556,9 +551,9 @@ TEST_F(FailedImportTest, TypedTensorFieldOfWrongSizeLeavesGraphUnchanged) {
 
 TEST_F(FailedImportTest, BadDtypeEnumLeavesGraphUnchanged) {
   ExpectFailure(
-      [](tensorflow::GraphDef& d) {
+      [](proto::GraphDef& d) {
         (*MutableNodeDef(d, "x")->mutable_attr())["dtype"].set_type(
-            static_cast<tensorflow::DataType>(999));
+            static_cast<proto::DataType>(999));
       },
       absl::StatusCode::kInvalidArgument,
       "node 'x' (Placeholder): attribute 'dtype': bad dtype enum value 999");
@@ -566,7 +561,7 @@ TEST_F(FailedImportTest, BadDtypeEnumLeavesGraphUnchanged) {
 
 TEST_F(FailedImportTest, BadInputStringLeavesGraphUnchanged) {
   ExpectFailure(
-      [](tensorflow::GraphDef& d) {
+      [](proto::GraphDef& d) {
         MutableNodeDef(d, "dense/MatMul")->set_input(0, "x:abc");
       },
       absl::StatusCode::kInvalidArgument,
@@ -575,7 +570,7 @@ TEST_F(FailedImportTest, BadInputStringLeavesGraphUnchanged) {
 
 TEST_F(FailedImportTest, InputOfMissingOutputLeavesGraphUnchanged) {
   ExpectFailure(
-      [](tensorflow::GraphDef& d) {
+      [](proto::GraphDef& d) {
         MutableNodeDef(d, "dense/MatMul")->set_input(0, "x:1");
       },
       absl::StatusCode::kInvalidArgument,
@@ -584,7 +579,7 @@ TEST_F(FailedImportTest, InputOfMissingOutputLeavesGraphUnchanged) {
 
 TEST_F(FailedImportTest, WrongInputCountLeavesGraphUnchanged) {
   ExpectFailure(
-      [](tensorflow::GraphDef& d) {
+      [](proto::GraphDef& d) {
         MutableNodeDef(d, "dense/Relu")->add_input("x");
       },
       absl::StatusCode::kInvalidArgument,
@@ -593,7 +588,7 @@ TEST_F(FailedImportTest, WrongInputCountLeavesGraphUnchanged) {
 
 TEST_F(FailedImportTest, TakenNameLeavesGraphUnchanged) {
   // Without a prefix, every name is already in the graph.
-  ExpectFailure([](tensorflow::GraphDef&) {}, absl::StatusCode::kAlreadyExists,
+  ExpectFailure([](proto::GraphDef&) {}, absl::StatusCode::kAlreadyExists,
                 "the graph already has a node named", ImportOptions{});
 }
 
@@ -601,8 +596,8 @@ TEST_F(FailedImportTest, ShapeFunctionFailureRollsBackBuiltNodes) {
   // Valid in every way the importer checks up front; MatMul's shape
   // function rejects [?,3] x [4,2]^T only once x and the kernel are built.
   ExpectFailure(
-      [](tensorflow::GraphDef& d) {
-        tensorflow::TensorProto* t =
+      [](proto::GraphDef& d) {
+        proto::TensorProto* t =
             (*MutableNodeDef(d, "dense/kernel")->mutable_attr())["value"]
                 .mutable_tensor();
         t->mutable_tensor_shape()->mutable_dim(1)->set_size(4);
@@ -623,43 +618,43 @@ namespace {
 // A GraphDef as an attacker would write it: x (float [-1]) reshaped to a fed
 // int64 shape, then `op` (Sum, Mean or ArgMax) over axis 1 given by a
 // Const, or fed (an int32 vector "axes") when `fed_axes`.
-tensorflow::GraphDef ReshapeThenReduce(const std::string& op, bool fed_axes) {
+proto::GraphDef ReshapeThenReduce(const std::string& op, bool fed_axes) {
   // Built through the generated accessors, not TextFormat: TextFormat fills
   // the attr map by reflection inside Debian's libprotobuf, which is not
   // built with ThreadSanitizer, and crashes on the instrumented map under
   // --config=tsan.
-  tensorflow::GraphDef def;
+  proto::GraphDef def;
   auto add = [&](const std::string& name, const std::string& type,
                  std::vector<std::string> inputs) {
-    tensorflow::NodeDef* n = def.add_node();
+    proto::NodeDef* n = def.add_node();
     n->set_name(name);
     n->set_op(type);
     for (const std::string& in : inputs) n->add_input(in);
     return n->mutable_attr();
   };
-  auto placeholder = [&](const std::string& name, tensorflow::DataType dtype,
+  auto placeholder = [&](const std::string& name, proto::DataType dtype,
                          int64_t dim) {
     auto* attr = add(name, "Placeholder", {});
     (*attr)["dtype"].set_type(dtype);
     (*attr)["shape"].mutable_shape()->add_dim()->set_size(dim);
   };
-  placeholder("x", tensorflow::DT_FLOAT, -1);
-  placeholder("shape", tensorflow::DT_INT64, 2);
+  placeholder("x", proto::DT_FLOAT, -1);
+  placeholder("shape", proto::DT_INT64, 2);
   auto* reshape = add("r", "Reshape", {"x", "shape"});
-  (*reshape)["T"].set_type(tensorflow::DT_FLOAT);
-  (*reshape)["Tshape"].set_type(tensorflow::DT_INT64);
+  (*reshape)["T"].set_type(proto::DT_FLOAT);
+  (*reshape)["Tshape"].set_type(proto::DT_INT64);
   if (fed_axes) {
-    placeholder("axes", tensorflow::DT_INT32, 2);
+    placeholder("axes", proto::DT_INT32, 2);
   } else {
     auto* axes = add("axes", "Const", {});
-    (*axes)["dtype"].set_type(tensorflow::DT_INT32);
-    tensorflow::TensorProto* value = (*axes)["value"].mutable_tensor();
-    value->set_dtype(tensorflow::DT_INT32);
+    (*axes)["dtype"].set_type(proto::DT_INT32);
+    proto::TensorProto* value = (*axes)["value"].mutable_tensor();
+    value->set_dtype(proto::DT_INT32);
     value->add_int_val(1);
   }
   auto* y = add("y", op, {"r", "axes"});
-  (*y)["T"].set_type(tensorflow::DT_FLOAT);
-  (*y)["Tidx"].set_type(tensorflow::DT_INT32);
+  (*y)["T"].set_type(proto::DT_FLOAT);
+  (*y)["Tidx"].set_type(proto::DT_INT32);
   return def;
 }
 
@@ -723,9 +718,9 @@ TEST(ImportGraphDef, ImportedReductionRefusesFedAxesNamingADimensionTwice) {
 }
 
 TEST(LocalizeScopeNames, DropsGraphWideSuffixesAndRenumbersLocally) {
-  tensorflow::GraphDef def;
+  proto::GraphDef def;
   auto add = [&](const std::string& name, std::vector<std::string> inputs) {
-    tensorflow::NodeDef* n = def.add_node();
+    proto::NodeDef* n = def.add_node();
     n->set_name(name);
     n->set_op("Test");
     for (auto& in : inputs) n->add_input(in);
@@ -746,13 +741,13 @@ TEST(LocalizeScopeNames, DropsGraphWideSuffixesAndRenumbersLocally) {
 }
 
 TEST(LocalizeScopeNames, LeavesAFreshGraphsNamesAlone) {
-  tensorflow::GraphDef def;
+  proto::GraphDef def;
   for (const char* name : {"dense/kernel", "dense_1/kernel", "x"}) {
-    tensorflow::NodeDef* n = def.add_node();
+    proto::NodeDef* n = def.add_node();
     n->set_name(name);
     n->set_op("Test");
   }
-  tensorflow::GraphDef before = def;
+  proto::GraphDef before = def;
   LocalizeScopeNames(def);
   EXPECT_EQ(DeterministicBytes(def), DeterministicBytes(before));
 }

@@ -23,30 +23,30 @@ std::string TempDir(const std::string& name) {
 }
 
 // The events of the one events file in `dir`.
-std::vector<tensorflow::Event> ReadDir(const std::string& dir) {
+std::vector<proto::Event> ReadDir(const std::string& dir) {
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     files.push_back(e.path().string());
   }
   EXPECT_EQ(files.size(), 1u) << dir;
   if (files.size() != 1) return {};
-  absl::StatusOr<std::vector<tensorflow::Event>> events =
+  absl::StatusOr<std::vector<proto::Event>> events =
       EventFileReader::ReadAll(files[0]);
   EXPECT_TRUE(events.ok()) << events.status();
-  return events.ok() ? *events : std::vector<tensorflow::Event>{};
+  return events.ok() ? *events : std::vector<proto::Event>{};
 }
 
 TEST(ExperimentSummary, CarriesEveryHParamWithItsDomainAndEveryMetric) {
-  absl::StatusOr<tensorflow::Summary> s = ExperimentSummary(
+  absl::StatusOr<proto::Summary> s = ExperimentSummary(
       {{"units", {64.0, 128.0}}, {"architecture", {std::string("dense")}}},
       {{"validation", "epoch_accuracy", "val acc", DATASET_VALIDATION}}, 123.5);
   ASSERT_TRUE(s.ok()) << s.status();
   ASSERT_EQ(s->value_size(), 1);
-  const tensorflow::Summary::Value& v = s->value(0);
+  const proto::Summary::Value& v = s->value(0);
   EXPECT_EQ(v.tag(), "_hparams_/experiment");
   EXPECT_EQ(v.metadata().plugin_data().plugin_name(), "hparams");
   // TensorBoard's NULL_TENSOR: an empty float vector.
-  EXPECT_EQ(v.tensor().dtype(), tensorflow::DT_FLOAT);
+  EXPECT_EQ(v.tensor().dtype(), proto::DT_FLOAT);
   ASSERT_EQ(v.tensor().tensor_shape().dim_size(), 1);
   EXPECT_EQ(v.tensor().tensor_shape().dim(0).size(), 0);
   absl::StatusOr<HParamsPluginData> data = DecodePluginData(v);
@@ -87,7 +87,7 @@ TEST(ExperimentSummary, RefusesMixedTypesRepeatedNamesAndEmptyDomains) {
 }
 
 TEST(SessionSummaries, StartHoldsTheValuesAndGroupAndEndTheStatus) {
-  tensorflow::Summary start = SessionStartSummary(
+  proto::Summary start = SessionStartSummary(
       {{"units", 64.0}, {"architecture", std::string("conv")}, {"bn", true}},
       "c3", 10.0);
   ASSERT_EQ(start.value_size(), 1);
@@ -102,7 +102,7 @@ TEST(SessionSummaries, StartHoldsTheValuesAndGroupAndEndTheStatus) {
   EXPECT_EQ(info.hparams().at("architecture").string_value(), "conv");
   EXPECT_TRUE(info.hparams().at("bn").bool_value());
 
-  tensorflow::Summary end = SessionEndSummary(STATUS_SUCCESS, 20.0);
+  proto::Summary end = SessionEndSummary(STATUS_SUCCESS, 20.0);
   EXPECT_EQ(end.value(0).tag(), "_hparams_/session_end_info");
   absl::StatusOr<HParamsPluginData> e = DecodePluginData(end.value(0));
   ASSERT_TRUE(e.ok()) << e.status();
@@ -130,7 +130,7 @@ TEST(SessionSummaries, EndInfoHasTensorBoardsFieldNumbers) {
 }
 
 TEST(DecodePluginData, RefusesAnotherPluginsSummary) {
-  tensorflow::Summary::Value v;
+  proto::Summary::Value v;
   v.set_tag("epoch_loss");
   v.set_simple_value(1);
   absl::StatusOr<HParamsPluginData> d = DecodePluginData(v);
@@ -148,7 +148,7 @@ TEST(WriteSummaries, WritesOneEventPerSummaryAfterTheFileVersion) {
                               SessionEndSummary(STATUS_SUCCESS, 6)},
                              7.0)
                   .ok());
-  std::vector<tensorflow::Event> events = ReadDir(dir);
+  std::vector<proto::Event> events = ReadDir(dir);
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[0].file_version(), "brain.Event:2");
   EXPECT_EQ(events[1].wall_time(), 7.0);

@@ -99,30 +99,30 @@ std::string HandEncodedGraphDef() {
 }
 
 TEST(Protos, HandEncodedGraphDefDecodesToTheExpectedNodes) {
-  tensorflow::GraphDef g;
+  proto::GraphDef g;
   ASSERT_TRUE(g.ParseFromString(HandEncodedGraphDef()));
   ASSERT_EQ(g.node_size(), 3);
   EXPECT_EQ(g.versions().producer(), 1087);
 
-  const tensorflow::NodeDef& x = g.node(0);
+  const proto::NodeDef& x = g.node(0);
   EXPECT_EQ(x.name(), "x");
   EXPECT_EQ(x.op(), "Placeholder");
-  EXPECT_EQ(x.attr().at("dtype").type(), tensorflow::DT_FLOAT);
-  const tensorflow::TensorShapeProto& shape = x.attr().at("shape").shape();
+  EXPECT_EQ(x.attr().at("dtype").type(), proto::DT_FLOAT);
+  const proto::TensorShapeProto& shape = x.attr().at("shape").shape();
   ASSERT_EQ(shape.dim_size(), 2);
   EXPECT_EQ(shape.dim(0).size(), -1);
   EXPECT_EQ(shape.dim(1).size(), 3);
 
-  const tensorflow::NodeDef& w = g.node(1);
+  const proto::NodeDef& w = g.node(1);
   EXPECT_EQ(w.op(), "Const");
-  const tensorflow::TensorProto& t = w.attr().at("value").tensor();
-  EXPECT_EQ(t.dtype(), tensorflow::DT_FLOAT);
+  const proto::TensorProto& t = w.attr().at("value").tensor();
+  EXPECT_EQ(t.dtype(), proto::DT_FLOAT);
   ASSERT_EQ(t.tensor_shape().dim_size(), 1);
   EXPECT_EQ(t.tensor_shape().dim(0).size(), 3);
   ASSERT_EQ(t.float_val_size(), 3);
   EXPECT_EQ(t.float_val(2), 3.0f);
 
-  const tensorflow::NodeDef& y = g.node(2);
+  const proto::NodeDef& y = g.node(2);
   EXPECT_EQ(y.op(), "MatMul");
   ASSERT_EQ(y.input_size(), 3);
   EXPECT_EQ(y.input(0), "x");
@@ -135,7 +135,7 @@ TEST(Protos, HandEncodedGraphDefDecodesToTheExpectedNodes) {
 // Map entries come out in hash order unless serialization is deterministic
 // (then sorted by key, as written above).
 TEST(Protos, GraphDefSerializesToTheHandEncodedBytes) {
-  tensorflow::GraphDef g;
+  proto::GraphDef g;
   ASSERT_TRUE(g.ParseFromString(HandEncodedGraphDef()));
   std::string out;
   {
@@ -150,7 +150,7 @@ TEST(Protos, GraphDefSerializesToTheHandEncodedBytes) {
 TEST(Protos, FieldsWeLeaveOutSurviveARoundTrip) {
   // GraphDef.library = 2 (a FunctionDefLibrary) is not in our graph.proto.
   const std::string library = Bytes(2, Bytes(1, "opaque function"));
-  tensorflow::GraphDef g;
+  proto::GraphDef g;
   ASSERT_TRUE(g.ParseFromString(HandEncodedGraphDef() + library));
   EXPECT_EQ(g.node_size(), 3);
   std::string out;
@@ -166,13 +166,13 @@ TEST(Protos, HandEncodedScalarEventDecodes) {
                             Bytes(9, Bytes(1, Bytes(1, "scalars")));
   const std::string bytes = Fixed64Field(1, 1700000000.25) +
                             VarintField(2, 42) + Bytes(5, Bytes(1, value));
-  tensorflow::Event e;
+  proto::Event e;
   ASSERT_TRUE(e.ParseFromString(bytes));
   EXPECT_EQ(e.wall_time(), 1700000000.25);
   EXPECT_EQ(e.step(), 42);
   ASSERT_TRUE(e.has_summary());
   ASSERT_EQ(e.summary().value_size(), 1);
-  const tensorflow::Summary::Value& v = e.summary().value(0);
+  const proto::Summary::Value& v = e.summary().value(0);
   EXPECT_EQ(v.tag(), "epoch_loss");
   EXPECT_EQ(v.simple_value(), 0.5f);
   EXPECT_EQ(v.metadata().plugin_data().plugin_name(), "scalars");
@@ -180,35 +180,35 @@ TEST(Protos, HandEncodedScalarEventDecodes) {
 
 TEST(Protos, HandEncodedFileVersionAndGraphEventsDecode) {
   // Event.file_version = 3 (string), Event.graph_def = 4 (bytes).
-  tensorflow::Event version;
+  proto::Event version;
   ASSERT_TRUE(version.ParseFromString(Fixed64Field(1, 1.0) +
                                       Bytes(3, "brain.Event:2")));
   EXPECT_EQ(version.file_version(), "brain.Event:2");
 
-  tensorflow::Event graph;
+  proto::Event graph;
   ASSERT_TRUE(graph.ParseFromString(Bytes(4, HandEncodedGraphDef())));
-  ASSERT_EQ(graph.what_case(), tensorflow::Event::kGraphDef);
-  tensorflow::GraphDef g;
+  ASSERT_EQ(graph.what_case(), proto::Event::kGraphDef);
+  proto::GraphDef g;
   ASSERT_TRUE(g.ParseFromString(graph.graph_def()));
   EXPECT_EQ(g.node_size(), 3);
 }
 
 TEST(Protos, DataTypeNumbersMatchTensorFlow) {
-  EXPECT_EQ(tensorflow::DT_INVALID, 0);
-  EXPECT_EQ(tensorflow::DT_FLOAT, 1);
-  EXPECT_EQ(tensorflow::DT_DOUBLE, 2);
-  EXPECT_EQ(tensorflow::DT_INT32, 3);
-  EXPECT_EQ(tensorflow::DT_STRING, 7);
-  EXPECT_EQ(tensorflow::DT_INT64, 9);
-  EXPECT_EQ(tensorflow::DT_BOOL, 10);
-  EXPECT_EQ(tensorflow::DT_RESOURCE, 20);
-  EXPECT_EQ(tensorflow::DT_FLOAT_REF, 101);
+  EXPECT_EQ(proto::DT_INVALID, 0);
+  EXPECT_EQ(proto::DT_FLOAT, 1);
+  EXPECT_EQ(proto::DT_DOUBLE, 2);
+  EXPECT_EQ(proto::DT_INT32, 3);
+  EXPECT_EQ(proto::DT_STRING, 7);
+  EXPECT_EQ(proto::DT_INT64, 9);
+  EXPECT_EQ(proto::DT_BOOL, 10);
+  EXPECT_EQ(proto::DT_RESOURCE, 20);
+  EXPECT_EQ(proto::DT_FLOAT_REF, 101);
 }
 
 TEST(Protos, AttrListValueUsesPackedFields) {
   // AttrValue.list = 1; ListValue.i = 3 (packed int64), s = 2 (bytes).
   const std::string list = Bytes(2, "a") + Bytes(3, Varint(1) + Varint(2));
-  tensorflow::AttrValue a;
+  proto::AttrValue a;
   ASSERT_TRUE(a.ParseFromString(Bytes(1, list)));
   ASSERT_EQ(a.list().i_size(), 2);
   EXPECT_EQ(a.list().i(1), 2);

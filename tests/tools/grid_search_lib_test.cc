@@ -48,15 +48,15 @@ data::CsvDataset Clusters(int rows, int classes, uint64_t seed) {
 }
 
 // The events of every events file under `dir` (recursively), by path.
-std::map<std::string, std::vector<tensorflow::Event>> EventsUnder(
+std::map<std::string, std::vector<proto::Event>> EventsUnder(
     const std::string& dir) {
-  std::map<std::string, std::vector<tensorflow::Event>> out;
+  std::map<std::string, std::vector<proto::Event>> out;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
     if (!e.is_regular_file() ||
         !IsEventFileName(e.path().filename().string())) {
       continue;
     }
-    absl::StatusOr<std::vector<tensorflow::Event>> events =
+    absl::StatusOr<std::vector<proto::Event>> events =
         EventFileReader::ReadAll(e.path().string());
     EXPECT_TRUE(events.ok()) << events.status();
     if (events.ok()) out[e.path().string()] = *events;
@@ -66,10 +66,10 @@ std::map<std::string, std::vector<tensorflow::Event>> EventsUnder(
 
 // The hparams plugin data of the summaries tagged `tag` in `events`.
 std::vector<hparams::HParamsPluginData> PluginData(
-    const std::vector<tensorflow::Event>& events, const std::string& tag) {
+    const std::vector<proto::Event>& events, const std::string& tag) {
   std::vector<hparams::HParamsPluginData> out;
-  for (const tensorflow::Event& e : events) {
-    for (const tensorflow::Summary::Value& v : e.summary().value()) {
+  for (const proto::Event& e : events) {
+    for (const proto::Summary::Value& v : e.summary().value()) {
       if (v.tag() != tag) continue;
       absl::StatusOr<hparams::HParamsPluginData> d =
           hparams::DecodePluginData(v);
@@ -288,7 +288,7 @@ TEST(RunTrial, WritesTensorBoardRunsAndHParamsSessionsTheExperimentToo) {
   ASSERT_TRUE(s->WriteExperiment().ok());
 
   // The experiment, in the root run only.
-  std::vector<tensorflow::Event> root;
+  std::vector<proto::Event> root;
   for (const auto& e : fs::directory_iterator(logdir)) {
     if (e.is_regular_file()) {
       root = *EventFileReader::ReadAll(e.path().string());
@@ -309,7 +309,7 @@ TEST(RunTrial, WritesTensorBoardRunsAndHParamsSessionsTheExperimentToo) {
   // Per trial: session start and end, fold_accuracy, train/ and validation/.
   for (int i = 0; i < s->num_trials(); ++i) {
     const std::string dir = logdir + "/" + s->TrialName(i);
-    std::vector<tensorflow::Event> session;
+    std::vector<proto::Event> session;
     for (const auto& f : fs::directory_iterator(dir)) {
       if (f.is_regular_file()) {
         session = *EventFileReader::ReadAll(f.path().string());
@@ -329,7 +329,7 @@ TEST(RunTrial, WritesTensorBoardRunsAndHParamsSessionsTheExperimentToo) {
     ASSERT_EQ(end.size(), 1u);
     EXPECT_EQ(end[0].session_end_info().status(), hparams::STATUS_SUCCESS);
     bool fold_accuracy = false;
-    for (const tensorflow::Event& ev : session) {
+    for (const proto::Event& ev : session) {
       for (const auto& v : ev.summary().value()) {
         fold_accuracy |= v.tag() == "fold_accuracy";
       }
@@ -338,7 +338,7 @@ TEST(RunTrial, WritesTensorBoardRunsAndHParamsSessionsTheExperimentToo) {
     EXPECT_FALSE(EventsUnder(dir + "/train").empty());
     bool val_accuracy = false;
     for (const auto& [path, events] : EventsUnder(dir + "/validation")) {
-      for (const tensorflow::Event& ev : events) {
+      for (const proto::Event& ev : events) {
         for (const auto& v : ev.summary().value()) {
           val_accuracy |= v.tag() == "epoch_accuracy";
         }

@@ -29,9 +29,9 @@ class TfeventsTest : public ::testing::Test {
   std::string WriteSampleFile(const std::string& log_dir) {
     auto w = EventFileWriter::Create(log_dir);
     EXPECT_TRUE(w.ok()) << w.status();
-    tensorflow::GraphDef g;
+    proto::GraphDef g;
     for (const char* op : {"Const", "Const", "MatMul"}) {
-      tensorflow::NodeDef* n = g.add_node();
+      proto::NodeDef* n = g.add_node();
       n->set_name(absl::StrCat("n", g.node_size()));
       n->set_op(op);
     }
@@ -125,7 +125,7 @@ TEST_F(TfeventsTest, ReportsTornTailWithoutCorruption) {
 TEST_F(TfeventsTest, GraphPayloadThatIsNotAGraphDefIsCorruption) {
   auto w = EventFileWriter::Create(dir_);
   ASSERT_TRUE(w.ok());
-  tensorflow::Event e;
+  proto::Event e;
   e.set_graph_def("\xff\xff\xff");
   ASSERT_TRUE((*w)->WriteEvent(e).ok());
   ASSERT_TRUE((*w)->Close().ok());

@@ -1,0 +1,106 @@
+# cmake/sources.cmake: the library's files for the CMake build. Bazel's BUILD
+# files list the same ones; tests/cmake/check_sources.sh (run_tests.sh's
+# "cmake" stage) fails when the two lists differ.
+
+set(GRAPHGC_SOURCES
+    util/file.cc
+    gc/collector.cc
+    gc/handle.cc
+    gc/heap.cc
+    gc/marker.cc
+    gc/roots.cc
+    gc/sweeper.cc
+    runtime/attr_value.cc
+    runtime/gradients.cc
+    runtime/gradients_ops.cc
+    runtime/graph.cc
+    runtime/name_index.cc
+    runtime/session.cc
+    runtime/tensor.cc
+    ops/array_ops.cc
+    ops/conv_ops.cc
+    ops/core_ops.cc
+    ops/math_ops.cc
+    ops/nn_ops.cc
+    ops/op_util.cc
+    ops/ops.cc
+    ops/random_ops.cc
+    ops/registry.cc
+    ops/resources.cc
+    ops/small_gemm.cc
+    ops/state_ops.cc
+    models/callbacks.cc
+    models/conv_layers.cc
+    models/core_layers.cc
+    models/layers.cc
+    models/saving.cc
+    models/sequential.cc
+    models/training.cc
+    serialize/crc32c.cc
+    serialize/event_file.cc
+    serialize/frozen_graph.cc
+    serialize/graph_def.cc
+    serialize/keras_weights.cc
+    serialize/tfrecord.cc
+)
+
+set(GRAPHGC_HEADERS
+    util/file.h
+    util/mutex.h
+    util/status_macros.h
+    gc/collector.h
+    gc/handle.h
+    gc/heap.h
+    gc/marker.h
+    gc/node_id.h
+    gc/pin.h
+    gc/roots.h
+    gc/stats.h
+    gc/sweeper.h
+    runtime/attr_value.h
+    runtime/gradients.h
+    runtime/graph.h
+    runtime/name_index.h
+    runtime/node.h
+    runtime/op_def.h
+    runtime/session.h
+    runtime/tensor.h
+    ops/array_ops.h
+    ops/conv_ops.h
+    ops/math_ops.h
+    ops/nn_ops.h
+    ops/op_util.h
+    ops/ops.h
+    ops/random_ops.h
+    ops/registry.h
+    ops/resources.h
+    ops/small_gemm.h
+    ops/state_ops.h
+    models/callbacks.h
+    models/layer_state.h
+    models/layers.h
+    models/losses.h
+    models/optimizers.h
+    models/saving.h
+    models/saving_access.h
+    models/sequential.h
+    models/training.h
+    serialize/crc32c.h
+    serialize/event_file.h
+    serialize/frozen_graph.h
+    serialize/graph_def.h
+    serialize/keras_weights.h
+    serialize/tfrecord.h
+)
+
+set(GRAPHGC_PROTOS
+    serialize/attr_value.proto
+    serialize/event.proto
+    serialize/graph.proto
+    serialize/node_def.proto
+    serialize/summary.proto
+    serialize/tensor.proto
+    serialize/tensor_shape.proto
+    serialize/types.proto
+    serialize/versions.proto
+)
