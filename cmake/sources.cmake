@@ -10,11 +10,15 @@ set(GRAPHGC_SOURCES
     gc/marker.cc
     gc/roots.cc
     gc/sweeper.cc
+    runtime/algorithm.cc
     runtime/attr_value.cc
+    runtime/executor.cc
     runtime/gradients.cc
     runtime/gradients_ops.cc
     runtime/graph.cc
     runtime/name_index.cc
+    runtime/plan.cc
+    runtime/plan_builder.cc
     runtime/session.cc
     runtime/tensor.cc
     ops/array_ops.cc
@@ -40,6 +44,7 @@ set(GRAPHGC_SOURCES
     serialize/event_file.cc
     serialize/frozen_graph.cc
     serialize/graph_def.cc
+    serialize/hparams_summary.cc
     serialize/keras_weights.cc
     serialize/tfrecord.cc
 )
@@ -57,12 +62,16 @@ set(GRAPHGC_HEADERS
     gc/roots.h
     gc/stats.h
     gc/sweeper.h
+    runtime/algorithm.h
     runtime/attr_value.h
+    runtime/executor.h
     runtime/gradients.h
     runtime/graph.h
     runtime/name_index.h
     runtime/node.h
     runtime/op_def.h
+    runtime/plan.h
+    runtime/plan_builder.h
     runtime/session.h
     runtime/tensor.h
     ops/array_ops.h
@@ -89,6 +98,7 @@ set(GRAPHGC_HEADERS
     serialize/event_file.h
     serialize/frozen_graph.h
     serialize/graph_def.h
+    serialize/hparams_summary.h
     serialize/keras_weights.h
     serialize/tfrecord.h
 )
@@ -97,6 +107,8 @@ set(GRAPHGC_PROTOS
     serialize/attr_value.proto
     serialize/event.proto
     serialize/graph.proto
+    serialize/hparams_api.proto
+    serialize/hparams_plugin_data.proto
     serialize/node_def.proto
     serialize/summary.proto
     serialize/tensor.proto
