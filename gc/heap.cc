@@ -59,7 +59,11 @@ int64_t Heap::AgeSurvivors(int promote_after) {
     }
   }
   young_.resize(kept);
-  std::erase_if(remembered_, [this](NodeId id) { return !IsYoung(id); });
+  size_t still_young = 0;
+  for (NodeId id : remembered_) {
+    if (IsYoung(id)) remembered_[still_young++] = id;
+  }
+  remembered_.resize(still_young);
   // Do not let one burst of allocation pin huge lists forever.
   if (young_.capacity() > (size_t{1} << 20) && kept < young_.capacity() / 4) {
     young_.shrink_to_fit();
@@ -118,7 +122,7 @@ void Heap::Orphan() {
 uint32_t Heap::AddLabelRef(uint32_t index, absl::string_view text) {
   uint32_t label;
   {
-    std::lock_guard<std::mutex> l(labels_mu_);
+    WriterLock l(labels_mu_);
     auto [it, inserted] =
         label_ids_.try_emplace(std::string(text), next_label_);
     if (inserted) {
@@ -132,13 +136,13 @@ uint32_t Heap::AddLabelRef(uint32_t index, absl::string_view text) {
 }
 
 std::string Heap::LabelText(uint32_t label) const {
-  std::lock_guard<std::mutex> l(labels_mu_);
+  ReaderLock l(labels_mu_);
   auto it = labels_.find(label);
   return it == labels_.end() ? std::string() : it->second.text;
 }
 
 void Heap::AddLabelRef(uint32_t index, uint32_t label) {
-  std::lock_guard<std::mutex> l(labels_mu_);
+  WriterLock l(labels_mu_);
   AddLabelRefLocked(index, label);
 }
 
@@ -155,7 +159,7 @@ void Heap::AddLabelRefLocked(uint32_t index, uint32_t label) {
 }
 
 void Heap::DropLabelRef(uint32_t index, uint32_t label) {
-  std::lock_guard<std::mutex> l(labels_mu_);
+  WriterLock l(labels_mu_);
   auto it = slot_labels_.find(index);
   if (it != slot_labels_.end()) {
     auto& entries = it->second;
@@ -178,7 +182,7 @@ std::vector<std::pair<std::string, int32_t>> Heap::RootLabels(
   std::vector<std::pair<std::string, int32_t>> out;
   int32_t labelled = 0;
   {
-    std::lock_guard<std::mutex> l(labels_mu_);
+    ReaderLock l(labels_mu_);
     auto it = slot_labels_.find(index);
     if (it != slot_labels_.end()) {
       for (const auto& [id, count] : it->second) {
@@ -196,24 +200,24 @@ std::vector<std::pair<std::string, int32_t>> Heap::RootLabels(
 }
 
 size_t Heap::label_table_size() const {
-  std::lock_guard<std::mutex> l(labels_mu_);
+  ReaderLock l(labels_mu_);
   return labels_.size() + label_ids_.size() + slot_labels_.size();
 }
 
 uint64_t Heap::Pin(std::vector<uint32_t> slots) {
-  std::lock_guard<std::mutex> l(pins_mu_);
+  WriterLock l(pins_mu_);
   uint64_t id = next_pin_++;
   pins_.emplace(id, std::move(slots));
   return id;
 }
 
 void Heap::Unpin(uint64_t pin) {
-  std::lock_guard<std::mutex> l(pins_mu_);
+  WriterLock l(pins_mu_);
   pins_.erase(pin);
 }
 
 bool Heap::IsPinned(uint32_t index) const {
-  std::lock_guard<std::mutex> l(pins_mu_);
+  ReaderLock l(pins_mu_);
   for (const auto& [id, slots] : pins_) {
     if (std::find(slots.begin(), slots.end(), index) != slots.end()) {
       return true;
@@ -222,8 +226,14 @@ bool Heap::IsPinned(uint32_t index) const {
   return false;
 }
 
+void Heap::AppendPinned(std::vector<uint32_t>& out) const {
+  ReaderLock l(pins_mu_);
+  for (const auto& [id, slots] : pins_)
+    out.insert(out.end(), slots.begin(), slots.end());
+}
+
 size_t Heap::pin_count() const {
-  std::lock_guard<std::mutex> l(pins_mu_);
+  ReaderLock l(pins_mu_);
   return pins_.size();
 }
 

@@ -21,7 +21,8 @@
 //     else to see every old-to-young reference.
 //
 // Thread safety: mu() guards everything but Slot::strong (atomic), the
-// owner-label table and the pin table (each behind its own small lock).
+// owner-label table and the pin table (each behind its own small Mutex,
+// taken after mu() when both are held, never the other way round).
 // Structural changes (allocation, sweeping) take mu() exclusively; turning
 // an id back into a strong handle takes it at least shared, so it can never
 // race with a sweep.
@@ -31,7 +32,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -174,16 +174,23 @@ class Heap : public std::enable_shared_from_this<Heap> {
   }
 
   // Slot access for the collector's phases.
-  Slot& slot(uint32_t index) const {
+  Slot& slot(uint32_t index) const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     return chunks_[index >> kChunkBits][index & (kChunkSize - 1)];
+  }
+  // The slot of a node the caller holds a strong handle or a pin to,
+  // without the lock: that slot stays live and, chunks never moving
+  // (invariant 1), in place; its chunk pointer was written before the
+  // handle or pin existed.
+  Slot& HeldSlot(uint32_t index) const ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return chunks_[index >> kChunkBits][index & (kChunkSize - 1)];
+  }
+  // Root count of a slot: > 0 while a strong handle exists.
+  int32_t strong_count(uint32_t index) const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return slot(index).strong.load(std::memory_order_acquire);
   }
 
   // --- roots (no lock needed) ---
 
-  // Root count of a slot: > 0 while a strong handle exists.
-  int32_t strong_count(uint32_t index) const {
-    return slot(index).strong.load(std::memory_order_acquire);
-  }
   // Times a node's last strong handle went away; the collector compares it
   // with the value at its last collection to know whether anything could
   // have become garbage.
@@ -199,25 +206,22 @@ class Heap : public std::enable_shared_from_this<Heap> {
 
   // Owner labels of the handles holding a slot, with how many hold it each;
   // handles without a label are counted under kUnlabelledRoot.
-  std::vector<std::pair<std::string, int32_t>> RootLabels(uint32_t index) const;
+  std::vector<std::pair<std::string, int32_t>> RootLabels(uint32_t index) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_) ABSL_LOCKS_EXCLUDED(labels_mu_);
   // How many distinct labels and (slot, label) entries the table holds; for
   // tests that bookkeeping stays bounded.
-  size_t label_table_size() const;
+  size_t label_table_size() const ABSL_LOCKS_EXCLUDED(labels_mu_);
 
   // Pins: slots an in-flight run uses are roots until unpinned. Pin() needs
   // mu() held (shared at least) and live slots.
-  uint64_t Pin(std::vector<uint32_t> slots) ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  void Unpin(uint64_t pin);
-  // Calls fn(slot index) for every pinned slot (with repeats).
-  template <typename Fn>
-  void ForEachPinned(Fn fn) const {
-    std::lock_guard<std::mutex> l(pins_mu_);
-    for (const auto& [id, slots] : pins_) {
-      for (uint32_t s : slots) fn(s);
-    }
-  }
-  bool IsPinned(uint32_t index) const;
-  size_t pin_count() const;
+  uint64_t Pin(std::vector<uint32_t> slots) ABSL_SHARED_LOCKS_REQUIRED(mu_)
+      ABSL_LOCKS_EXCLUDED(pins_mu_);
+  void Unpin(uint64_t pin) ABSL_LOCKS_EXCLUDED(pins_mu_);
+  // Appends every pinned slot's index (with repeats) to `out`.
+  void AppendPinned(std::vector<uint32_t>& out) const
+      ABSL_LOCKS_EXCLUDED(pins_mu_);
+  bool IsPinned(uint32_t index) const ABSL_LOCKS_EXCLUDED(pins_mu_);
+  size_t pin_count() const ABSL_LOCKS_EXCLUDED(pins_mu_);
 
   // Sum of every slot's root count: non-zero when handles outlive the heap.
   int64_t TotalStrongCount() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -240,11 +244,15 @@ class Heap : public std::enable_shared_from_this<Heap> {
     drops_.fetch_add(1, std::memory_order_acq_rel);
   }
   // Interns `text` and counts one more handle of that label on the slot.
-  uint32_t AddLabelRef(uint32_t index, absl::string_view text);
-  void AddLabelRef(uint32_t index, uint32_t label);
-  std::string LabelText(uint32_t label) const;
-  void AddLabelRefLocked(uint32_t index, uint32_t label);  // labels_mu_ held
-  void DropLabelRef(uint32_t index, uint32_t label);
+  uint32_t AddLabelRef(uint32_t index, absl::string_view text)
+      ABSL_LOCKS_EXCLUDED(labels_mu_);
+  void AddLabelRef(uint32_t index, uint32_t label)
+      ABSL_LOCKS_EXCLUDED(labels_mu_);
+  std::string LabelText(uint32_t label) const ABSL_LOCKS_EXCLUDED(labels_mu_);
+  void AddLabelRefLocked(uint32_t index, uint32_t label)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(labels_mu_);
+  void DropLabelRef(uint32_t index, uint32_t label)
+      ABSL_LOCKS_EXCLUDED(labels_mu_);
 
   std::atomic<Graph*> owner_;
   mutable Mutex mu_;
@@ -265,17 +273,19 @@ class Heap : public std::enable_shared_from_this<Heap> {
     std::string text;
     int64_t refs = 0;
   };
-  mutable std::mutex labels_mu_;
-  uint32_t next_label_ = 1;
-  absl::flat_hash_map<std::string, uint32_t> label_ids_;
-  absl::flat_hash_map<uint32_t, LabelEntry> labels_;
+  mutable Mutex labels_mu_;
+  uint32_t next_label_ ABSL_GUARDED_BY(labels_mu_) = 1;
+  absl::flat_hash_map<std::string, uint32_t> label_ids_
+      ABSL_GUARDED_BY(labels_mu_);
+  absl::flat_hash_map<uint32_t, LabelEntry> labels_ ABSL_GUARDED_BY(labels_mu_);
   absl::flat_hash_map<uint32_t,
                       absl::InlinedVector<std::pair<uint32_t, int32_t>, 1>>
-      slot_labels_;
+      slot_labels_ ABSL_GUARDED_BY(labels_mu_);
 
-  mutable std::mutex pins_mu_;
-  uint64_t next_pin_ = 1;
-  absl::flat_hash_map<uint64_t, std::vector<uint32_t>> pins_;
+  mutable Mutex pins_mu_;
+  uint64_t next_pin_ ABSL_GUARDED_BY(pins_mu_) = 1;
+  absl::flat_hash_map<uint64_t, std::vector<uint32_t>> pins_
+      ABSL_GUARDED_BY(pins_mu_);
 };
 
 }  // namespace gc
