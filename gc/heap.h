@@ -39,6 +39,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -61,9 +62,11 @@ class Object {
 };
 
 struct Slot {
-  std::atomic<int32_t> strong{0};  // live NodeHandles; > 0 makes a root
-  uint32_t generation = 1;         // guarded by Heap::mu()
-  uint32_t mark_epoch = 0;         // == Heap's epoch: marked this cycle
+  // Unlabelled NodeHandles plus owner-label entries (SlotLabel); > 0 makes
+  // a root.
+  std::atomic<int32_t> strong{0};
+  uint32_t generation = 1;  // guarded by Heap::mu()
+  uint32_t mark_epoch = 0;  // == Heap's epoch: marked this cycle
   bool live = false;
   // Written under Heap::mu() (see invariant 4); atomic because a handle's
   // last drop reads it without the lock, to count drops of old roots.
@@ -71,6 +74,17 @@ struct Slot {
   uint8_t survived = 0;  // collections survived while young
   absl::InlinedVector<uint32_t, 2> edges;
   std::unique_ptr<Object> object;
+};
+
+// One owner label on one slot: every handle carrying that label on that
+// slot points here and counts itself in `handles` (atomically, no lock),
+// and the entry, while it exists, holds one count of the slot's
+// Slot::strong for all of them. The heap removes the entry, under its label
+// lock, when `handles` drops to zero; `text` is interned by the heap and
+// lives as long as the entry.
+struct SlotLabel {
+  std::atomic<int32_t> handles{0};
+  const std::string* text = nullptr;
 };
 
 // Label text used for roots held by handles that carry no owner label, and
@@ -184,7 +198,8 @@ class Heap : public std::enable_shared_from_this<Heap> {
   Slot& HeldSlot(uint32_t index) const ABSL_NO_THREAD_SAFETY_ANALYSIS {
     return chunks_[index >> kChunkBits][index & (kChunkSize - 1)];
   }
-  // Root count of a slot: > 0 while a strong handle exists.
+  // Root count of a slot: > 0 while a strong handle exists (each owner
+  // label on the slot counts once, however many handles carry it).
   int32_t strong_count(uint32_t index) const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     return slot(index).strong.load(std::memory_order_acquire);
   }
@@ -236,22 +251,29 @@ class Heap : public std::enable_shared_from_this<Heap> {
  private:
   friend class ::graphgc::NodeHandle;
 
-  // Handle bookkeeping, lock-free but for labelled handles.
+  // Handle bookkeeping, lock-free but for a label's first and last handle
+  // on a slot.
+  // One root count fewer on `s`.
+  void DropStrong(Slot& s) {
+    if (s.strong.fetch_sub(1, std::memory_order_acq_rel) == 1) NoteDrop(s);
+  }
   void NoteDrop(const Slot& s) {
     if (!s.young.load(std::memory_order_relaxed)) {
       old_drops_.fetch_add(1, std::memory_order_acq_rel);
     }
     drops_.fetch_add(1, std::memory_order_acq_rel);
   }
-  // Interns `text` and counts one more handle of that label on the slot.
-  uint32_t AddLabelRef(uint32_t index, absl::string_view text)
+  // The entry of owner label `text` on slot `index`, a slot the caller
+  // holds, with one more handle counted on it. Made on first use, with the
+  // text interned and one root count added to the slot for the entry.
+  SlotLabel* AcquireLabel(uint32_t index, absl::string_view text)
       ABSL_LOCKS_EXCLUDED(labels_mu_);
-  void AddLabelRef(uint32_t index, uint32_t label)
+  // Counts one handle fewer on `label` (of slot `index`); the last one
+  // takes labels_mu_ to remove the entry, with its root count (and the
+  // text, if no other entry uses it).
+  void ReleaseLabel(uint32_t index, SlotLabel* label)
       ABSL_LOCKS_EXCLUDED(labels_mu_);
-  std::string LabelText(uint32_t label) const ABSL_LOCKS_EXCLUDED(labels_mu_);
-  void AddLabelRefLocked(uint32_t index, uint32_t label)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(labels_mu_);
-  void DropLabelRef(uint32_t index, uint32_t label)
+  void RemoveLabelIfUnused(uint32_t index, const SlotLabel* label)
       ABSL_LOCKS_EXCLUDED(labels_mu_);
 
   std::atomic<Graph*> owner_;
@@ -269,17 +291,14 @@ class Heap : public std::enable_shared_from_this<Heap> {
   std::atomic<int64_t> old_drops_{0};
   std::atomic<int64_t> allocations_{0};
 
-  struct LabelEntry {
-    std::string text;
-    int64_t refs = 0;
-  };
+  // Owner labels: each text once, with how many entries use it; each
+  // slot's entries. Handles point at their entry, so copying and dropping
+  // one needs only the entry's atomic count.
   mutable Mutex labels_mu_;
-  uint32_t next_label_ ABSL_GUARDED_BY(labels_mu_) = 1;
-  absl::flat_hash_map<std::string, uint32_t> label_ids_
+  absl::node_hash_map<std::string, int64_t> label_texts_
       ABSL_GUARDED_BY(labels_mu_);
-  absl::flat_hash_map<uint32_t, LabelEntry> labels_ ABSL_GUARDED_BY(labels_mu_);
   absl::flat_hash_map<uint32_t,
-                      absl::InlinedVector<std::pair<uint32_t, int32_t>, 1>>
+                      absl::InlinedVector<std::unique_ptr<SlotLabel>, 1>>
       slot_labels_ ABSL_GUARDED_BY(labels_mu_);
 
   mutable Mutex pins_mu_;
