@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "gc/roots.h"
 #include "gc/sweeper.h"
@@ -27,6 +30,16 @@ class NotifyingScope {
   NotifyingScope(const NotifyingScope&) = delete;
   NotifyingScope& operator=(const NotifyingScope&) = delete;
 };
+
+// A broken invariant found by a collection of a heap under verification
+// (Heap::set_verify_collections_for_testing) stops the program: going on
+// would sweep live nodes or keep garbage.
+void VerifyOrDie(const char* phase, const absl::Status& status) {
+  if (status.ok()) return;
+  std::fprintf(stderr, "graphgc: heap verification failed %s: %s\n", phase,
+               std::string(status.message()).c_str());
+  std::abort();
+}
 
 }  // namespace
 
@@ -78,20 +91,31 @@ CollectStats Collector::Run(bool minor) {
     }
     roots_.clear();
     garbage_.clear();
+    const bool verify = heap_.verify_collections_for_testing();
+    if (verify) VerifyOrDie("before the collection", heap_.VerifyForTesting());
     if (minor) {
       CollectYoungRoots(heap_, roots_);
       result.marked = marker_.MarkYoung(heap_, roots_, epoch_);
-      first_swept_serial = FindYoungGarbage(heap_, epoch_, garbage_);
     } else {
       CollectRoots(heap_, roots_);
       result.marked = marker_.Mark(heap_, roots_, epoch_);
+    }
+    if (verify) {
+      VerifyOrDie("after marking",
+                  heap_.VerifyMarkingForTesting(epoch_, /*young_only=*/minor));
+    }
+    if (minor) {
+      first_swept_serial = FindYoungGarbage(heap_, epoch_, garbage_);
+    } else {
       FindGarbage(heap_, epoch_, garbage_);
     }
     if (!garbage_.empty() && observer_ != nullptr) {
       observer_->OnSweep(heap_, garbage_);
     }
     Sweep(heap_, garbage_, save, &kept);
+    if (verify) VerifyOrDie("after sweeping", heap_.VerifyForTesting());
     const int64_t promoted = heap_.AgeSurvivors(promote_after);
+    if (verify) VerifyOrDie("after aging", heap_.VerifyForTesting());
     if (minor) {
       promoted_since_full_.fetch_add(promoted, std::memory_order_relaxed);
     } else {

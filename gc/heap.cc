@@ -54,6 +54,14 @@ int64_t Heap::AgeSurvivors(int promote_after) {
     if (++s.survived >= promote_after) {
       s.young.store(false, std::memory_order_relaxed);
       ++promoted;
+      // A control edge (AddEdge) may have made it read a younger node that
+      // stays young: from now on an old node reads it (invariant 4).
+      // Inputs promoted later in this pass are dropped from the list below.
+      for (uint32_t in : s.edges) {
+        if (slot(in).young.load(std::memory_order_relaxed)) {
+          remembered_.push_back(IdOf(in));
+        }
+      }
     } else {
       young_[kept++] = e;
     }

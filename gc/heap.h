@@ -40,6 +40,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/container/node_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -238,6 +239,39 @@ class Heap : public std::enable_shared_from_this<Heap> {
   bool IsPinned(uint32_t index) const ABSL_LOCKS_EXCLUDED(pins_mu_);
   size_t pin_count() const ABSL_LOCKS_EXCLUDED(pins_mu_);
 
+  // --- verification (tests and debug runs) ---
+
+  // Checks invariants 1-4 above slot by slot, and that every pinned slot is
+  // live; the first broken one is returned as an InternalError naming the
+  // invariant and the slots. O(slots + edges).
+  absl::Status VerifyForTesting() const ABSL_SHARED_LOCKS_REQUIRED(mu_)
+      ABSL_LOCKS_EXCLUDED(pins_mu_);
+  // Checks the mark phase's postcondition (gc/marker.h) for the cycle
+  // `epoch`: every root is marked and every input of a marked slot is
+  // marked; with `young_only`, among young slots, counting young slots an
+  // old one reads as roots.
+  absl::Status VerifyMarkingForTesting(uint32_t epoch, bool young_only) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_) ABSL_LOCKS_EXCLUDED(pins_mu_);
+  // When set, every collection of this heap runs VerifyForTesting() (and,
+  // after marking, VerifyMarkingForTesting()) between its phases and stops
+  // the program with the phase and the broken invariant on failure.
+  void set_verify_collections_for_testing(bool on) {
+    verify_collections_.store(on, std::memory_order_relaxed);
+  }
+  bool verify_collections_for_testing() const {
+    return verify_collections_.load(std::memory_order_relaxed);
+  }
+  // The free list and the young list, for tests that break the heap on
+  // purpose to see the verifier catch it.
+  std::vector<uint32_t>& free_list_for_testing()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return free_;
+  }
+  std::vector<YoungEntry>& young_list_for_testing()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return young_;
+  }
+
   // Sum of every slot's root count: non-zero when handles outlive the heap.
   int64_t TotalStrongCount() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
@@ -290,6 +324,7 @@ class Heap : public std::enable_shared_from_this<Heap> {
   std::atomic<int64_t> drops_{0};
   std::atomic<int64_t> old_drops_{0};
   std::atomic<int64_t> allocations_{0};
+  std::atomic<bool> verify_collections_{false};
 
   // Owner labels: each text once, with how many entries use it; each
   // slot's entries. Handles point at their entry, so copying and dropping
