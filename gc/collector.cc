@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "gc/roots.h"
 #include "gc/sweeper.h"
@@ -27,6 +30,16 @@ class NotifyingScope {
   NotifyingScope(const NotifyingScope&) = delete;
   NotifyingScope& operator=(const NotifyingScope&) = delete;
 };
+
+// A broken invariant found by a collection of a heap under verification
+// (Heap::set_verify_collections_for_testing) stops the program: going on
+// would sweep live nodes or keep garbage.
+void VerifyOrDie(const char* phase, const absl::Status& status) {
+  if (status.ok()) return;
+  std::fprintf(stderr, "graphgc: heap verification failed %s: %s\n", phase,
+               std::string(status.message()).c_str());
+  std::abort();
+}
 
 }  // namespace
 
@@ -54,7 +67,7 @@ CollectStats Collector::Run(bool minor) {
   bool save = false;
   int promote_after = 0;
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    ReaderLock l(state_mu_);
     save = policy_.save_garbage;
     promote_after = policy_.promote_after;
   }
@@ -78,18 +91,31 @@ CollectStats Collector::Run(bool minor) {
     }
     roots_.clear();
     garbage_.clear();
+    const bool verify = heap_.verify_collections_for_testing();
+    if (verify) VerifyOrDie("before the collection", heap_.VerifyForTesting());
     if (minor) {
       CollectYoungRoots(heap_, roots_);
       result.marked = marker_.MarkYoung(heap_, roots_, epoch_);
-      first_swept_serial = FindYoungGarbage(heap_, epoch_, garbage_);
     } else {
       CollectRoots(heap_, roots_);
       result.marked = marker_.Mark(heap_, roots_, epoch_);
+    }
+    if (verify) {
+      VerifyOrDie("after marking",
+                  heap_.VerifyMarkingForTesting(epoch_, /*young_only=*/minor));
+    }
+    if (minor) {
+      first_swept_serial = FindYoungGarbage(heap_, epoch_, garbage_);
+    } else {
       FindGarbage(heap_, epoch_, garbage_);
     }
-    if (!garbage_.empty() && observer_ != nullptr) observer_->OnSweep(garbage_);
+    if (!garbage_.empty() && observer_ != nullptr) {
+      observer_->OnSweep(heap_, garbage_);
+    }
     Sweep(heap_, garbage_, save, &kept);
+    if (verify) VerifyOrDie("after sweeping", heap_.VerifyForTesting());
     const int64_t promoted = heap_.AgeSurvivors(promote_after);
+    if (verify) VerifyOrDie("after aging", heap_.VerifyForTesting());
     if (minor) {
       promoted_since_full_.fetch_add(promoted, std::memory_order_relaxed);
     } else {
@@ -110,11 +136,11 @@ CollectStats Collector::Run(bool minor) {
                           .count();
   }
   if (!kept.empty()) {
-    std::lock_guard<std::mutex> l(saved_mu_);
+    WriterLock l(saved_mu_);
     for (auto& o : kept) saved_.push_back(std::move(o));
   }
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    WriterLock l(state_mu_);
     ++stats_.collections;
     if (minor) ++stats_.minor_collections;
     stats_.swept_total += result.swept;
@@ -160,7 +186,7 @@ std::optional<CollectStats> Collector::MaybeCollect() {
 }
 
 void Collector::UpdateThreshold(int64_t live_after) {
-  std::lock_guard<std::mutex> l(state_mu_);
+  WriterLock l(state_mu_);
   const double grow = policy_.growth_ratio * static_cast<double>(live_after);
   threshold_.store(
       std::max<int64_t>(policy_.min_new_nodes, static_cast<int64_t>(grow)),
@@ -170,7 +196,7 @@ void Collector::UpdateThreshold(int64_t live_after) {
 GcStats Collector::stats() const {
   GcStats s;
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    ReaderLock l(state_mu_);
     s = stats_;
   }
   ReaderLock lock(heap_.mu());
@@ -180,7 +206,7 @@ GcStats Collector::stats() const {
 }
 
 GcPolicy Collector::policy() const {
-  std::lock_guard<std::mutex> l(state_mu_);
+  ReaderLock l(state_mu_);
   return policy_;
 }
 
@@ -191,7 +217,7 @@ void Collector::set_policy(const GcPolicy& policy) {
     live = heap_.live_count();
   }
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    WriterLock l(state_mu_);
     policy_ = policy;
     // Survival counts are 8 bits.
     policy_.promote_after = std::clamp(policy.promote_after, 0, 100);
@@ -203,7 +229,7 @@ void Collector::set_policy(const GcPolicy& policy) {
 }
 
 int Collector::AddListener(Listener listener) {
-  std::lock_guard<std::mutex> l(state_mu_);
+  WriterLock l(state_mu_);
   const int id = next_listener_++;
   listeners_.push_back(
       {id, std::make_shared<Listener>(std::move(listener)), false, 0});
@@ -211,7 +237,7 @@ int Collector::AddListener(Listener listener) {
 }
 
 int Collector::AddSweepListener(Listener listener, int64_t horizon) {
-  std::lock_guard<std::mutex> l(state_mu_);
+  WriterLock l(state_mu_);
   const int id = next_listener_++;
   listeners_.push_back(
       {id, std::make_shared<Listener>(std::move(listener)), true, horizon});
@@ -219,14 +245,14 @@ int Collector::AddSweepListener(Listener listener, int64_t horizon) {
 }
 
 void Collector::RaiseHorizon(int id, int64_t horizon) {
-  std::lock_guard<std::mutex> l(state_mu_);
+  WriterLock l(state_mu_);
   for (ListenerEntry& e : listeners_) {
     if (e.id == id) e.horizon = std::max(e.horizon, horizon);
   }
 }
 
 void Collector::RemoveListener(int id) {
-  std::lock_guard<std::mutex> l(state_mu_);
+  WriterLock l(state_mu_);
   std::erase_if(listeners_,
                 [id](const ListenerEntry& e) { return e.id == id; });
 }
@@ -237,7 +263,7 @@ void Collector::Notify(const CollectEvent& event) {
   const bool end = event.phase == CollectEvent::Phase::kEnd;
   std::vector<std::shared_ptr<Listener>> listeners;
   {
-    std::lock_guard<std::mutex> l(state_mu_);
+    ReaderLock l(state_mu_);
     for (const ListenerEntry& e : listeners_) {
       if (!e.sweeps_only || (end && !event.swept.empty() &&
                              event.first_swept_serial <= e.horizon)) {
@@ -254,14 +280,14 @@ void Collector::Notify(const CollectEvent& event) {
 }
 
 size_t Collector::saved_count() const {
-  std::lock_guard<std::mutex> l(saved_mu_);
+  ReaderLock l(saved_mu_);
   return saved_.size();
 }
 
 void Collector::ClearSaved() {
   std::vector<std::unique_ptr<Object>> saved;
   {
-    std::lock_guard<std::mutex> l(saved_mu_);
+    WriterLock l(saved_mu_);
     saved.swap(saved_);
   }
 }

@@ -60,7 +60,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -109,15 +108,14 @@ struct CollectEvent {
 
 namespace gc {
 
-// Called during a collection with the heap's mutex held exclusively, after
-// marking and before the garbage is freed. Must not call back into the
+// Called during a collection of `heap` with its mutex held exclusively,
+// after marking and before the garbage is freed. Must not call back into the
 // graph or the collector.
 class SweepObserver {
  public:
   virtual ~SweepObserver() = default;
-  virtual void OnSweep(absl::Span<const NodeId> garbage)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap_mu()) = 0;
-  virtual Mutex& heap_mu() const = 0;
+  virtual void OnSweep(Heap& heap, absl::Span<const NodeId> garbage)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu()) = 0;
 };
 
 class Collector {
@@ -136,14 +134,15 @@ class Collector {
   // Collects when the policy says so; nullopt when it did not.
   std::optional<CollectStats> MaybeCollect() ABSL_LOCKS_EXCLUDED(heap_.mu());
 
-  GcStats stats() const ABSL_LOCKS_EXCLUDED(heap_.mu());
-  GcPolicy policy() const;
-  void set_policy(const GcPolicy& policy);
+  GcStats stats() const ABSL_LOCKS_EXCLUDED(heap_.mu(), state_mu_);
+  GcPolicy policy() const ABSL_LOCKS_EXCLUDED(state_mu_);
+  void set_policy(const GcPolicy& policy)
+      ABSL_LOCKS_EXCLUDED(heap_.mu(), state_mu_);
 
   // Listeners see every collection's start and end; the id removes one.
   // Listeners must not block on the graph's lock (they run without it, but
   // a Collect() they request is deferred).
-  int AddListener(Listener listener);
+  int AddListener(Listener listener) ABSL_LOCKS_EXCLUDED(state_mu_);
   // A listener that needs only the ends of collections that may have swept
   // a node created at or before allocation `horizon`, i.e. with
   // CollectEvent::first_swept_serial <= horizon (full collections always
@@ -151,26 +150,27 @@ class Collector {
   // listener comes to depend on newer nodes. With hundreds of these (one per
   // session), a minor collection costs a scan of the listener table, not a call
   // each.
-  int AddSweepListener(Listener listener, int64_t horizon);
-  void RaiseHorizon(int id, int64_t horizon);
-  void RemoveListener(int id);
+  int AddSweepListener(Listener listener, int64_t horizon)
+      ABSL_LOCKS_EXCLUDED(state_mu_);
+  void RaiseHorizon(int id, int64_t horizon) ABSL_LOCKS_EXCLUDED(state_mu_);
+  void RemoveListener(int id) ABSL_LOCKS_EXCLUDED(state_mu_);
 
   // With GcPolicy::save_garbage: the swept objects set aside so far.
   // Calls fn(const Object&) for each; TakeSaved() frees them.
   template <typename Fn>
-  void ForEachSaved(Fn fn) const {
-    std::lock_guard<std::mutex> l(saved_mu_);
+  void ForEachSaved(Fn fn) const ABSL_LOCKS_EXCLUDED(saved_mu_) {
+    ReaderLock l(saved_mu_);
     for (const auto& o : saved_) fn(*o);
   }
-  size_t saved_count() const;
-  void ClearSaved();
+  size_t saved_count() const ABSL_LOCKS_EXCLUDED(saved_mu_);
+  void ClearSaved() ABSL_LOCKS_EXCLUDED(saved_mu_);
 
  private:
-  CollectStats Run(bool minor) ABSL_LOCKS_EXCLUDED(heap_.mu());
+  CollectStats Run(bool minor) ABSL_LOCKS_EXCLUDED(heap_.mu(), state_mu_);
   // Whether the calling thread is inside a listener this collector called.
   bool InsideListenerOnThisThread() const;
-  void Notify(const CollectEvent& event);
-  void UpdateThreshold(int64_t live_after);
+  void Notify(const CollectEvent& event) ABSL_LOCKS_EXCLUDED(state_mu_);
+  void UpdateThreshold(int64_t live_after) ABSL_LOCKS_EXCLUDED(state_mu_);
 
   Heap& heap_;
   SweepObserver* const observer_;
@@ -189,24 +189,26 @@ class Collector {
   std::atomic<int64_t> old_drops_at_full_{0};
   std::atomic<bool> deferred_{false};
 
-  mutable std::mutex state_mu_;  // guards policy_, stats_, listeners_
-  GcPolicy policy_;
-  GcStats stats_;
-  uint32_t epoch_ = 0;  // under heap_.mu() exclusively
-  Marker marker_;       // under heap_.mu() exclusively
-  std::vector<uint32_t> roots_;
-  std::vector<NodeId> garbage_;
-  int next_listener_ = 1;
+  mutable Mutex state_mu_;
+  GcPolicy policy_ ABSL_GUARDED_BY(state_mu_);
+  GcStats stats_ ABSL_GUARDED_BY(state_mu_);
+  // A collection's working state, used with the heap's mutex held
+  // exclusively.
+  uint32_t epoch_ ABSL_GUARDED_BY(heap_.mu()) = 0;
+  Marker marker_ ABSL_GUARDED_BY(heap_.mu());
+  std::vector<uint32_t> roots_ ABSL_GUARDED_BY(heap_.mu());
+  std::vector<NodeId> garbage_ ABSL_GUARDED_BY(heap_.mu());
+  int next_listener_ ABSL_GUARDED_BY(state_mu_) = 1;
   struct ListenerEntry {
     int id;
     std::shared_ptr<Listener> fn;
     bool sweeps_only;
     int64_t horizon;  // sweeps_only listeners: see AddSweepListener
   };
-  std::vector<ListenerEntry> listeners_;
+  std::vector<ListenerEntry> listeners_ ABSL_GUARDED_BY(state_mu_);
 
-  mutable std::mutex saved_mu_;
-  std::vector<std::unique_ptr<Object>> saved_;
+  mutable Mutex saved_mu_;
+  std::vector<std::unique_ptr<Object>> saved_ ABSL_GUARDED_BY(saved_mu_);
 };
 
 }  // namespace gc

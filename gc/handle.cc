@@ -29,7 +29,7 @@ NodeHandle& NodeHandle::operator=(NodeHandle&& other) noexcept {
   heap_ = std::exchange(other.heap_, nullptr);
   slot_ = std::exchange(other.slot_, nullptr);
   id_ = std::exchange(other.id_, NodeId());
-  label_ = std::exchange(other.label_, 0);
+  label_ = std::exchange(other.label_, nullptr);
   return *this;
 }
 
@@ -37,20 +37,28 @@ void NodeHandle::Acquire() {
   if (slot_ == nullptr) return;
   // Relaxed is enough: the source handle already keeps the count above
   // zero, so no collection can observe the transition.
-  slot_->strong.fetch_add(1, std::memory_order_relaxed);
-  if (label_ != 0) heap_->AddLabelRef(id_.index, label_);
+  // One counter either way: a labelled handle counts in its label's entry,
+  // which holds the slot's root count for all of them.
+  if (label_ != nullptr) {
+    label_->handles.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    slot_->strong.fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 void NodeHandle::Release() {
   if (slot_ == nullptr) return;
-  if (label_ != 0) heap_->DropLabelRef(id_.index, label_);
-  if (slot_->strong.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    heap_->NoteDrop(*slot_);
+  // A labelled handle's last drop removes its label's entry, and with it
+  // the entry's root count (under the heap's label lock).
+  if (label_ != nullptr) {
+    heap_->ReleaseLabel(id_.index, label_);
+  } else {
+    heap_->DropStrong(*slot_);
   }
   heap_ = nullptr;
   slot_ = nullptr;
   id_ = NodeId();
-  label_ = 0;
+  label_ = nullptr;
 }
 
 Graph* NodeHandle::graph() const {
@@ -58,16 +66,20 @@ Graph* NodeHandle::graph() const {
 }
 
 NodeHandle NodeHandle::WithOwner(absl::string_view owner) const {
-  NodeHandle copy(*this);
-  if (copy.slot_ == nullptr) return copy;
-  if (copy.label_ != 0) copy.heap_->DropLabelRef(copy.id_.index, copy.label_);
-  copy.label_ = owner.empty() ? 0 : heap_->AddLabelRef(copy.id_.index, owner);
+  if (slot_ == nullptr) return NodeHandle();
+  NodeHandle copy(heap_, slot_, id_);
+  if (owner.empty()) {
+    slot_->strong.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    copy.label_ = heap_->AcquireLabel(id_.index, owner);
+  }
   return copy;
 }
 
 std::string NodeHandle::owner() const {
-  if (slot_ == nullptr || label_ == 0) return "";
-  return heap_->LabelText(label_);
+  // The entry, and so its text, lives while this handle counts on it.
+  if (slot_ == nullptr || label_ == nullptr) return "";
+  return *label_->text;
 }
 
 WeakNodeHandle::WeakNodeHandle(const NodeHandle& strong) : id_(strong.id()) {

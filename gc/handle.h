@@ -7,7 +7,11 @@
 // collection. Copying and destroying one touches a single atomic counter in
 // the node's slot (no lock), so handles are cheap to pass around. A handle
 // may carry an owner label ("Sequential 'sequential_3'") that names who
-// holds it in ExplainRetention and leak reports; copies keep the label.
+// holds it in ExplainRetention and leak reports; copies keep the label, and
+// count themselves in a second atomic, the label's entry for the node (no
+// lock either). Only making a labelled handle (WithOwner) and destroying
+// the last handle of one label on one node take the heap's label lock, to
+// add or remove that entry.
 // == compares identity (same node).
 //
 // A WeakNodeHandle does not keep its node alive; Lock() gives a strong
@@ -25,6 +29,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "absl/strings/string_view.h"
@@ -37,6 +42,7 @@ class Graph;
 namespace gc {
 class Heap;
 struct Slot;
+struct SlotLabel;
 }  // namespace gc
 
 class NodeHandle {
@@ -47,7 +53,7 @@ class NodeHandle {
       : heap_(std::exchange(other.heap_, nullptr)),
         slot_(std::exchange(other.slot_, nullptr)),
         id_(std::exchange(other.id_, NodeId())),
-        label_(std::exchange(other.label_, 0)) {}
+        label_(std::exchange(other.label_, nullptr)) {}
   NodeHandle& operator=(const NodeHandle& other);
   NodeHandle& operator=(NodeHandle&& other) noexcept;
   ~NodeHandle() { Release(); }
@@ -91,7 +97,7 @@ class NodeHandle {
   gc::Heap* heap_ = nullptr;
   gc::Slot* slot_ = nullptr;
   NodeId id_;
-  uint32_t label_ = 0;  // 0: no owner label
+  gc::SlotLabel* label_ = nullptr;  // no owner label when null
 };
 
 class WeakNodeHandle {

@@ -54,12 +54,24 @@ int64_t Heap::AgeSurvivors(int promote_after) {
     if (++s.survived >= promote_after) {
       s.young.store(false, std::memory_order_relaxed);
       ++promoted;
+      // A control edge (AddEdge) may have made it read a younger node that
+      // stays young: from now on an old node reads it (invariant 4).
+      // Inputs promoted later in this pass are dropped from the list below.
+      for (uint32_t in : s.edges) {
+        if (slot(in).young.load(std::memory_order_relaxed)) {
+          remembered_.push_back(IdOf(in));
+        }
+      }
     } else {
       young_[kept++] = e;
     }
   }
   young_.resize(kept);
-  std::erase_if(remembered_, [this](NodeId id) { return !IsYoung(id); });
+  size_t still_young = 0;
+  for (NodeId id : remembered_) {
+    if (IsYoung(id)) remembered_[still_young++] = id;
+  }
+  remembered_.resize(still_young);
   // Do not let one burst of allocation pin huge lists forever.
   if (young_.capacity() > (size_t{1} << 20) && kept < young_.capacity() / 4) {
     young_.shrink_to_fit();
@@ -115,80 +127,72 @@ void Heap::Orphan() {
   remembered_ = {};
 }
 
-uint32_t Heap::AddLabelRef(uint32_t index, absl::string_view text) {
-  uint32_t label;
-  {
-    std::lock_guard<std::mutex> l(labels_mu_);
-    auto [it, inserted] =
-        label_ids_.try_emplace(std::string(text), next_label_);
-    if (inserted) {
-      labels_[next_label_].text = std::string(text);
-      if (++next_label_ == 0) next_label_ = 1;
-    }
-    label = it->second;
-    AddLabelRefLocked(index, label);
-  }
-  return label;
-}
-
-std::string Heap::LabelText(uint32_t label) const {
-  std::lock_guard<std::mutex> l(labels_mu_);
-  auto it = labels_.find(label);
-  return it == labels_.end() ? std::string() : it->second.text;
-}
-
-void Heap::AddLabelRef(uint32_t index, uint32_t label) {
-  std::lock_guard<std::mutex> l(labels_mu_);
-  AddLabelRefLocked(index, label);
-}
-
-void Heap::AddLabelRefLocked(uint32_t index, uint32_t label) {
-  ++labels_[label].refs;
+SlotLabel* Heap::AcquireLabel(uint32_t index, absl::string_view text) {
+  WriterLock l(labels_mu_);
   auto& entries = slot_labels_[index];
-  for (auto& [id, count] : entries) {
-    if (id == label) {
-      ++count;
-      return;
+  for (const std::unique_ptr<SlotLabel>& e : entries) {
+    if (*e->text == text) {
+      e->handles.fetch_add(1, std::memory_order_relaxed);
+      return e.get();
     }
   }
-  entries.emplace_back(label, 1);
+  auto [text_it, inserted] = label_texts_.try_emplace(std::string(text), 0);
+  ++text_it->second;
+  // The entry's root count; the caller's handle keeps the slot live.
+  HeldSlot(index).strong.fetch_add(1, std::memory_order_relaxed);
+  auto entry = std::make_unique<SlotLabel>();
+  entry->text = &text_it->first;
+  entry->handles.store(1, std::memory_order_relaxed);
+  entries.push_back(std::move(entry));
+  return entries.back().get();
 }
 
-void Heap::DropLabelRef(uint32_t index, uint32_t label) {
-  std::lock_guard<std::mutex> l(labels_mu_);
+void Heap::ReleaseLabel(uint32_t index, SlotLabel* label) {
+  if (label->handles.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    RemoveLabelIfUnused(index, label);
+  }
+}
+
+void Heap::RemoveLabelIfUnused(uint32_t index, const SlotLabel* label) {
+  WriterLock l(labels_mu_);
+  // Looked up, not trusted: another thread's last drop may have removed
+  // the entry already, and AcquireLabel may have revived it meanwhile.
   auto it = slot_labels_.find(index);
-  if (it != slot_labels_.end()) {
-    auto& entries = it->second;
-    for (size_t i = 0; i < entries.size(); ++i) {
-      if (entries[i].first != label) continue;
-      if (--entries[i].second == 0) entries.erase(entries.begin() + i);
-      break;
+  if (it == slot_labels_.end()) return;
+  auto& entries = it->second;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].get() != label) continue;
+    if (label->handles.load(std::memory_order_acquire) != 0) return;
+    auto text_it = label_texts_.find(*label->text);
+    entries.erase(entries.begin() + i);  // `label` is gone from here on
+    if (text_it != label_texts_.end() && --text_it->second == 0) {
+      label_texts_.erase(text_it);
     }
-    if (entries.empty()) slot_labels_.erase(it);
+    // The entry's root count, which kept the slot live until now.
+    DropStrong(HeldSlot(index));
+    break;
   }
-  auto lit = labels_.find(label);
-  if (lit != labels_.end() && --lit->second.refs <= 0) {
-    label_ids_.erase(lit->second.text);
-    labels_.erase(lit);
-  }
+  if (entries.empty()) slot_labels_.erase(it);
 }
 
 std::vector<std::pair<std::string, int32_t>> Heap::RootLabels(
     uint32_t index) const {
   std::vector<std::pair<std::string, int32_t>> out;
-  int32_t labelled = 0;
+  int32_t entries = 0;  // root counts held by label entries
   {
-    std::lock_guard<std::mutex> l(labels_mu_);
+    ReaderLock l(labels_mu_);
     auto it = slot_labels_.find(index);
     if (it != slot_labels_.end()) {
-      for (const auto& [id, count] : it->second) {
-        out.emplace_back(labels_.at(id).text, count);
-        labelled += count;
+      for (const std::unique_ptr<SlotLabel>& e : it->second) {
+        ++entries;
+        const int32_t count = e->handles.load(std::memory_order_acquire);
+        if (count <= 0) continue;  // its last handle is removing it
+        out.emplace_back(*e->text, count);
       }
     }
   }
   std::sort(out.begin(), out.end());
-  const int32_t unlabelled = strong_count(index) - labelled;
+  const int32_t unlabelled = strong_count(index) - entries;
   if (unlabelled > 0)
     out.emplace_back(std::string(kUnlabelledRoot), unlabelled);
   if (IsPinned(index)) out.emplace_back(std::string(kPinnedRoot), 1);
@@ -196,24 +200,28 @@ std::vector<std::pair<std::string, int32_t>> Heap::RootLabels(
 }
 
 size_t Heap::label_table_size() const {
-  std::lock_guard<std::mutex> l(labels_mu_);
-  return labels_.size() + label_ids_.size() + slot_labels_.size();
+  ReaderLock l(labels_mu_);
+  size_t entries = 0;
+  for (const auto& [index, slot_entries] : slot_labels_) {
+    entries += slot_entries.size();
+  }
+  return label_texts_.size() + entries + slot_labels_.size();
 }
 
 uint64_t Heap::Pin(std::vector<uint32_t> slots) {
-  std::lock_guard<std::mutex> l(pins_mu_);
+  WriterLock l(pins_mu_);
   uint64_t id = next_pin_++;
   pins_.emplace(id, std::move(slots));
   return id;
 }
 
 void Heap::Unpin(uint64_t pin) {
-  std::lock_guard<std::mutex> l(pins_mu_);
+  WriterLock l(pins_mu_);
   pins_.erase(pin);
 }
 
 bool Heap::IsPinned(uint32_t index) const {
-  std::lock_guard<std::mutex> l(pins_mu_);
+  ReaderLock l(pins_mu_);
   for (const auto& [id, slots] : pins_) {
     if (std::find(slots.begin(), slots.end(), index) != slots.end()) {
       return true;
@@ -222,8 +230,14 @@ bool Heap::IsPinned(uint32_t index) const {
   return false;
 }
 
+void Heap::AppendPinned(std::vector<uint32_t>& out) const {
+  ReaderLock l(pins_mu_);
+  for (const auto& [id, slots] : pins_)
+    out.insert(out.end(), slots.begin(), slots.end());
+}
+
 size_t Heap::pin_count() const {
-  std::lock_guard<std::mutex> l(pins_mu_);
+  ReaderLock l(pins_mu_);
   return pins_.size();
 }
 

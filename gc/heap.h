@@ -21,7 +21,8 @@
 //     else to see every old-to-young reference.
 //
 // Thread safety: mu() guards everything but Slot::strong (atomic), the
-// owner-label table and the pin table (each behind its own small lock).
+// owner-label table and the pin table (each behind its own small Mutex,
+// taken after mu() when both are held, never the other way round).
 // Structural changes (allocation, sweeping) take mu() exclusively; turning
 // an id back into a strong handle takes it at least shared, so it can never
 // race with a sweep.
@@ -31,7 +32,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +39,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/container/node_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -61,9 +63,11 @@ class Object {
 };
 
 struct Slot {
-  std::atomic<int32_t> strong{0};  // live NodeHandles; > 0 makes a root
-  uint32_t generation = 1;         // guarded by Heap::mu()
-  uint32_t mark_epoch = 0;         // == Heap's epoch: marked this cycle
+  // Unlabelled NodeHandles plus owner-label entries (SlotLabel); > 0 makes
+  // a root.
+  std::atomic<int32_t> strong{0};
+  uint32_t generation = 1;  // guarded by Heap::mu()
+  uint32_t mark_epoch = 0;  // == Heap's epoch: marked this cycle
   bool live = false;
   // Written under Heap::mu() (see invariant 4); atomic because a handle's
   // last drop reads it without the lock, to count drops of old roots.
@@ -71,6 +75,17 @@ struct Slot {
   uint8_t survived = 0;  // collections survived while young
   absl::InlinedVector<uint32_t, 2> edges;
   std::unique_ptr<Object> object;
+};
+
+// One owner label on one slot: every handle carrying that label on that
+// slot points here and counts itself in `handles` (atomically, no lock),
+// and the entry, while it exists, holds one count of the slot's
+// Slot::strong for all of them. The heap removes the entry, under its label
+// lock, when `handles` drops to zero; `text` is interned by the heap and
+// lives as long as the entry.
+struct SlotLabel {
+  std::atomic<int32_t> handles{0};
+  const std::string* text = nullptr;
 };
 
 // Label text used for roots held by handles that carry no owner label, and
@@ -174,16 +189,24 @@ class Heap : public std::enable_shared_from_this<Heap> {
   }
 
   // Slot access for the collector's phases.
-  Slot& slot(uint32_t index) const {
+  Slot& slot(uint32_t index) const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     return chunks_[index >> kChunkBits][index & (kChunkSize - 1)];
+  }
+  // The slot of a node the caller holds a strong handle or a pin to,
+  // without the lock: that slot stays live and, chunks never moving
+  // (invariant 1), in place; its chunk pointer was written before the
+  // handle or pin existed.
+  Slot& HeldSlot(uint32_t index) const ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return chunks_[index >> kChunkBits][index & (kChunkSize - 1)];
+  }
+  // Root count of a slot: > 0 while a strong handle exists (each owner
+  // label on the slot counts once, however many handles carry it).
+  int32_t strong_count(uint32_t index) const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return slot(index).strong.load(std::memory_order_acquire);
   }
 
   // --- roots (no lock needed) ---
 
-  // Root count of a slot: > 0 while a strong handle exists.
-  int32_t strong_count(uint32_t index) const {
-    return slot(index).strong.load(std::memory_order_acquire);
-  }
   // Times a node's last strong handle went away; the collector compares it
   // with the value at its last collection to know whether anything could
   // have become garbage.
@@ -199,25 +222,55 @@ class Heap : public std::enable_shared_from_this<Heap> {
 
   // Owner labels of the handles holding a slot, with how many hold it each;
   // handles without a label are counted under kUnlabelledRoot.
-  std::vector<std::pair<std::string, int32_t>> RootLabels(uint32_t index) const;
+  std::vector<std::pair<std::string, int32_t>> RootLabels(uint32_t index) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_) ABSL_LOCKS_EXCLUDED(labels_mu_);
   // How many distinct labels and (slot, label) entries the table holds; for
   // tests that bookkeeping stays bounded.
-  size_t label_table_size() const;
+  size_t label_table_size() const ABSL_LOCKS_EXCLUDED(labels_mu_);
 
   // Pins: slots an in-flight run uses are roots until unpinned. Pin() needs
   // mu() held (shared at least) and live slots.
-  uint64_t Pin(std::vector<uint32_t> slots) ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  void Unpin(uint64_t pin);
-  // Calls fn(slot index) for every pinned slot (with repeats).
-  template <typename Fn>
-  void ForEachPinned(Fn fn) const {
-    std::lock_guard<std::mutex> l(pins_mu_);
-    for (const auto& [id, slots] : pins_) {
-      for (uint32_t s : slots) fn(s);
-    }
+  uint64_t Pin(std::vector<uint32_t> slots) ABSL_SHARED_LOCKS_REQUIRED(mu_)
+      ABSL_LOCKS_EXCLUDED(pins_mu_);
+  void Unpin(uint64_t pin) ABSL_LOCKS_EXCLUDED(pins_mu_);
+  // Appends every pinned slot's index (with repeats) to `out`.
+  void AppendPinned(std::vector<uint32_t>& out) const
+      ABSL_LOCKS_EXCLUDED(pins_mu_);
+  bool IsPinned(uint32_t index) const ABSL_LOCKS_EXCLUDED(pins_mu_);
+  size_t pin_count() const ABSL_LOCKS_EXCLUDED(pins_mu_);
+
+  // --- verification (tests and debug runs) ---
+
+  // Checks invariants 1-4 above slot by slot, and that every pinned slot is
+  // live; the first broken one is returned as an InternalError naming the
+  // invariant and the slots. O(slots + edges).
+  absl::Status VerifyForTesting() const ABSL_SHARED_LOCKS_REQUIRED(mu_)
+      ABSL_LOCKS_EXCLUDED(pins_mu_);
+  // Checks the mark phase's postcondition (gc/marker.h) for the cycle
+  // `epoch`: every root is marked and every input of a marked slot is
+  // marked; with `young_only`, among young slots, counting young slots an
+  // old one reads as roots.
+  absl::Status VerifyMarkingForTesting(uint32_t epoch, bool young_only) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_) ABSL_LOCKS_EXCLUDED(pins_mu_);
+  // When set, every collection of this heap runs VerifyForTesting() (and,
+  // after marking, VerifyMarkingForTesting()) between its phases and stops
+  // the program with the phase and the broken invariant on failure.
+  void set_verify_collections_for_testing(bool on) {
+    verify_collections_.store(on, std::memory_order_relaxed);
   }
-  bool IsPinned(uint32_t index) const;
-  size_t pin_count() const;
+  bool verify_collections_for_testing() const {
+    return verify_collections_.load(std::memory_order_relaxed);
+  }
+  // The free list and the young list, for tests that break the heap on
+  // purpose to see the verifier catch it.
+  std::vector<uint32_t>& free_list_for_testing()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return free_;
+  }
+  std::vector<YoungEntry>& young_list_for_testing()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return young_;
+  }
 
   // Sum of every slot's root count: non-zero when handles outlive the heap.
   int64_t TotalStrongCount() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -232,19 +285,30 @@ class Heap : public std::enable_shared_from_this<Heap> {
  private:
   friend class ::graphgc::NodeHandle;
 
-  // Handle bookkeeping, lock-free but for labelled handles.
+  // Handle bookkeeping, lock-free but for a label's first and last handle
+  // on a slot.
+  // One root count fewer on `s`.
+  void DropStrong(Slot& s) {
+    if (s.strong.fetch_sub(1, std::memory_order_acq_rel) == 1) NoteDrop(s);
+  }
   void NoteDrop(const Slot& s) {
     if (!s.young.load(std::memory_order_relaxed)) {
       old_drops_.fetch_add(1, std::memory_order_acq_rel);
     }
     drops_.fetch_add(1, std::memory_order_acq_rel);
   }
-  // Interns `text` and counts one more handle of that label on the slot.
-  uint32_t AddLabelRef(uint32_t index, absl::string_view text);
-  void AddLabelRef(uint32_t index, uint32_t label);
-  std::string LabelText(uint32_t label) const;
-  void AddLabelRefLocked(uint32_t index, uint32_t label);  // labels_mu_ held
-  void DropLabelRef(uint32_t index, uint32_t label);
+  // The entry of owner label `text` on slot `index`, a slot the caller
+  // holds, with one more handle counted on it. Made on first use, with the
+  // text interned and one root count added to the slot for the entry.
+  SlotLabel* AcquireLabel(uint32_t index, absl::string_view text)
+      ABSL_LOCKS_EXCLUDED(labels_mu_);
+  // Counts one handle fewer on `label` (of slot `index`); the last one
+  // takes labels_mu_ to remove the entry, with its root count (and the
+  // text, if no other entry uses it).
+  void ReleaseLabel(uint32_t index, SlotLabel* label)
+      ABSL_LOCKS_EXCLUDED(labels_mu_);
+  void RemoveLabelIfUnused(uint32_t index, const SlotLabel* label)
+      ABSL_LOCKS_EXCLUDED(labels_mu_);
 
   std::atomic<Graph*> owner_;
   mutable Mutex mu_;
@@ -260,22 +324,22 @@ class Heap : public std::enable_shared_from_this<Heap> {
   std::atomic<int64_t> drops_{0};
   std::atomic<int64_t> old_drops_{0};
   std::atomic<int64_t> allocations_{0};
+  std::atomic<bool> verify_collections_{false};
 
-  struct LabelEntry {
-    std::string text;
-    int64_t refs = 0;
-  };
-  mutable std::mutex labels_mu_;
-  uint32_t next_label_ = 1;
-  absl::flat_hash_map<std::string, uint32_t> label_ids_;
-  absl::flat_hash_map<uint32_t, LabelEntry> labels_;
+  // Owner labels: each text once, with how many entries use it; each
+  // slot's entries. Handles point at their entry, so copying and dropping
+  // one needs only the entry's atomic count.
+  mutable Mutex labels_mu_;
+  absl::node_hash_map<std::string, int64_t> label_texts_
+      ABSL_GUARDED_BY(labels_mu_);
   absl::flat_hash_map<uint32_t,
-                      absl::InlinedVector<std::pair<uint32_t, int32_t>, 1>>
-      slot_labels_;
+                      absl::InlinedVector<std::unique_ptr<SlotLabel>, 1>>
+      slot_labels_ ABSL_GUARDED_BY(labels_mu_);
 
-  mutable std::mutex pins_mu_;
-  uint64_t next_pin_ = 1;
-  absl::flat_hash_map<uint64_t, std::vector<uint32_t>> pins_;
+  mutable Mutex pins_mu_;
+  uint64_t next_pin_ ABSL_GUARDED_BY(pins_mu_) = 1;
+  absl::flat_hash_map<uint64_t, std::vector<uint32_t>> pins_
+      ABSL_GUARDED_BY(pins_mu_);
 };
 
 }  // namespace gc

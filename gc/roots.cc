@@ -14,7 +14,7 @@ void CollectRoots(const Heap& heap, std::vector<uint32_t>& roots) {
       roots.push_back(i);
     }
   }
-  heap.ForEachPinned([&](uint32_t i) { roots.push_back(i); });
+  heap.AppendPinned(roots);
 }
 
 void CollectYoungRoots(const Heap& heap, std::vector<uint32_t>& roots) {
@@ -26,9 +26,14 @@ void CollectYoungRoots(const Heap& heap, std::vector<uint32_t>& roots) {
   for (NodeId id : heap.remembered()) {
     if (heap.IsYoung(id)) roots.push_back(id.index);
   }
-  heap.ForEachPinned([&](uint32_t i) {
-    if (heap.slot(i).young) roots.push_back(i);
-  });
+  // The pinned slots, of which only the young ones are kept.
+  const size_t pinned_from = roots.size();
+  heap.AppendPinned(roots);
+  size_t kept = pinned_from;
+  for (size_t i = pinned_from; i < roots.size(); ++i) {
+    if (heap.slot(roots[i]).young) roots[kept++] = roots[i];
+  }
+  roots.resize(kept);
 }
 
 std::optional<RetentionPath> FindRetentionPath(const Heap& heap,

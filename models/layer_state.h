@@ -12,7 +12,6 @@
 #define GRAPHGC_MODELS_LAYER_STATE_H_
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,6 +21,7 @@
 #include "models/layers.h"
 #include "runtime/graph.h"
 #include "runtime/session.h"
+#include "util/mutex.h"
 
 namespace graphgc {
 namespace models_internal {
@@ -66,8 +66,12 @@ struct LayerState {
   std::string activation;    // Dense, Conv2D, Activation: the activation
   absl::Status error;        // bad options, reported at Create
 
-  std::mutex mu;
-  bool built = false;
+  // Guards `built`, and serialises building: BuildLayer sets the fields
+  // after `built` under it, before `built`, and they never change after,
+  // so code that has seen `built` true (every layer of a created model)
+  // reads them without it.
+  Mutex mu;
+  bool built ABSL_GUARDED_BY(mu) = false;
   Graph* graph = nullptr;
   ScopeReservation scope;
   TensorShape built_shape;          // the per-sample input it was built for

@@ -118,13 +118,13 @@ std::string Layer::kind() const {
 
 std::string Layer::name() const {
   if (state_ == nullptr) return "";
-  std::lock_guard<std::mutex> l(state_->mu);
+  WriterLock l(state_->mu);
   return state_->built ? state_->scope.name() : state_->requested_name;
 }
 
 bool Layer::built() const {
   if (state_ == nullptr) return false;
-  std::lock_guard<std::mutex> l(state_->mu);
+  WriterLock l(state_->mu);
   return state_->built;
 }
 
@@ -509,7 +509,7 @@ absl::StatusOr<TensorShape> CheckLayer(LayerState& layer, Graph& graph,
                                        const TensorShape& in) {
   GG_RETURN_IF_ERROR(layer.error);
   GG_ASSIGN_OR_RETURN(TensorShape out, OutputShape(layer, in));
-  std::lock_guard<std::mutex> l(layer.mu);
+  WriterLock l(layer.mu);
   if (!layer.built) {
     GG_RETURN_IF_ERROR(CheckWeightSizes(layer, in));
     return out;
@@ -535,7 +535,7 @@ absl::StatusOr<TensorShape> CheckLayer(LayerState& layer, Graph& graph,
 absl::Status BuildLayer(LayerState& layer, Graph& graph, const TensorShape& in,
                         Session& session) {
   GG_RETURN_IF_ERROR(CheckLayer(layer, graph, in).status());
-  std::lock_guard<std::mutex> l(layer.mu);
+  WriterLock l(layer.mu);
   if (layer.built) return absl::OkStatus();
   ScopeReservation scope = graph.ReserveScope(!layer.requested_name.empty()
                                                   ? layer.requested_name
@@ -583,7 +583,7 @@ bool HasTrainingPath(const LayerState& layer) {
 
 absl::StatusOr<LayerOutputs> ApplyLayer(LayerState& layer, const Output& x,
                                         bool training) {
-  std::lock_guard<std::mutex> l(layer.mu);
+  WriterLock l(layer.mu);
   const std::string& scope = layer.scope.name();
   switch (layer.kind) {
     case Kind::kDense:
@@ -617,7 +617,7 @@ absl::StatusOr<LayerOutputs> ApplyLayer(LayerState& layer, const Output& x,
 }
 
 ParamCount CountParams(LayerState& layer) {
-  std::lock_guard<std::mutex> l(layer.mu);
+  WriterLock l(layer.mu);
   ParamCount count;
   for (const Variable& v : layer.variables) {
     // Each built variable's shape was checked (CheckFits); the sum is

@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <numeric>
 #include <random>
 #include <thread>
@@ -20,6 +18,7 @@
 #include "models/training.h"
 #include "runtime/gradients.h"
 #include "runtime/session.h"
+#include "util/mutex.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -50,33 +49,34 @@ struct ModelState {
   int64_t out_dim = 0;                    // values per output sample
   int64_t units = 0;                      // the output's last dimension
 
-  bool compiled = false;
-  CompileOptions compile;
-  std::string metric_name;  // "accuracy" / "acc" when asked for
-  Output labels;
-  Output loss;  // of the training path (Fit's logs)
-  std::optional<Output> accuracy;
-  Output eval_loss;  // of the inference path (Evaluate, validation)
-  std::optional<Output> eval_accuracy;
-  Output train_op;
-  models_internal::LearningRateNodes learning_rate;
-
   // Set by StopTraining (from any thread), cleared when a Fit starts; Fit
   // reads it after every batch and every epoch.
   std::atomic<bool> stop_training{false};
 
   // The model's lock: not recursive, and never held across a user
-  // callback. Guards `fitting` and the fields Compile sets (compiled ...
-  // train_op); the fields before them are set by Create and never change.
-  std::mutex mu;
+  // callback. Guards `fitting` and the fields Compile sets; the fields
+  // above are set by Create and never change.
+  Mutex mu;
+  bool compiled ABSL_GUARDED_BY(mu) = false;
+  CompileOptions compile ABSL_GUARDED_BY(mu);
+  // "accuracy" / "acc" when asked for
+  std::string metric_name ABSL_GUARDED_BY(mu);
+  Output labels ABSL_GUARDED_BY(mu);
+  Output loss ABSL_GUARDED_BY(mu);  // of the training path (Fit's logs)
+  std::optional<Output> accuracy ABSL_GUARDED_BY(mu);
+  // Of the inference path (Evaluate, validation).
+  Output eval_loss ABSL_GUARDED_BY(mu);
+  std::optional<Output> eval_accuracy ABSL_GUARDED_BY(mu);
+  Output train_op ABSL_GUARDED_BY(mu);
+  models_internal::LearningRateNodes learning_rate ABSL_GUARDED_BY(mu);
   // Signalled when a Fit ends.
-  std::condition_variable fit_ended;
+  CondVar fit_ended;
   // The thread running this model's Fit, while one runs. That Fit does not
-  // hold `mu` (its callbacks may call the model between steps); calls from
-  // other threads wait for it to end (ModelCall), so calls on one model
-  // stay serialised, and Compile, the only writer of the fields Fit reads,
-  // never runs during a Fit.
-  std::optional<std::thread::id> fitting;
+  // hold `mu` (its callbacks may call the model between steps): it works
+  // on a copy of what it needs (CompiledNodes), taken under `mu` before it
+  // lets go. Calls from other threads wait for it to end (ModelCall), so
+  // calls on one model stay serialised.
+  std::optional<std::thread::id> fitting ABSL_GUARDED_BY(mu);
 
   Output Own(const Output& o) const {
     return Output(o.handle().WithOwner(label), o.index());
@@ -102,38 +102,48 @@ const std::vector<float>& History::values(const std::string& key) const {
 namespace {
 
 // One call's hold on a model: its lock, taken once no other thread's Fit
-// runs on it. in_own_fit(): the caller runs inside this thread's Fit of the
-// model (a callback).
-class ModelCall {
+// runs on it. Under it, a Fit still marked running (ModelState::fitting) is
+// the caller's own: the caller is one of its callbacks.
+class ABSL_SCOPED_LOCKABLE ModelCall {
  public:
-  explicit ModelCall(ModelState& m) : m_(m), lock_(m.mu) {
+  explicit ModelCall(ModelState& m) ABSL_EXCLUSIVE_LOCK_FUNCTION(m.mu) : m_(m) {
+    m.mu.Lock();
     const std::thread::id me = std::this_thread::get_id();
-    m.fit_ended.wait(lock_, [&] { return !m.fitting || *m.fitting == me; });
+    while (m.fitting.has_value() && *m.fitting != me) m.fit_ended.Wait(m.mu);
   }
-  bool in_own_fit() const { return m_.fitting.has_value(); }
+  ~ModelCall() ABSL_UNLOCK_FUNCTION() {
+    if (locked_) m_.mu.Unlock();
+  }
+  ModelCall(const ModelCall&) = delete;
+  ModelCall& operator=(const ModelCall&) = delete;
+
   // Lets go of the lock early (a Fit, once marked running).
-  void Unlock() { lock_.unlock(); }
+  void Unlock() ABSL_UNLOCK_FUNCTION() {
+    locked_ = false;
+    m_.mu.Unlock();
+  }
 
  private:
   ModelState& m_;
-  std::unique_lock<std::mutex> lock_;
+  bool locked_ = true;
 };
 
 // Marks this thread's Fit of a model as running, from its construction
 // (under the model's lock) until its destruction.
 class FitRunning {
  public:
-  explicit FitRunning(ModelState& m) : m_(m) {
+  explicit FitRunning(ModelState& m) ABSL_EXCLUSIVE_LOCKS_REQUIRED(m.mu)
+      : m_(m) {
     m.fitting = std::this_thread::get_id();
   }
   FitRunning(const FitRunning&) = delete;
   FitRunning& operator=(const FitRunning&) = delete;
-  ~FitRunning() {
+  ~FitRunning() ABSL_LOCKS_EXCLUDED(m_.mu) {
     {
-      std::lock_guard<std::mutex> lock(m_.mu);
+      WriterLock lock(m_.mu);
       m_.fitting.reset();
     }
-    m_.fit_ended.notify_all();
+    m_.fit_ended.SignalAll();
   }
 
  private:
@@ -204,7 +214,8 @@ absl::StatusOr<int64_t> CheckX(const ModelState& m, const Tensor& x,
 }
 
 absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
-                    const std::string& where) {
+                    const std::string& where)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(m.mu) {
   if (y.shape().dims() == 0 || y.shape()[0] != samples) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": x has ", samples, " samples but y has ",
@@ -280,11 +291,37 @@ absl::StatusOr<Tensor> GatherRows(const Tensor& x, const TensorShape& sample,
   return out;
 }
 
+// What training and evaluating read of a compiled model, copied under the
+// model's lock, so that a Fit runs on it without the lock.
+struct CompiledNodes {
+  LabelKind label_kind = LabelKind::kSparse;
+  std::string metric_name;
+  Output labels;
+  Output loss;
+  std::optional<Output> accuracy;
+  Output eval_loss;
+  std::optional<Output> eval_accuracy;
+  Output train_op;
+};
+
+CompiledNodes CompiledNodesOf(const ModelState& m)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(m.mu) {
+  return CompiledNodes{.label_kind = LabelsOf(m.compile.loss),
+                       .metric_name = m.metric_name,
+                       .labels = m.labels,
+                       .loss = m.loss,
+                       .accuracy = m.accuracy,
+                       .eval_loss = m.eval_loss,
+                       .eval_accuracy = m.eval_accuracy,
+                       .train_op = m.train_op};
+}
+
 // The labels of `rows` as the loss's placeholder takes them.
-absl::StatusOr<Tensor> GatherLabels(const ModelState& m, const Tensor& y,
+absl::StatusOr<Tensor> GatherLabels(const ModelState& m, LabelKind kind,
+                                    const Tensor& y,
                                     absl::Span<const int64_t> rows) {
   const int64_t n = static_cast<int64_t>(rows.size());
-  if (LabelsOf(m.compile.loss) == LabelKind::kSparse) {
+  if (kind == LabelKind::kSparse) {
     GG_ASSIGN_OR_RETURN(Tensor out, Tensor::Uninitialized(DT_INT32, {n}));
     auto dst = out.mutable_data<int32_t>();
     for (int64_t i = 0; i < n; ++i) {
@@ -303,23 +340,24 @@ struct BatchResult {
 };
 
 // Loss and metrics over (x, y) without training; weighted by batch size.
-absl::StatusOr<Logs> EvaluateLocked(ModelState& m, const Tensor& x,
-                                    const Tensor& y, int batch_size) {
+absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
+                                const Tensor& x, const Tensor& y,
+                                int batch_size) {
   const int64_t n = x.shape()[0];
   std::vector<int64_t> rows(n);
   std::iota(rows.begin(), rows.end(), 0);
   double loss_sum = 0, acc_sum = 0;
-  std::vector<Output> fetches = {m.eval_loss};
-  if (m.eval_accuracy.has_value()) fetches.push_back(*m.eval_accuracy);
+  std::vector<Output> fetches = {c.eval_loss};
+  if (c.eval_accuracy.has_value()) fetches.push_back(*c.eval_accuracy);
   for (int64_t begin = 0; begin < n; begin += batch_size) {
     const int64_t end = std::min<int64_t>(n, begin + batch_size);
     absl::Span<const int64_t> batch(rows.data() + begin, end - begin);
     GG_ASSIGN_OR_RETURN(Tensor bx,
                         GatherRows(x, m.input_shape, m.in_dim, batch));
-    GG_ASSIGN_OR_RETURN(Tensor by, GatherLabels(m, y, batch));
+    GG_ASSIGN_OR_RETURN(Tensor by, GatherLabels(m, c.label_kind, y, batch));
     GG_ASSIGN_OR_RETURN(
         std::vector<Tensor> out,
-        m.session->Run({{m.input, std::move(bx)}, {m.labels, std::move(by)}},
+        m.session->Run({{m.input, std::move(bx)}, {c.labels, std::move(by)}},
                        fetches));
     loss_sum += out[0].data<float>()[0] * (end - begin);
     if (out.size() > 1) acc_sum += out[1].data<float>()[0] * (end - begin);
@@ -327,8 +365,8 @@ absl::StatusOr<Logs> EvaluateLocked(ModelState& m, const Tensor& x,
   // n > 0: callers refuse empty data.
   Logs logs;
   logs["loss"] = static_cast<float>(loss_sum / n);
-  if (m.eval_accuracy.has_value()) {
-    logs[m.metric_name] = static_cast<float>(acc_sum / n);
+  if (c.eval_accuracy.has_value()) {
+    logs[c.metric_name] = static_cast<float>(acc_sum / n);
   }
   return logs;
 }
@@ -448,7 +486,7 @@ absl::Status Sequential::Compile(CompileOptions options) {
   // A safe point, before the model's lock (collect listeners never need it).
   m.graph->MaybeCollect();
   ModelCall call(m);
-  if (call.in_own_fit()) {
+  if (m.fitting.has_value()) {  // called from a callback of its own Fit
     return InOwnFit(absl::StrCat("Compile of '", m.scope.name(), "'"));
   }
   if (options.optimizer.kind == Optimizer::Kind::kNone) {
@@ -554,7 +592,7 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
   // calls out until the fit ends.
   std::optional<FitRunning> running;
   ModelCall call(m);
-  if (call.in_own_fit()) return InOwnFit(where);
+  if (m.fitting.has_value()) return InOwnFit(where);  // from its callback
   if (!m.compiled) {
     return absl::FailedPreconditionError(
         absl::StrCat(where, ": the model is not compiled; call Compile first"));
@@ -583,6 +621,7 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
   }
   running.emplace(m);
   m.stop_training.store(false);  // Keras: fit() clears stop_training
+  const CompiledNodes c = CompiledNodesOf(m);
   call.Unlock();
 
   std::vector<std::shared_ptr<Callback>> callbacks;
@@ -607,13 +646,13 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
 
   History history;
   std::vector<int64_t> order(n);
-  std::vector<Output> fetches = {m.loss};
-  if (m.accuracy.has_value()) fetches.push_back(*m.accuracy);
+  std::vector<Output> fetches = {c.loss};
+  if (c.accuracy.has_value()) fetches.push_back(*c.accuracy);
   // Built once: each step only swaps in its batch, so no node handle is
   // copied (and counted) per step.
   std::vector<std::pair<Output, Tensor>> feeds = {{m.input, Tensor()},
-                                                  {m.labels, Tensor()}};
-  const std::vector<Output> targets = {m.train_op};
+                                                  {c.labels, Tensor()}};
+  const std::vector<Output> targets = {c.train_op};
   Logs epoch_logs;
   for (int epoch = 0; epoch < options.epochs && !m.stop_training.load();
        ++epoch) {
@@ -632,17 +671,18 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
       absl::Span<const int64_t> rows(order.data() + begin, end - begin);
       GG_ASSIGN_OR_RETURN(feeds[0].second,
                           GatherRows(x, m.input_shape, m.in_dim, rows));
-      GG_ASSIGN_OR_RETURN(feeds[1].second, GatherLabels(m, y, rows));
+      GG_ASSIGN_OR_RETURN(feeds[1].second,
+                          GatherLabels(m, c.label_kind, y, rows));
       // A safe point: nothing of this model is in flight.
       m.graph->MaybeCollect();
       GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
                           m.session->Run(feeds, fetches, targets));
       Logs batch_logs;
       batch_logs["loss"] = out[0].data<float>()[0];
-      if (out.size() > 1) batch_logs[m.metric_name] = out[1].data<float>()[0];
+      if (out.size() > 1) batch_logs[c.metric_name] = out[1].data<float>()[0];
       batch_logs["size"] = static_cast<float>(end - begin);
       loss_sum += batch_logs["loss"] * (end - begin);
-      if (out.size() > 1) acc_sum += batch_logs[m.metric_name] * (end - begin);
+      if (out.size() > 1) acc_sum += batch_logs[c.metric_name] * (end - begin);
       seen = end;
       for (auto& cb : callbacks) {
         GG_RETURN_IF_ERROR(cb->OnBatchEnd(step, batch_logs));
@@ -653,14 +693,14 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
     }
     epoch_logs.clear();
     epoch_logs["loss"] = static_cast<float>(loss_sum / seen);
-    if (m.accuracy.has_value()) {
-      epoch_logs[m.metric_name] = static_cast<float>(acc_sum / seen);
+    if (c.accuracy.has_value()) {
+      epoch_logs[c.metric_name] = static_cast<float>(acc_sum / seen);
     }
     if (options.validation_data.has_value()) {
       GG_ASSIGN_OR_RETURN(
           Logs val,
-          EvaluateLocked(m, options.validation_data->first,
-                         options.validation_data->second, options.batch_size));
+          EvaluateOn(m, c, options.validation_data->first,
+                     options.validation_data->second, options.batch_size));
       for (const auto& [key, value] : val) epoch_logs["val_" + key] = value;
     }
     history.epoch.push_back(epoch);
@@ -693,7 +733,8 @@ absl::StatusOr<std::map<std::string, float>> Sequential::Evaluate(
   GG_ASSIGN_OR_RETURN(const int64_t n, CheckX(m, x, where));
   GG_RETURN_IF_ERROR(CheckY(m, y, n, where));
   if (n == 0) return NoSamples(where);
-  GG_ASSIGN_OR_RETURN(Logs logs, EvaluateLocked(m, x, y, batch_size));
+  GG_ASSIGN_OR_RETURN(Logs logs,
+                      EvaluateOn(m, CompiledNodesOf(m), x, y, batch_size));
   return std::map<std::string, float>(logs.begin(), logs.end());
 }
 
@@ -862,14 +903,14 @@ bool Sequential::compiled() const {
   if (state_ == nullptr) return false;
   // The model's lock alone, without waiting for a running Fit: Compile,
   // the only writer, waits for it.
-  std::lock_guard<std::mutex> lock(state_->mu);
+  WriterLock lock(state_->mu);
   return state_->compiled;
 }
 
 std::vector<NodeHandle> Sequential::GraphRoots() const {
   if (state_ == nullptr) return {};
   ModelState& m = *state_;
-  std::lock_guard<std::mutex> lock(m.mu);
+  WriterLock lock(m.mu);
   std::vector<NodeHandle> roots;
   if (m.compiled) {
     roots.push_back(m.train_op.handle());

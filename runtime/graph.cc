@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <mutex>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -55,11 +54,15 @@ namespace {
 
 // Heaps of graphs destroyed while handles were alive, kept (reachable, so
 // leak checkers do not count them) for those handles to be dropped safely.
+struct OrphanedHeaps {
+  Mutex mu;
+  std::vector<std::shared_ptr<gc::Heap>> kept ABSL_GUARDED_BY(mu);
+};
+
 void KeepOrphanedHeap(std::shared_ptr<gc::Heap> heap) {
-  static std::mutex* const mu = new std::mutex;
-  static auto* const kept = new std::vector<std::shared_ptr<gc::Heap>>;
-  std::lock_guard<std::mutex> l(*mu);
-  kept->push_back(std::move(heap));
+  static OrphanedHeaps* const orphaned = new OrphanedHeaps;
+  WriterLock l(orphaned->mu);
+  orphaned->kept.push_back(std::move(heap));
 }
 
 }  // namespace
@@ -157,12 +160,12 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
     node->control_inputs.push_back(spec.control_inputs[i].id());
     edges.push_back(spec.control_inputs[i].id().index);
   }
-  node->name = names_->index.Unique(base);
+  node->name = mutable_names().Unique(base);
   node->base_length = static_cast<uint32_t>(base.size());
   Node* node_ptr = node.get();
   GG_ASSIGN_OR_RETURN(NodeHandle handle,
                       heap_->Allocate(std::move(node), edges));
-  names_->index.Insert(*node_ptr, handle.id().index);
+  mutable_names().Insert(*node_ptr, handle.id().index);
   return handle;
 }
 
@@ -216,19 +219,20 @@ absl::Status Graph::RemoveUnreachableForRollback(absl::Span<const NodeId> ids) {
       unique.push_back(id);
     }
   }
-  OnSweep(unique);
+  OnSweep(*heap_, unique);
   for (NodeId id : unique) heap_->Free(id.index, /*keep=*/false);
   return absl::OkStatus();
 }
 
-void Graph::OnSweep(absl::Span<const NodeId> garbage) {
-  heap_->mu().AssertHeld();
+void Graph::OnSweep(gc::Heap& heap, absl::Span<const NodeId> garbage) {
+  heap.mu().AssertHeld();
+  heap_->mu().AssertHeld();  // the same heap: tells the analysis
   std::vector<Node*> nodes;
   nodes.reserve(garbage.size());
   for (NodeId id : garbage) {
-    nodes.push_back(static_cast<Node*>(heap_->mutable_object(id.index)));
+    nodes.push_back(static_cast<Node*>(heap.mutable_object(id.index)));
   }
-  names_->index.Erase(nodes);
+  mutable_names().Erase(nodes);
 }
 
 const Node& Graph::NodeAt(uint32_t index) const {
@@ -242,7 +246,7 @@ const Node& Graph::NodeForRuntime(const NodeHandle& node) const {
 const Node& Graph::NodeForRuntime(NodeId id) const {
   // No lock: the caller's handle or pin keeps the slot's object in place,
   // and a live node's fields other than control_inputs never change.
-  return static_cast<const Node&>(*heap_->slot(id.index).object);
+  return static_cast<const Node&>(*heap_->HeldSlot(id.index).object);
 }
 
 int64_t Graph::num_nodes() const {
@@ -252,15 +256,17 @@ int64_t Graph::num_nodes() const {
 
 std::optional<NodeHandle> Graph::FindNode(absl::string_view name) const {
   ReaderLock lock(heap_->mu());
-  std::optional<uint32_t> slot = names_->index.Find(name);
+  std::optional<uint32_t> slot = names().Find(name);
   if (!slot.has_value()) return std::nullopt;
   return heap_->NewHandle(heap_->IdOf(*slot));
 }
 
 bool Graph::AllLive(absl::Span<const NodeId> ids) const {
   ReaderLock lock(heap_->mu());
-  return std::all_of(ids.begin(), ids.end(),
-                     [&](NodeId id) { return heap_->IsLive(id); });
+  for (NodeId id : ids) {
+    if (!heap_->IsLive(id)) return false;
+  }
+  return true;
 }
 
 absl::StatusOr<NodeHandle> Graph::HandleFor(NodeId id) const {
@@ -300,25 +306,25 @@ absl::StatusOr<NodeInfo> Graph::Describe(const NodeHandle& node) const {
 
 bool Graph::IsScopeInUse(absl::string_view scope) const {
   ReaderLock lock(heap_->mu());
-  return names_->index.IsScopeTaken(scope);
+  return names().IsScopeTaken(scope);
 }
 
 std::string Graph::UniqueScope(absl::string_view base) const {
   // Exclusive: looking moves the base's cursor past taken names.
   WriterLock lock(heap_->mu());
-  return names_->index.FirstFreeScope(base);
+  return mutable_names().FirstFreeScope(base);
 }
 
 ScopeReservation Graph::ReserveScope(absl::string_view base,
                                      absl::string_view owner) {
   WriterLock lock(heap_->mu());
-  return ScopeReservation(names_, names_->index.ReserveScope(base, owner));
+  return ScopeReservation(names_, mutable_names().ReserveScope(base, owner));
 }
 
 std::optional<Graph::ReservedScope> Graph::FindReservedScope(
     absl::string_view node_name) const {
   ReaderLock lock(heap_->mu());
-  auto found = names_->index.ReservedScopeOf(node_name);
+  auto found = names().ReservedScopeOf(node_name);
   if (!found.has_value()) return std::nullopt;
   return ReservedScope{.scope = std::move(found->first),
                        .owner = std::move(found->second)};
@@ -440,7 +446,7 @@ CollectListenerRegistration Graph::RegistrationFor(int listener_id) {
 absl::StatusOr<std::vector<std::string>> Graph::ExplainRetention(
     absl::string_view node_name) const {
   ReaderLock lock(heap_->mu());
-  std::optional<uint32_t> slot = names_->index.Find(node_name);
+  std::optional<uint32_t> slot = names().Find(node_name);
   if (!slot.has_value()) {
     return absl::NotFoundError(
         absl::StrCat("ExplainRetention: no live node named '", node_name, "'"));
@@ -542,7 +548,7 @@ absl::StatusOr<gc::PinScope> Graph::Pin(
 
 size_t Graph::name_table_size_for_testing() const {
   ReaderLock lock(heap_->mu());
-  return names_->index.size() + heap_->label_table_size();
+  return names().size() + heap_->label_table_size();
 }
 
 }  // namespace graphgc

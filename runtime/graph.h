@@ -327,10 +327,20 @@ class Graph : private gc::SweepObserver {
   size_t name_table_size_for_testing() const;
 
  private:
-  void OnSweep(absl::Span<const NodeId> garbage) override
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap_mu());
-  Mutex& heap_mu() const override ABSL_LOCK_RETURNED(heap_->mu()) {
-    return heap_->mu();
+  void OnSweep(gc::Heap& heap, absl::Span<const NodeId> garbage) override
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu());
+  Mutex& heap_mu() const ABSL_LOCK_RETURNED(heap_->mu()) { return heap_->mu(); }
+  // The name index. names_->heap is heap_ (the constructor sets both), so
+  // heap_mu() is the index's lock; the analysis cannot tell that the two
+  // pointers are one, and the assertion tells it (and checks it in debug
+  // builds).
+  const NameIndex& names() const ABSL_SHARED_LOCKS_REQUIRED(heap_mu()) {
+    names_->heap->mu().AssertReaderHeld();
+    return names_->index;
+  }
+  NameIndex& mutable_names() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap_mu()) {
+    names_->heap->mu().AssertHeld();
+    return names_->index;
   }
   absl::Status CheckHandle(const NodeHandle& h, absl::string_view what) const
       ABSL_SHARED_LOCKS_REQUIRED(heap_mu());

@@ -16,10 +16,28 @@ namespace {
 
 using testing::AddTestNode;
 
+// Every collection of these tests verifies the heap between its phases
+// (gc/heap.h's invariants, and marking after the mark phase).
 class CollectorTest : public ::testing::Test {
  protected:
+  CollectorTest() { g_.heap().set_verify_collections_for_testing(true); }
   Graph g_;
 };
+
+TEST(CollectorDeathTest, AVerifiedCollectionOfABrokenHeapStops) {
+  Graph g;
+  g.heap().set_verify_collections_for_testing(true);
+  NodeHandle a = AddTestNode(g, "a");
+  { NodeHandle gone = AddTestNode(g, "gone"); }
+  g.Collect();  // frees "gone"'s slot
+  {
+    WriterLock l(g.heap().mu());
+    g.heap().slot(a.id().index).edges.push_back(a.id().index + 1);
+  }
+  EXPECT_DEATH(g.Collect(),
+               "heap verification failed before the collection: heap "
+               "invariant 2 broken");
+}
 
 TEST_F(CollectorTest, KeepsNodeHeldByHandle) {
   NodeHandle a = AddTestNode(g_, "a");

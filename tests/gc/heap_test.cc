@@ -1,5 +1,9 @@
 #include "gc/heap.h"
 
+#include <memory>
+#include <vector>
+
+#include "absl/strings/match.h"
 #include "gc/handle.h"
 #include "gtest/gtest.h"
 
@@ -18,9 +22,11 @@ TEST(Heap, AllocateReturnsALiveHandle) {
 TEST(Heap, FreedSlotsAreReusedWithANewGeneration) {
   auto heap = std::make_shared<gc::Heap>(nullptr);
   WriterLock l(heap->mu());
-  NodeId first = heap->Allocate(std::make_unique<gc::Object>(), {}).value().id();
+  NodeId first =
+      heap->Allocate(std::make_unique<gc::Object>(), {}).value().id();
   heap->Free(first.index, false);
-  NodeHandle second = heap->Allocate(std::make_unique<gc::Object>(), {}).value();
+  NodeHandle second =
+      heap->Allocate(std::make_unique<gc::Object>(), {}).value();
   EXPECT_EQ(second.id().index, first.index);
   EXPECT_NE(second.id().generation, first.generation);
   EXPECT_FALSE(heap->IsLive(first));
@@ -44,6 +50,101 @@ TEST(Heap, DefaultNodeIdIsNeverLive) {
   WriterLock l(heap->mu());
   NodeHandle h = heap->Allocate(std::make_unique<gc::Object>(), {}).value();
   EXPECT_FALSE(heap->IsLive(NodeId()));
+}
+
+// The verifier (Heap::VerifyForTesting): a healthy heap passes, and each
+// numbered invariant of gc/heap.h, broken on purpose, is named.
+
+NodeHandle NewNode(gc::Heap& heap, absl::Span<const uint32_t> edges = {})
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu()) {
+  return heap.Allocate(std::make_unique<gc::Object>(), edges).value();
+}
+
+TEST(HeapVerifier, AHealthyHeapPasses) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeHandle a = NewNode(*heap);
+  NodeHandle b = NewNode(*heap, {a.id().index});
+  NodeId dead = NewNode(*heap, {b.id().index}).id();
+  heap->Free(dead.index, false);
+  heap->AgeSurvivors(1);  // a and b old
+  NodeHandle c = NewNode(*heap, {b.id().index});
+  heap->AddEdge(a.id().index, c.id().index);  // old reads young: remembered
+  EXPECT_TRUE(heap->VerifyForTesting().ok())
+      << heap->VerifyForTesting().message();
+}
+
+TEST(HeapVerifier, NamesAnEdgeToAFreeSlot) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeHandle a = NewNode(*heap);
+  NodeId dead = NewNode(*heap).id();
+  heap->Free(dead.index, false);
+  heap->slot(a.id().index).edges.push_back(dead.index);
+  absl::Status s = heap->VerifyForTesting();
+  EXPECT_TRUE(absl::StrContains(s.message(), "invariant 2")) << s.message();
+}
+
+TEST(HeapVerifier, NamesALiveSlotOnTheFreeList) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeHandle a = NewNode(*heap);
+  NodeId dead = NewNode(*heap).id();
+  heap->Free(dead.index, false);
+  heap->free_list_for_testing() = {a.id().index};
+  absl::Status s = heap->VerifyForTesting();
+  EXPECT_TRUE(absl::StrContains(s.message(), "invariant 3")) << s.message();
+}
+
+TEST(HeapVerifier, NamesAYoungNodeMissingFromTheYoungList) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeHandle a = NewNode(*heap);
+  heap->young_list_for_testing().clear();
+  absl::Status s = heap->VerifyForTesting();
+  EXPECT_TRUE(absl::StrContains(s.message(), "invariant 4")) << s.message();
+}
+
+TEST(HeapVerifier, NamesAnOldNodeReadingAYoungOneUnremembered) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeHandle old = NewNode(*heap);
+  heap->AgeSurvivors(1);
+  NodeHandle young = NewNode(*heap);
+  heap->slot(old.id().index).edges.push_back(young.id().index);  // no AddEdge
+  absl::Status s = heap->VerifyForTesting();
+  EXPECT_TRUE(absl::StrContains(s.message(), "not in remembered()"))
+      << s.message();
+}
+
+TEST(HeapVerifier, MarkingNamesAnUnmarkedInputOfAMarkedSlot) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  const NodeId a = NewNode(*heap).id();  // not a root
+  NodeHandle b = NewNode(*heap, {a.index});
+  heap->slot(b.id().index).mark_epoch = 3;
+  heap->slot(a.index).mark_epoch = 3;
+  EXPECT_TRUE(heap->VerifyMarkingForTesting(3, /*young_only=*/false).ok());
+  heap->slot(a.index).mark_epoch = 2;
+  absl::Status s = heap->VerifyMarkingForTesting(3, /*young_only=*/false);
+  EXPECT_TRUE(absl::StrContains(s.message(), "which is not marked"))
+      << s.message();
+}
+
+TEST(Heap, PromotingANodeRemembersTheYoungerNodeItReads) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeHandle reader = NewNode(*heap);
+  heap->AgeSurvivors(2);  // reader survived 1 of 2
+  NodeHandle input = NewNode(*heap);
+  heap->AddEdge(reader.id().index, input.id().index);  // young reads young
+  heap->AgeSurvivors(2);  // reader old, input still young
+  ASSERT_FALSE(heap->IsYoung(reader.id()));
+  ASSERT_TRUE(heap->IsYoung(input.id()));
+  ASSERT_EQ(heap->remembered().size(), 1u);
+  EXPECT_EQ(heap->remembered()[0], input.id());
+  EXPECT_TRUE(heap->VerifyForTesting().ok())
+      << heap->VerifyForTesting().message();
 }
 
 }  // namespace
