@@ -14,12 +14,16 @@
 #     against Bazel's, graphgc built (-j2, ccache) and installed into a
 #     scratch prefix, and tests/downstream_cmake built and run against it,
 #     with find_package(graphgc) and with pkg-config,
+#  4b. clang's thread-safety analysis as errors over every library source
+#     (tests/lint/thread_safety.sh: the fuzzers' clang build for gc ops
+#     runtime serialize util, a syntax-only pass for models and tools),
 #  5. a short run (FUZZ_SECONDS, default 30 s) of each libFuzzer target of
 #     tests/fuzz from its seed corpus (clang + ASan/UBSan, built by
-#     tests/fuzz/build_fuzzers.sh),
+#     tests/fuzz/build_fuzzers.sh, already built by step 4b),
 # and ends with the time each stage took and one line "N passed, N failed"
 # counted from what ran (a test target per configuration, each pytest test,
-# the downstream program, the CMake stage, each fuzz target).
+# the downstream program, the CMake stage, the thread-safety check, each
+# fuzz target).
 #
 # Compiled work is kept outside the clone, so a second run (or a fresh clone
 # on the same machine) recompiles only what changed: Bazel's disk cache
@@ -121,6 +125,16 @@ else
   failed=$((failed + 1))
 fi
 end_stage "cmake build + install + consumer"
+
+echo "=== clang -Wthread-safety: tests/lint/thread_safety.sh"
+if tests/lint/thread_safety.sh; then
+  echo "thread-safety (clang -Wthread-safety -Werror) PASSED"
+  passed=$((passed + 1))
+else
+  echo "thread-safety (clang -Wthread-safety -Werror) FAILED"
+  failed=$((failed + 1))
+fi
+end_stage "clang -Wthread-safety (+ fuzz build)"
 
 echo "=== fuzz: tests/fuzz/run_fuzzers.sh ${FUZZ_SECONDS:-30}"
 tests/fuzz/run_fuzzers.sh "${FUZZ_SECONDS:-30}" 2>&1 | tee "$log"

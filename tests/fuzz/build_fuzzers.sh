@@ -45,9 +45,21 @@ LIBS="-lprotobuf $ABSL_LIBS -lhdf5_serial"
 # integer's range converted to it (Cast of fuzzed data) is undefined too.
 SAN="-fsanitize=address,undefined,float-cast-overflow \
   -fno-sanitize-recover=undefined,float-cast-overflow"
+# Clang's thread-safety analysis, as errors: this build is also the
+# -Wthread-safety stage of run_tests.sh (tests/lint/thread_safety.sh) for
+# every source it compiles.
+THREAD_SAFETY="-Wthread-safety -Wthread-safety-beta -Werror=thread-safety \
+  -Werror=thread-safety-beta"
 COMMON="-std=c++20 -O1 -g -fno-omit-frame-pointer $SAN -DEIGEN_USE_THREADS \
   -I$ROOT -I$OUT/gen -I/usr/include/eigen3 -I/usr/include/hdf5/serial \
-  -Wno-deprecated-declarations"
+  -Wno-deprecated-declarations $THREAD_SAFETY"
+
+# Objects compiled with other flags (an older checkout of this script) are
+# rebuilt: the mtime checks below would otherwise keep them unchecked.
+if [[ $(cat "$OUT/obj/.flags" 2>/dev/null) != "$COMMON" ]]; then
+  rm -f "$OUT"/obj/*.o
+  echo "$COMMON" >"$OUT/obj/.flags"
+fi
 
 # 1. Protobuf sources (regenerated when a .proto is newer).
 stamp=$OUT/gen/.stamp

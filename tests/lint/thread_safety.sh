@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The clang -Wthread-safety stage of run_tests.sh: every C++ library source
+# of graphgc compiled by clang++-14 with the thread-safety analysis
+# (-Wthread-safety -Wthread-safety-beta) as errors, so each ABSL_GUARDED_BY,
+# ABSL_*_LOCKS_REQUIRED and scoped lock is checked (g++ ignores them).
+#
+#  1. gc/ ops/ runtime/ serialize/ util/: the fuzzers' clang build
+#     (tests/fuzz/build_fuzzers.sh, ccache'd, incremental) compiles them
+#     with these flags; the fuzz stage then reuses its objects.
+#  2. models/ and tools/, which no fuzzer links: a syntax-only pass (the
+#     analysis runs in the front end, so nothing is generated).
+#
+# Usage: tests/lint/thread_safety.sh [FUZZ_OUT]  (default: build-fuzz)
+# Prints "thread-safety: OK" or the warnings and "thread-safety: FAILED";
+# exits non-zero on any warning or build error.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${1:-${FUZZ_OUT:-$PWD/build-fuzz}}
+JOBS=${JOBS:-2}
+
+if ! tests/fuzz/build_fuzzers.sh "$OUT"; then
+  echo "thread-safety: FAILED (clang build of gc ops runtime serialize util)"
+  exit 1
+fi
+
+FLAGS=(-std=c++20 -fsyntax-only -DEIGEN_USE_THREADS -I. -I"$OUT/gen"
+       -I/usr/include/eigen3 -I/usr/include/hdf5/serial
+       -Wno-deprecated-declarations
+       -Wthread-safety -Wthread-safety-beta -Werror=thread-safety
+       -Werror=thread-safety-beta)
+export CLANG=${CXX_SYNTAX:-clang++-14}
+if ! ls models/*.cc tools/*.cc |
+     xargs -P "$JOBS" -I{} sh -c 'echo "  SYNTAX {}"; "$CLANG" "$@" {}' _ \
+       "${FLAGS[@]}"; then
+  echo "thread-safety: FAILED (models/ or tools/)"
+  exit 1
+fi
+echo "thread-safety: OK"
