@@ -29,11 +29,7 @@ JOBS=${JOBS:-2}
 # each fuzzer links all of them; the op registry is a function-local static,
 # so nothing depends on link order).
 mapfile -t SRCS < <(ls gc/*.cc ops/*.cc runtime/*.cc serialize/*.cc util/*.cc)
-PROTOS=(
-  serialize/attr_value.proto serialize/event.proto serialize/graph.proto
-  serialize/node_def.proto serialize/summary.proto serialize/tensor.proto
-  serialize/tensor_shape.proto serialize/types.proto serialize/versions.proto
-)
+mapfile -t PROTOS < <(ls serialize/*.proto)
 
 ABSL_LIBS=$(sed -n 's/^ *"\(-l[a-z0-9_]*\)",$/\1/p' third_party/system.BUILD |
             grep -E -- '-l(absl_|rt|pthread)' | sort -u | tr '\n' ' ')

@@ -7,8 +7,10 @@
 #  1. gc/ ops/ runtime/ serialize/ util/: the fuzzers' clang build
 #     (tests/fuzz/build_fuzzers.sh, ccache'd, incremental) compiles them
 #     with these flags; the fuzz stage then reuses its objects.
-#  2. models/ and tools/, which no fuzzer links: a syntax-only pass (the
-#     analysis runs in the front end, so nothing is generated).
+#  2. models/, data/, tools/ and python/ext/, which no fuzzer links: a
+#     syntax-only pass (the analysis runs in the front end, so nothing is
+#     generated), with OpenMPI's and CPython's headers for tools/cluster_mpi
+#     and the Python module.
 #
 # Usage: tests/lint/thread_safety.sh [FUZZ_OUT]  (default: build-fuzz)
 # Prints "thread-safety: OK" or the warnings and "thread-safety: FAILED";
@@ -25,14 +27,16 @@ fi
 
 FLAGS=(-std=c++20 -fsyntax-only -DEIGEN_USE_THREADS -I. -I"$OUT/gen"
        -I/usr/include/eigen3 -I/usr/include/hdf5/serial
+       -I/usr/lib/x86_64-linux-gnu/openmpi/include -DOMPI_SKIP_MPICXX
+       $(/usr/bin/python3-config --includes 2>/dev/null || echo -I/usr/include/python3.11)
        -Wno-deprecated-declarations
        -Wthread-safety -Wthread-safety-beta -Werror=thread-safety
        -Werror=thread-safety-beta)
 export CLANG=${CXX_SYNTAX:-clang++-14}
-if ! ls models/*.cc tools/*.cc |
+if ! ls models/*.cc data/*.cc tools/*.cc python/ext/*.cc |
      xargs -P "$JOBS" -I{} sh -c 'echo "  SYNTAX {}"; "$CLANG" "$@" {}' _ \
        "${FLAGS[@]}"; then
-  echo "thread-safety: FAILED (models/ or tools/)"
+  echo "thread-safety: FAILED (models/, data/, tools/ or python/ext/)"
   exit 1
 fi
 echo "thread-safety: OK"
