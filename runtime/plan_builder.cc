@@ -167,7 +167,6 @@ absl::Status AddFeeds(PlanBuild& b, const Feeds& feeds) {
 
 absl::Status WalkSubgraph(PlanBuild& b, const std::vector<Output>& fetches,
                           const std::vector<Output>& targets) {
-  const Graph& graph = b.graph;
   // Depth-first walk from fetches and targets through data and control
   // inputs, stopping at fed outputs; post-order is a topological order.
   // Only the needed subgraph is visited.
@@ -235,13 +234,13 @@ absl::Status WalkSubgraph(PlanBuild& b, const std::vector<Output>& fetches,
   // Fetches and targets: fetched outputs that are fed need no node.
   for (size_t i = 0; i < fetches.size(); ++i) {
     const Output& o = fetches[i];
-    GG_RETURN_IF_ERROR(CheckRunOutput(graph, o, absl::StrCat("fetch ", i)));
+    GG_RETURN_IF_ERROR(CheckRunOutput(b.graph, o, absl::StrCat("fetch ", i)));
     if (b.fed.contains(OutputKey(o.handle().id(), o.index()))) continue;
     GG_RETURN_IF_ERROR(visit(o.handle().id()));
   }
   for (size_t i = 0; i < targets.size(); ++i) {
     const Output& o = targets[i];
-    GG_RETURN_IF_ERROR(CheckRunOutput(graph, o, absl::StrCat("target ", i),
+    GG_RETURN_IF_ERROR(CheckRunOutput(b.graph, o, absl::StrCat("target ", i),
                                       /*need_index=*/false));
     if (b.fed_nodes.contains(o.handle().id().index)) continue;
     GG_RETURN_IF_ERROR(visit(o.handle().id()));
@@ -355,7 +354,8 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
     const Feeds& feeds, const std::vector<Output>& fetches,
     const std::vector<Output>& targets) {
   PlanBuild b(graph);
-  ReaderLock lock(graph.heap().mu());
+  // Locked through b.graph, the expression the passes' annotations name.
+  ReaderLock lock(b.graph.heap().mu());
   b.plan->structure_version = graph.structure_version();
   b.plan->allocations = graph.heap().allocations();
   GG_RETURN_IF_ERROR(AddFeeds(b, feeds));
