@@ -4,12 +4,17 @@
 # graphgc with CMake (-j2, through ccache), installs it into a scratch
 # prefix, then builds and runs tests/downstream_cmake/ against the installed
 # tree twice: with find_package(graphgc) and with pkg-config's graphgc.pc.
-# Build trees live in ~/.cache/graphgc/cmake (CMAKE_BUILD_DIR overrides), so
-# a rerun compiles only what changed. Exit 0 when everything passed.
+# Build trees live in ~/.cache/graphgc/cmake/<hash of the clone's path>
+# (CMAKE_BUILD_DIR overrides), so a rerun compiles only what changed.
+# Exit 0 when everything passed.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${CMAKE_BUILD_DIR:-$HOME/.cache/graphgc/cmake}
+# One build tree per clone (CMake refuses a tree configured from another
+# source directory); ccache, with paths taken relative to the clone, makes a
+# new clone's first build cheap when another clone compiled the same files.
+BUILD=${CMAKE_BUILD_DIR:-$HOME/.cache/graphgc/cmake/$(printf '%s' "$ROOT" | md5sum | cut -c1-12)}
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/graphgc/ccache}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT}
 mkdir -p "$BUILD"
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
