@@ -7,6 +7,7 @@ set(GRAPHGC_SOURCES
     gc/collector.cc
     gc/handle.cc
     gc/heap.cc
+    gc/heap_verifier.cc
     gc/marker.cc
     gc/roots.cc
     gc/sweeper.cc
