@@ -4,6 +4,7 @@
 
 set(GRAPHGC_SOURCES
     util/file.cc
+    util/os_error.cc
     gc/collector.cc
     gc/handle.cc
     gc/heap.cc
@@ -53,6 +54,7 @@ set(GRAPHGC_SOURCES
 set(GRAPHGC_HEADERS
     util/file.h
     util/mutex.h
+    util/os_error.h
     util/status_macros.h
     gc/collector.h
     gc/handle.h

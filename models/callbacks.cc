@@ -28,6 +28,7 @@
 #include "serialize/tfrecord.h"
 #include "util/file.h"
 #include "util/mutex.h"
+#include "util/os_error.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -371,11 +372,10 @@ absl::Status TensorBoard::ReopenIfRemoved(
   if (std::filesystem::exists(path, ec) || ec) return absl::OkStatus();
   absl::StatusOr<std::unique_ptr<EventFileWriter>> fresh = Open(subdir);
   if (!fresh.ok()) {
-    return absl::Status(
-        fresh.status().code(),
+    return Annotate(
+        fresh.status(),
         absl::StrCat("TensorBoard: events file '", path,
-                     "' was removed mid-run and cannot be replaced: ",
-                     fresh.status().message()));
+                     "' was removed mid-run and cannot be replaced"));
   }
   writer->Close().IgnoreError();  // the file is gone; its errors are moot
   absl::FPrintF(stderr,
@@ -590,9 +590,9 @@ absl::Status EarlyStopping::OnTrainEnd(const Logs&) {
   Sequential target(*model);
   absl::Status s = target.SetWeights(best_weights_);
   if (!s.ok()) {
-    return absl::Status(
-        s.code(), absl::StrCat("EarlyStopping: restoring the weights of epoch ",
-                               best_epoch_ + 1, ": ", s.message()));
+    return Annotate(
+        s, absl::StrCat("EarlyStopping: restoring the weights of epoch ",
+                        best_epoch_ + 1));
   }
   return absl::OkStatus();
 }
@@ -649,9 +649,8 @@ absl::Status CSVLogger::OnTrainBegin(const Sequential&, const TrainInfo&) {
   wrote_header_ = false;
   absl::StatusOr<std::unique_ptr<RecordSink>> sink = OpenFileSink(path_);
   if (!sink.ok()) {
-    return absl::Status(sink.status().code(),
-                        absl::StrCat("CSVLogger: cannot open '", path_,
-                                     "': ", sink.status().message()));
+    return Annotate(sink.status(),
+                    absl::StrCat("CSVLogger: cannot open '", path_, "'"));
   }
   sink_ = *std::move(sink);
   return absl::OkStatus();
@@ -690,8 +689,7 @@ absl::Status CSVLogger::OnEpochEnd(int epoch, const Logs& logs) {
   absl::Status s = sink_->Append(text);
   if (s.ok()) s = sink_->Flush();
   if (!s.ok()) {
-    return absl::Status(s.code(), absl::StrCat("CSVLogger: writing '", path_,
-                                               "': ", s.message()));
+    return Annotate(s, absl::StrCat("CSVLogger: writing '", path_, "'"));
   }
   wrote_header_ = true;
   return absl::OkStatus();
@@ -702,8 +700,7 @@ absl::Status CSVLogger::OnTrainEnd(const Logs&) {
   absl::Status s = sink_->Close();
   sink_.reset();
   if (!s.ok()) {
-    return absl::Status(s.code(), absl::StrCat("CSVLogger: closing '", path_,
-                                               "': ", s.message()));
+    return Annotate(s, absl::StrCat("CSVLogger: closing '", path_, "'"));
   }
   return absl::OkStatus();
 }
@@ -980,9 +977,8 @@ absl::Status ModelCheckpoint::OnEpochEnd(int epoch, const Logs& logs) {
   const absl::Status s = options_.save_weights_only ? SaveWeights(*model_, path)
                                                     : model_->Save(path);
   if (!s.ok()) {
-    return absl::Status(
-        s.code(), absl::StrCat("ModelCheckpoint: saving epoch ", epoch + 1,
-                               " to '", path, "': ", s.message()));
+    return Annotate(s, absl::StrCat("ModelCheckpoint: saving epoch ", epoch + 1,
+                                    " to '", path, "'"));
   }
   if (improved.has_value()) best_ = improved;
   return absl::OkStatus();

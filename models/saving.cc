@@ -22,6 +22,7 @@
 #include "serialize/graph_def.h"
 #include "serialize/keras_weights.h"
 #include "util/file.h"
+#include "util/os_error.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -837,9 +838,7 @@ std::string Join(const std::string& dir, const char* file) {
   return absl::StrCat(dir, "/", file);
 }
 
-absl::Status Errno(const std::string& what) {
-  return absl::ErrnoToStatus(errno, what);
-}
+absl::Status Errno(const std::string& what) { return OsError(errno, what); }
 
 // Writes `bytes` to the new file `path` and syncs it.
 absl::Status WriteNewFile(const std::string& path, const std::string& bytes) {
@@ -998,8 +997,7 @@ absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
   }
   absl::StatusOr<std::string> h5 = EncodeKerasWeights(weights);
   if (!h5.ok()) {
-    return absl::Status(h5.status().code(),
-                        absl::StrCat(where, ": ", h5.status().message()));
+    return Annotate(h5.status(), where);
   }
   return h5;
 }
@@ -1023,8 +1021,7 @@ absl::Status Sequential::Save(const std::string& dir) const {
       "\n";
   absl::StatusOr<FrozenModel> frozen = Freeze(snap);
   if (!frozen.ok()) {
-    return absl::Status(frozen.status().code(),
-                        absl::StrCat(where, ": ", frozen.status().message()));
+    return Annotate(frozen.status(), where);
   }
 
   // Staged in a sibling directory, then swapped in.
@@ -1088,7 +1085,7 @@ absl::Status SaveWeights(const Sequential& model, const std::string& path) {
   }
   if (!s.ok()) {
     ::unlink(staged.c_str());
-    return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
+    return Annotate(s, where);
   }
   SyncDir(parent.empty() ? std::string(".") : parent.string());
   return absl::OkStatus();
@@ -1109,7 +1106,7 @@ absl::StatusOr<Sequential> LoadModel(const std::string& dir,
   // From here a failure drops what was built: unreferenced, it goes at the
   // next collection.
   auto in = [](const std::string& file, const absl::Status& s) {
-    return absl::Status(s.code(), absl::StrCat(file, ": ", s.message()));
+    return Annotate(s, file);
   };
   absl::StatusOr<Sequential> model = Sequential::Create(
       parsed.layers, {.name = parsed.name, .graph = options.graph});

@@ -19,6 +19,7 @@
 #include "runtime/gradients.h"
 #include "runtime/session.h"
 #include "util/mutex.h"
+#include "util/os_error.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -413,9 +414,8 @@ absl::StatusOr<Sequential> Sequential::Create(std::vector<Layer> layers,
     absl::StatusOr<TensorShape> out =
         models_internal::CheckLayer(*states[i], graph, shapes.back());
     if (!out.ok()) {
-      return absl::Status(out.status().code(),
-                          absl::StrCat("Sequential::Create: layer ", i, ": ",
-                                       out.status().message()));
+      return Annotate(out.status(),
+                      absl::StrCat("Sequential::Create: layer ", i));
     }
     if (i > 0) shapes.push_back(*std::move(out));
   }
@@ -500,8 +500,7 @@ absl::Status Sequential::Compile(CompileOptions options) {
   }
   if (absl::Status s = models_internal::CheckOptimizer(options.optimizer);
       !s.ok()) {
-    return absl::Status(s.code(), absl::StrCat("Compile of '", m.scope.name(),
-                                               "': ", s.message()));
+    return Annotate(s, absl::StrCat("Compile of '", m.scope.name(), "'"));
   }
   std::string metric_name;
   for (const std::string& metric : options.metrics) {

@@ -8,6 +8,7 @@
 #include "models/losses.h"
 #include "models/optimizers.h"
 #include "ops/ops.h"
+#include "util/os_error.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -140,8 +141,7 @@ absl::StatusOr<Tensor> NewTensor(DataType dtype, const TensorShape& shape,
   absl::StatusOr<Tensor> t =
       zero ? Tensor::Zeros(dtype, shape) : Tensor::Uninitialized(dtype, shape);
   if (!t.ok()) {
-    return absl::Status(t.status().code(),
-                        absl::StrCat(what, ": ", t.status().message()));
+    return Annotate(t.status(), what);
   }
   return t;
 }

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "serialize/crc32c.h"
+#include "util/os_error.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -52,7 +53,7 @@ class FileSink : public RecordSink {
       const ssize_t n = ::write(fd_, p, left);
       if (n < 0) {
         if (errno == EINTR) continue;
-        return absl::ErrnoToStatus(errno, absl::StrCat("write to ", path_));
+        return OsError(errno, absl::StrCat("write to ", path_));
       }
       if (n == 0) {
         return absl::DataLossError(
@@ -72,7 +73,7 @@ class FileSink : public RecordSink {
     if (fd_ < 0) return Closed();
     const int fd = std::exchange(fd_, -1);
     if (::close(fd) != 0) {
-      return absl::ErrnoToStatus(errno, absl::StrCat("close ", path_));
+      return OsError(errno, absl::StrCat("close ", path_));
     }
     return absl::OkStatus();
   }
@@ -113,12 +114,12 @@ absl::StatusOr<std::unique_ptr<RecordSink>> OpenFileSink(
     raw = ::open(path.c_str(), flags, 0644);
   } while (raw < 0 && errno == EINTR);
   if (raw < 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("open ", path));
+    return OsError(errno, absl::StrCat("open ", path));
   }
   ScopedFd fd(raw);
   const int fl = ::fcntl(fd.get(), F_GETFL);
   if (fl < 0 || ::fcntl(fd.get(), F_SETFL, fl & ~O_NONBLOCK) != 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("fcntl ", path));
+    return OsError(errno, absl::StrCat("fcntl ", path));
   }
   return std::make_unique<FileSink>(path, fd.release());
 }
@@ -190,8 +191,8 @@ absl::StatusOr<size_t> TFRecordReader::ReadAt(uint64_t offset, size_t n,
                               static_cast<off_t>(offset + got));
     if (r < 0) {
       if (errno == EINTR) continue;
-      return absl::ErrnoToStatus(
-          errno, absl::StrCat("read ", path_, " at byte offset ", offset));
+      return OsError(errno,
+                     absl::StrCat("read ", path_, " at byte offset ", offset));
     }
     if (r == 0) break;
     got += static_cast<size_t>(r);
@@ -275,7 +276,7 @@ absl::StatusOr<std::optional<std::string>> TFRecordReader::Read() {
   // before allocating so a torn tail costs no memory.
   struct stat st;
   if (::fstat(fd_.get(), &st) != 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("stat ", path_));
+    return OsError(errno, absl::StrCat("stat ", path_));
   }
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   const uint64_t body_start = offset_ + kTFRecordHeaderSize;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "util/os_error.h"
 
 namespace graphgc {
 namespace {
@@ -26,9 +27,7 @@ const char* KindOf(mode_t mode) {
 
 absl::Status FileError(const std::error_code& ec, std::string_view what) {
   // std::error_code::value() is the errno number, not a fallible result.
-  return absl::Status(absl::ErrnoToStatusCode(ec.value()),
-                      absl::StrCat(absl::string_view(what.data(), what.size()),
-                                   ": ", ec.message()));
+  return OsError(ec.value(), what);
 }
 
 absl::Status CheckPath(std::string_view path, std::string_view what) {
@@ -67,11 +66,11 @@ absl::StatusOr<ScopedFd> OpenRegularFileForReading(const std::string& path) {
   do {
     raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   } while (raw < 0 && errno == EINTR);
-  if (raw < 0) return absl::ErrnoToStatus(errno, absl::StrCat("open ", path));
+  if (raw < 0) return OsError(errno, absl::StrCat("open ", path));
   ScopedFd fd(raw);
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("stat ", path));
+    return OsError(errno, absl::StrCat("stat ", path));
   }
   if (S_ISDIR(st.st_mode)) {
     return absl::InvalidArgumentError(
@@ -90,7 +89,7 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& path,
   if (!fd.ok()) return fd.status();
   struct stat st;
   if (::fstat(fd->get(), &st) != 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("stat ", path));
+    return OsError(errno, absl::StrCat("stat ", path));
   }
   auto too_big = [&](int64_t size) {
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -106,7 +105,7 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& path,
     const size_t want = done < out.size() ? out.size() - done : 1;
     const ssize_t n = ::read(fd->get(), dst, want);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return absl::ErrnoToStatus(errno, absl::StrCat("read ", path));
+    if (n < 0) return OsError(errno, absl::StrCat("read ", path));
     if (n == 0) break;
     if (done >= out.size()) {
       // Grew since the stat: read on, up to the cap, then refuse.

@@ -31,7 +31,8 @@ namespace graphgc {
 absl::Status CheckPath(std::string_view path, std::string_view what);
 
 // FileError: a std::filesystem error as a status, its code mapped from the
-// errno `ec` carries, its message "<what>: <ec.message()>".
+// errno `ec` carries, its message "<what>: <ec.message()>", the errno kept
+// for OsErrno() (util/os_error.h).
 absl::Status FileError(const std::error_code& ec, std::string_view what);
 
 // ScopedFd: owns a file descriptor and closes it on destruction. Move-only.

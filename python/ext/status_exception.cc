@@ -5,11 +5,22 @@
 #include <string>
 
 #include "pybind11/pybind11.h"
+#include "util/os_error.h"
 
 namespace graphgc::python {
 
 void ThrowStatus(const absl::Status& status, ErrorContext context) {
   std::string message(status.message());
+  if (const int errnum = OsErrno(status); errnum != 0) {
+    // OSError(errno, message): Python picks the subclass for the errno.
+    PyObject* args = Py_BuildValue("(is)", errnum, message.c_str());
+    if (args != nullptr) {
+      PyErr_SetObject(PyExc_OSError, args);
+      Py_DECREF(args);
+      throw pybind11::error_already_set();
+    }
+    PyErr_Clear();  // out of memory building the tuple: fall back below
+  }
   const bool files = context != ErrorContext::kCompute;
   PyObject* type = PyExc_RuntimeError;
   switch (status.code()) {

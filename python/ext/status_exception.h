@@ -1,7 +1,10 @@
 // python/ext/status_exception.h
 //
-// ThrowStatus: how a non-OK absl::Status reaches Python. InvalidArgument
-// becomes ValueError; in a call that touches files (ErrorContext::kFit, a
+// ThrowStatus: how a non-OK absl::Status reaches Python. A failed system
+// call (a status that carries its errno, util/os_error.h) becomes
+// OSError(errno, message), which Python turns into the errno's own subclass
+// (FileNotFoundError, NotADirectoryError, ...), in any call. Otherwise
+// InvalidArgument becomes ValueError; in a call that touches files (ErrorContext::kFit, a
 // fit with its file-writing callbacks, and kFile) NotFound becomes
 // FileNotFoundError, PermissionDenied PermissionError, AlreadyExists
 // FileExistsError (all OSError), and DataLoss OSError; in a call that is

@@ -2,6 +2,7 @@
 C++ callbacks."""
 
 import csv
+import errno
 import glob
 import os
 
@@ -122,6 +123,27 @@ def test_tensorboard_with_empty_log_dir_is_value_error(model, data):
     with pytest.raises(ValueError, match="log_dir"):
         model.fit(*data, verbose=0,
                   callbacks=[graphgc.callbacks.TensorBoard(log_dir="")])
+
+
+def test_tensorboard_log_dir_under_a_file_is_not_a_directory_error(
+        model, data, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    before = model.get_weights()
+    with pytest.raises(NotADirectoryError, match="file") as raised:
+        model.fit(*data, verbose=0, callbacks=[
+            graphgc.callbacks.TensorBoard(log_dir=blocker / "logs")])
+    assert raised.value.errno == errno.ENOTDIR
+    for b, a in zip(before, model.get_weights()):
+        np.testing.assert_array_equal(b, a)
+
+
+def test_csv_logger_into_a_missing_directory_is_file_not_found_error(
+        model, data, tmp_path):
+    path = tmp_path / "missing" / "log.csv"
+    with pytest.raises(FileNotFoundError, match="log.csv"):
+        model.fit(*data, verbose=0,
+                  callbacks=[graphgc.callbacks.CSVLogger(path)])
 
 
 def test_early_stopping_stops_when_the_monitor_stalls(model, data):
