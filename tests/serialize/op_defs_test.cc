@@ -10,7 +10,6 @@
 // program's model and for a model with every layer kind, must name an op
 // there, with that op's input count, every required attr, attrs of the
 // declared kinds and allowed dtypes, and no attr the op does not declare.
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -22,8 +21,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/descriptor.h"
-#include "google/protobuf/descriptor.pb.h"
-#include "google/protobuf/dynamic_message.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "models/callbacks.h"
@@ -35,18 +32,15 @@
 #include "serialize/event_file.h"
 #include "serialize/graph.pb.h"
 #include "serialize/graph_def.h"
+#include "tests/serialize/tensorboard_schema.h"
 
 namespace graphgc {
 namespace {
 
 namespace pb = ::google::protobuf;
 
-std::string RunfilePath(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  return absl::StrCat(srcdir ? srcdir : ".", "/",
-                      workspace ? workspace : "graphgc", "/", path);
-}
+using ::graphgc::testing::RunfilePath;
+using ::graphgc::testing::TensorBoardSchema;
 
 std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -106,23 +100,16 @@ class OpDefView {
 class OpDefs {
  public:
   OpDefs() {
-    pb::FileDescriptorSet set;
-    std::ifstream in(RunfilePath("tests/serialize/tensorboard_descriptors.pb"),
-                     std::ios::binary);
-    if (!set.ParseFromIstream(&in)) {
-      ADD_FAILURE() << "cannot read the descriptor set";
+    if (!schema_.errors().empty()) {
+      ADD_FAILURE() << "TensorBoard's schema: " << schema_.errors();
       return;
     }
-    for (const pb::FileDescriptorProto& file : set.file()) {
-      if (pool_.BuildFile(file) == nullptr) ADD_FAILURE() << file.name();
-    }
-    const pb::Descriptor* type =
-        pool_.FindMessageTypeByName("tensorboard.OpList");
+    const pb::Descriptor* type = schema_.Find("OpList");
     if (type == nullptr) {
       ADD_FAILURE() << "no tensorboard.OpList";
       return;
     }
-    list_.reset(factory_.GetPrototype(type)->New());
+    list_ = schema_.New(type);
     if (!pb::TextFormat::ParseFromString(
             ReadText(RunfilePath("tests/serialize/testdata/op_defs.pbtxt")),
             list_.get())) {
@@ -142,8 +129,7 @@ class OpDefs {
   }
 
  private:
-  pb::DescriptorPool pool_;
-  pb::DynamicMessageFactory factory_;
+  TensorBoardSchema schema_;
   std::unique_ptr<pb::Message> list_;
   std::map<std::string, const pb::Message*> ops_;
 };

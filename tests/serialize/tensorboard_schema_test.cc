@@ -8,9 +8,9 @@
 // every record of a real fit's event files is parsed with it: nothing may be
 // left as an unknown field, and the text form must equal our own classes' text
 // form field for field.
-#include <cstdlib>
+#include "tests/serialize/tensorboard_schema.h"
+
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,8 +18,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
-#include "google/protobuf/descriptor.pb.h"
-#include "google/protobuf/dynamic_message.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "models/callbacks.h"
@@ -37,46 +35,7 @@ namespace {
 
 namespace pb = ::google::protobuf;
 
-std::string DescriptorSetPath() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  return absl::StrCat(srcdir ? srcdir : ".", "/",
-                      workspace ? workspace : "graphgc",
-                      "/tests/serialize/tensorboard_descriptors.pb");
-}
-
-// TensorBoard's schema: the FileDescriptorSet protoc made of the vendored
-// .proto files (event.proto, graph.proto and what they import).
-class TensorBoardSchema {
- public:
-  TensorBoardSchema() {
-    std::ifstream in(DescriptorSetPath(), std::ios::binary);
-    pb::FileDescriptorSet set;
-    if (!set.ParseFromIstream(&in)) {
-      errors_ = "cannot read " + DescriptorSetPath();
-      return;
-    }
-    for (const pb::FileDescriptorProto& file : set.file()) {
-      if (pool_.BuildFile(file) == nullptr) errors_ += file.name() + " ";
-    }
-  }
-
-  // The descriptor of tensorboard.<name>, or null.
-  const pb::Descriptor* Find(const std::string& name) const {
-    return pool_.FindMessageTypeByName("tensorboard." + name);
-  }
-
-  std::unique_ptr<pb::Message> New(const pb::Descriptor* type) {
-    return std::unique_ptr<pb::Message>(factory_.GetPrototype(type)->New());
-  }
-
-  const std::string& errors() const { return errors_; }
-
- private:
-  pb::DescriptorPool pool_;
-  pb::DynamicMessageFactory factory_;
-  std::string errors_;
-};
+using ::graphgc::testing::TensorBoardSchema;
 
 // Paths of the fields, anywhere in `m`, that the schema does not declare.
 void UnknownFields(const pb::Message& m, const std::string& path,
