@@ -32,7 +32,7 @@
 #include "runtime/tensor.h"
 
 namespace Eigen {
-class ThreadPoolDevice;
+struct ThreadPoolDevice;  // a struct in Eigen
 }  // namespace Eigen
 
 namespace graphgc {
