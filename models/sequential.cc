@@ -1027,6 +1027,7 @@ namespace models_internal {
 absl::StatusOr<ModelSnapshot> SavingAccess::Snapshot(const Sequential& model) {
   if (model.state_ == nullptr) return MovedFrom("Save");
   ModelState& m = *model.state_;
+  m.graph->MaybeCollect();  // Save, SaveWeights, ModelToJson: safe points
   ModelCall call(m);
   ModelSnapshot snap;
   snap.name = m.scope.name();

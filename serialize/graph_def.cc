@@ -748,7 +748,6 @@ absl::StatusOr<proto::GraphDef> ExportGraphDef(
     }
   }
   Graph& graph = *roots[0].graph();
-  graph.MaybeCollect();
   absl::StatusOr<proto::GraphDef> def;
   for (int attempt = 0; attempt < 3; ++attempt) {
     def = ExportOnce(graph, roots, options);

@@ -4,8 +4,9 @@
 // reach) as TensorFlow's GraphDef, the format TensorBoard draws and
 // TensorFlow loads, and back.
 //
-// Export asks the graph for MaybeCollect() first (an export is a safe point),
-// then writes exactly the nodes the roots reach, inputs before the nodes that
+// Export reads the graph and changes nothing in it, no collection included
+// (the safe points are its callers': Fit, before the TensorBoard callback
+// exports, and Save), and writes exactly the nodes the roots reach, inputs before the nodes that
 // read them, in an order fixed by the graph's structure: identical graphs
 // give identical GraphDefs, and DeterministicBytes() gives identical bytes.
 // Node names, op types, input strings ("x", "x:1", "^x") and attribute names
@@ -87,8 +88,7 @@ void LocalizeScopeNames(proto::GraphDef& graph_def);
 
 // Exports the nodes `roots` reach (through data and control inputs). Every
 // root must be a live handle of one graph (InvalidArgument otherwise); no
-// roots give an empty GraphDef (with versions set). Calls MaybeCollect() on
-// the roots' graph before reading it.
+// roots give an empty GraphDef (with versions set). Does not collect.
 absl::StatusOr<proto::GraphDef> ExportGraphDef(
     absl::Span<const NodeHandle> roots, ExportOptions options = {});
 // The same with outputs as roots (their nodes).

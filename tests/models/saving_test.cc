@@ -100,6 +100,27 @@ void SaveAModel(const std::string& dir) {
 }
 
 // ---------------------------------------------------------------------------
+// Save: a safe point
+
+TEST(Save, CollectsGarbageFirst) {
+  Graph g;
+  Sequential m = TrainedModel(g);
+  // A policy under which any safe point collects.
+  g.set_gc_policy(GcPolicy{.growth_ratio = 0, .min_new_nodes = 0});
+  WeakNodeHandle garbage;
+  {
+    Sequential dropped =
+        Sequential::Create({layers::Input({4}), layers::Dense(2)},
+                           {.graph = &g})
+            .value();
+    garbage = WeakNodeHandle(dropped.GraphRoots().front());
+  }
+  ASSERT_FALSE(garbage.expired());
+  ASSERT_TRUE(m.Save(TempDir("safe_point")).ok());
+  EXPECT_TRUE(garbage.expired());
+}
+
+// ---------------------------------------------------------------------------
 // Save: what it writes
 
 TEST(Save, WritesTheConfigTheWeightsTheFrozenGraphAndItsSignature) {
