@@ -30,35 +30,37 @@ float EigenMlp::Step(const RowMatrix& x, std::span<const int32_t> labels) {
   beta_1_power_ *= adam_.beta_1;
   beta_2_power_ *= adam_.beta_2;
   // Forward.
-  const RowMatrix pre = (x * w1_).rowwise() + b1_.row(0);
-  const RowMatrix h = pre.cwiseMax(0.f);
-  const RowMatrix logits = (h * w2_).rowwise() + b2_.row(0);
-  const Eigen::VectorXf row_max = logits.rowwise().maxCoeff();
-  const RowMatrix e = (logits.colwise() - row_max).array().exp().matrix();
-  const Eigen::VectorXf sums = e.rowwise().sum();
-  RowMatrix probs = e.array().colwise() / sums.array();
+  pre_.noalias() = x * w1_;
+  pre_.rowwise() += b1_.row(0);
+  h_ = pre_.cwiseMax(0.f);
+  probs_.noalias() = h_ * w2_;
+  probs_.rowwise() += b2_.row(0);  // the logits
+  row_max_ = probs_.rowwise().maxCoeff();
+  probs_.colwise() -= row_max_;
+  probs_ = probs_.array().exp();
+  sums_ = probs_.rowwise().sum();
+  probs_.array().colwise() /= sums_.array();
   float loss = 0;
   for (Eigen::Index i = 0; i < rows; ++i) {
-    loss -= std::log(probs(i, labels[i]));
+    loss -= std::log(probs_(i, labels[i]));
   }
   loss /= static_cast<float>(rows);
-  // Backward: probs becomes d(loss)/d(logits).
-  for (Eigen::Index i = 0; i < rows; ++i) probs(i, labels[i]) -= 1.f;
-  probs /= static_cast<float>(rows);
-  const RowMatrix gw2 = h.transpose() * probs;
-  const RowMatrix gb2 = probs.colwise().sum();
-  const RowMatrix dh =
-      (probs * w2_.transpose())
-          .cwiseProduct((pre.array() > 0.f).cast<float>().matrix());
-  const RowMatrix gw1 = x.transpose() * dh;
-  const RowMatrix gb1 = dh.colwise().sum();
+  // Backward: probs_ becomes d(loss)/d(logits).
+  for (Eigen::Index i = 0; i < rows; ++i) probs_(i, labels[i]) -= 1.f;
+  probs_ /= static_cast<float>(rows);
+  gw2_.noalias() = h_.transpose() * probs_;
+  gb2_ = probs_.colwise().sum();
+  dh_.noalias() = probs_ * w2_.transpose();
+  dh_.array() *= (pre_.array() > 0.f).cast<float>();
+  gw1_.noalias() = x.transpose() * dh_;
+  gb1_ = dh_.colwise().sum();
   // Adam.
   const float lr_t =
       adam_.learning_rate * std::sqrt(1 - beta_2_power_) / (1 - beta_1_power_);
-  Update(w1_, slots_[0], gw1, lr_t);
-  Update(b1_, slots_[1], gb1, lr_t);
-  Update(w2_, slots_[2], gw2, lr_t);
-  Update(b2_, slots_[3], gb2, lr_t);
+  Update(w1_, slots_[0], gw1_, lr_t);
+  Update(b1_, slots_[1], gb1_, lr_t);
+  Update(w2_, slots_[2], gw2_, lr_t);
+  Update(b2_, slots_[3], gb2_, lr_t);
   return loss;
 }
 
