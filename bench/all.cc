@@ -1,6 +1,7 @@
 // bench/all: every benchmark, then one table of the issues' targets.
 //
-//   ./bazelw run -c opt //bench:all [-- --macro_models=1000 --saving_loads=1000
+//   ./bazelw run --config=bench //bench:all [-- --macro_models=1000
+//   --saving_loads=1000
 //       --consecutive_models=50 --out_dir=DIR --quick]
 //
 // Runs gc_bench, session_bench, mlp_bench, models_bench, macro_bench and
@@ -29,6 +30,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "bench/all_lib.h"
 
 ABSL_FLAG(std::string, out_dir, "",
@@ -96,12 +98,16 @@ bool Run(const fs::path& binary, const std::string& args, const fs::path& out) {
   return rc == 0;
 }
 
+// Runs bench/<name> with --benchmark_filter=filter (none when empty; a
+// leading '-' excludes what matches), its JSON report saved as
+// <report or name>.json.
 std::vector<BenchRun> RunBenchmark(const fs::path& root,
                                    const fs::path& out_dir,
                                    const std::string& name,
                                    const std::string& filter,
-                                   const std::string& extra = "") {
-  const fs::path out = out_dir / (name + ".json");
+                                   const std::string& extra = "",
+                                   const std::string& report = "") {
+  const fs::path out = out_dir / ((report.empty() ? name : report) + ".json");
   std::string args = "--benchmark_format=json";
   if (!filter.empty()) args += " --benchmark_filter=" + Quote(filter);
   if (!extra.empty()) args += " " + extra;
@@ -129,6 +135,11 @@ std::optional<double> Value(const std::vector<BenchRun>& runs,
 std::optional<double> Divide(std::optional<double> a, std::optional<double> b) {
   if (!a.has_value() || !b.has_value() || *b == 0) return std::nullopt;
   return *a / *b;
+}
+
+// A figure for a note: "n/a" when not measured.
+std::string Figure(std::optional<double> v) {
+  return v.has_value() ? absl::StrFormat("%.4g", *v) : "n/a";
 }
 
 std::optional<double> Key(const std::map<std::string, double>& kv,
@@ -159,11 +170,19 @@ int Main(int argc, char** argv) {
   // Other processes on the machine inflate wall-clock figures; say so.
   const std::string load_before = ReadFile("/proc/loadavg");
 
+  // The resident-bytes benchmarks each need a process of their own (see
+  // bench/gc_bench.cc): left out here, run alone below.
   const auto gc =
       RunBenchmark(root, out_dir, "gc_bench",
                    quick ? "BM_HandleCopyDestroy$|BM_MaybeCollectNothingToDo|"
-                           "BM_Collect/1000000/50"
-                         : "");
+                           "BM_Collect/1000000/50|BM_Peer.*(Collect|Steady)"
+                         : "-Resident");
+  const auto graphgc_resident =
+      RunBenchmark(root, out_dir, "gc_bench", "BM_PeerGraphgcResident", "",
+                   "gc_bench_graphgc_resident");
+  const auto boehm_resident =
+      RunBenchmark(root, out_dir, "gc_bench", "BM_PeerBoehmResident", "",
+                   "gc_bench_boehm_resident");
   const auto session = RunBenchmark(
       root, out_dir, "session_bench",
       quick ? "BM_Chain/1000$|BM_ChainAmongUnrelated/1000/100000" : "");
@@ -194,6 +213,63 @@ int Main(int argc, char** argv) {
   rows.push_back({.what = "Collect 1M nodes, 50% garbage (ns/node)",
                   .measured = Value(gc, "BM_Collect/1000000/50", "ns_per_node"),
                   .target = 20});
+  // Issue 17: beside Boehm GC on the same 1M-node graph (bench/peer_shape.h).
+  const std::optional<double> graphgc_50 =
+      Value(gc, "BM_PeerGraphgcCollect/50", "ns_per_node");
+  const std::optional<double> boehm_50 =
+      Value(gc, "BM_PeerBoehmCollect/50", "ns_per_node");
+  const std::optional<double> boehm_1 =
+      Value(gc, "BM_PeerBoehmCollect/1", "ns_per_live_node");
+  const std::optional<double> graphgc_rate =
+      Value(gc, "BM_PeerGraphgcCollect/50", "created_nodes_per_s");
+  const std::optional<double> boehm_rate =
+      Value(gc, "BM_PeerBoehmCollect/50", "created_nodes_per_s");
+  const std::optional<double> graphgc_bytes =
+      Value(graphgc_resident, "BM_PeerGraphgcResident", "bytes_per_live_node");
+  const std::optional<double> boehm_bytes =
+      Value(boehm_resident, "BM_PeerBoehmResident", "bytes_per_live_node");
+  rows.push_back({.what = "peer 1M, 50% garbage: graphgc Collect (ns/node)",
+                  .measured = graphgc_50,
+                  .target = 20,
+                  .note = "Boehm GC_gcollect " + Figure(boehm_50)});
+  rows.push_back({.what = "peer 1M, 50% garbage: graphgc / Boehm",
+                  .measured = Divide(graphgc_50, boehm_50),
+                  .target = 2});
+  rows.push_back(
+      {.what = "peer 1M, 1% garbage: graphgc Collect (ns/live node)",
+       .measured = Value(gc, "BM_PeerGraphgcCollect/1", "ns_per_live_node"),
+       .target = 10,
+       .note = "Boehm " + Figure(boehm_1)});
+  rows.push_back({.what = "peer node creation: graphgc AddNode (nodes/s)",
+                  .measured = graphgc_rate,
+                  .kind = K::kAtLeast,
+                  .target = 5e6,
+                  .note = "Boehm GC_MALLOC " + Figure(boehm_rate)});
+  rows.push_back({.what = "peer node creation: Boehm rate / graphgc rate",
+                  .measured = Divide(boehm_rate, graphgc_rate),
+                  .target = 2});
+  rows.push_back({.what = "peer resident bytes/live node: graphgc / Boehm",
+                  .measured = Divide(graphgc_bytes, boehm_bytes),
+                  .target = 1.5,
+                  .note = "graphgc " + Figure(graphgc_bytes) + ", Boehm " +
+                          Figure(boehm_bytes)});
+  rows.push_back(
+      {.what = "peer 1M, models dropped steadily: longest pause (ms)",
+       .measured = Value(gc, "BM_PeerGraphgcSteadyDrops", "longest_pause_ms"),
+       .target = 5,
+       .note = absl::StrCat(
+           "sum ",
+           Figure(Value(gc, "BM_PeerGraphgcSteadyDrops", "pause_ms_total")),
+           " ms, ",
+           Figure(Value(gc, "BM_PeerGraphgcSteadyDrops", "collections")),
+           " collections (",
+           Figure(Value(gc, "BM_PeerGraphgcSteadyDrops", "full_collections")),
+           " full) in ",
+           Figure(Value(gc, "BM_PeerGraphgcSteadyDrops", "steps")),
+           " drops; Boehm longest ",
+           Figure(Value(gc, "BM_PeerBoehmSteadyDrops", "longest_pause_ms")),
+           " ms, ", Figure(Value(gc, "BM_PeerBoehmSteadyDrops", "collections")),
+           " collections")});
   rows.push_back(
       {.what = "MaybeCollect, nothing to do (ns)",
        .measured = Value(gc, "BM_MaybeCollectNothingToDo", "real_time"),
@@ -215,10 +291,21 @@ int Main(int argc, char** argv) {
   rows.push_back({.what = "MLP step, graph / hand-written Eigen",
                   .measured = Divide(Value(mlp, "BM_GraphStep", "real_time"),
                                      Value(mlp, "BM_EigenStep", "real_time")),
-                  .target = 3});
+                  .target = 1.5,
+                  .note = "issue 17"});
   rows.push_back({.what = "seed fit (us/sample)",
                   .measured = Value(models, "BM_SeedFit/0", "us_per_sample"),
                   .target = 0.5});
+  rows.push_back(
+      {.what = "seed fit / hand-written Eigen epoch",
+       .measured =
+           Divide(Value(models, "BM_SeedFit/0", "us_per_sample"),
+                  Value(models, "BM_HandWrittenSeedEpoch", "us_per_sample")),
+       .target = 2,
+       .note =
+           "hand-written " +
+           Figure(Value(models, "BM_HandWrittenSeedEpoch", "us_per_sample")) +
+           " us/sample"});
   rows.push_back({.what = "seed fit, model 200 / model 1 (alternating)",
                   .measured = Value(models, "BM_SeedFitModel200VsModel1",
                                     "model200_over_model1"),

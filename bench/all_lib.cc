@@ -133,9 +133,9 @@ const BenchRun* FindRun(const std::vector<BenchRun>& runs,
 
 std::optional<double> RatioToTarget(const TargetRow& row) {
   if (!row.measured.has_value()) return std::nullopt;
-  const double divisor = row.kind == TargetRow::Kind::kAtMost
-                             ? row.target
-                             : row.reference.value_or(0);
+  const double divisor = row.kind == TargetRow::Kind::kEqual
+                             ? row.reference.value_or(0)
+                             : row.target;
   if (row.kind == TargetRow::Kind::kEqual && !row.reference.has_value()) {
     return std::nullopt;
   }
@@ -146,6 +146,7 @@ std::optional<double> RatioToTarget(const TargetRow& row) {
 bool MeetsTarget(const TargetRow& row) {
   if (!row.measured.has_value()) return false;
   if (row.kind == TargetRow::Kind::kAtMost) return *row.measured <= row.target;
+  if (row.kind == TargetRow::Kind::kAtLeast) return *row.measured >= row.target;
   return row.reference.has_value() && *row.measured == *row.reference;
 }
 
@@ -158,6 +159,8 @@ std::string FormatTargetTable(const std::vector<TargetRow>& rows) {
     std::string target;
     if (r.kind == TargetRow::Kind::kAtMost) {
       target = "<= " + Number(r.target);
+    } else if (r.kind == TargetRow::Kind::kAtLeast) {
+      target = ">= " + Number(r.target);
     } else {
       target = "== " + (r.reference.has_value() ? Number(*r.reference) : "n/a");
     }

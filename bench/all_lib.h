@@ -40,14 +40,14 @@ const BenchRun* FindRun(const std::vector<BenchRun>& runs,
 struct TargetRow {
   std::string what;
   std::optional<double> measured;  // empty: not measured (a run failed)
-  enum class Kind { kAtMost, kEqual } kind = Kind::kAtMost;
-  double target = 0;                // kAtMost: the bound
+  enum class Kind { kAtMost, kAtLeast, kEqual } kind = Kind::kAtMost;
+  double target = 0;                // kAtMost, kAtLeast: the bound
   std::optional<double> reference;  // kEqual: the value it must equal
   std::string note;
 };
 
-// measured / target for kAtMost, measured / reference for kEqual; nullopt
-// when either is missing or the divisor is 0.
+// measured / target for kAtMost and kAtLeast, measured / reference for
+// kEqual; nullopt when either is missing or the divisor is 0.
 std::optional<double> RatioToTarget(const TargetRow& row);
 // Whether the row meets its target (false when not measured).
 bool MeetsTarget(const TargetRow& row);

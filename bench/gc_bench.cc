@@ -7,13 +7,26 @@
 // MaybeCollect() with nothing to do <= 20 ns; a strong handle copy+destroy
 // <= 10 ns uncontended, labelled (an owner label) or not. Graph building is
 // excluded from collection timings (manual time around Collect() only).
+//
+// BM_PeerGraphgc* (issue 17) build the 1M-node graph of bench/peer_shape.h
+// through the public API; bench/boehm_peer_bench.cc's BM_PeerBoehm* build it
+// with Boehm GC, in this same binary: a full collection with 50% and 1%
+// garbage, the creation rate, resident bytes per live node (run alone:
+// --benchmark_filter=BM_PeerGraphgcResident, then ...Boehm...), and the
+// pauses while models are dropped steadily.
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "bench/peer_report.h"
+#include "bench/peer_shape.h"
 #include "benchmark/benchmark.h"
 #include "gc/handle.h"
 #include "runtime/graph.h"
+#include "tools/consecutive_models_lib.h"
 
 namespace graphgc {
 namespace {
@@ -243,6 +256,143 @@ void BM_ReserveScopesOfOneBase(benchmark::State& state) {
 BENCHMARK(BM_ReserveScopesOfOneBase)
     ->Arg(1000)
     ->Arg(10000)
+    ->Unit(benchmark::kMillisecond);
+
+// --- Peer benchmarks (issue 17): the shape of bench/peer_shape.h, the same
+// work bench/boehm_peer_bench.cc gives Boehm GC.
+
+// Builds models [first, first + count) of the peer shape; one root each.
+absl::StatusOr<std::vector<NodeHandle>> BuildPeerModels(Graph& g, int64_t first,
+                                                        int64_t count) {
+  std::vector<NodeHandle> roots;
+  roots.reserve(static_cast<size_t>(count));
+  char name[bench::kPeerNameCapacity];
+  for (int64_t m = first; m < first + count; ++m) {
+    NodeHandle prev1, prev2;
+    for (int64_t j = 0; j < bench::kNodesPerModel; ++j) {
+      NodeSpec spec;
+      spec.op = "NoOp";
+      spec.name = bench::PeerNodeName(m, j, name);
+      if (j >= 1) spec.inputs.emplace_back(prev1, 0);
+      if (j >= 2) spec.inputs.emplace_back(prev2, 0);
+      spec.attrs["T"] = DT_FLOAT;
+      spec.attrs["transpose_a"] = false;
+      spec.output_types = {DT_FLOAT};
+      spec.output_shapes = {TensorShape{}};
+      absl::StatusOr<NodeHandle> node = g.AddNode(std::move(spec));
+      if (!node.ok()) return node.status();
+      prev2 = std::move(prev1);
+      prev1 = *std::move(node);
+    }
+    roots.push_back(std::move(prev1));
+  }
+  return roots;
+}
+
+// The whole peer graph on `g`, or nullopt after failing `state` with why.
+std::optional<std::vector<NodeHandle>> BuildPeerGraph(Graph& g,
+                                                      benchmark::State& state) {
+  absl::StatusOr<std::vector<NodeHandle>> roots =
+      BuildPeerModels(g, 0, bench::kPeerModels);
+  if (!roots.ok()) {
+    state.SkipWithError(std::string(roots.status().message()).c_str());
+    return std::nullopt;
+  }
+  return *std::move(roots);
+}
+
+// Arg: percent of the 1M-node graph made garbage. Times Collect() (manual
+// time); the build is timed apart, for the creation rate.
+void BM_PeerGraphgcCollect(benchmark::State& state) {
+  const int64_t garbage_pct = state.range(0);
+  double build_seconds = 0;
+  int64_t live = 0;
+  for (auto _ : state) {
+    Graph g;
+    const auto build_start = std::chrono::steady_clock::now();
+    std::optional<std::vector<NodeHandle>> roots = BuildPeerGraph(g, state);
+    build_seconds += bench::SecondsSince(build_start);
+    if (!roots.has_value()) return;
+    for (int64_t m = 0; m < bench::kPeerModels; ++m) {
+      if (bench::PeerModelDropped(m, garbage_pct)) (*roots)[m] = NodeHandle();
+    }
+    const auto start = std::chrono::steady_clock::now();
+    CollectStats s = g.Collect();
+    state.SetIterationTime(bench::SecondsSince(start));
+    live = s.marked;
+    roots->clear();
+  }
+  bench::ReportPeerCollection(state, live, build_seconds);
+}
+BENCHMARK(BM_PeerGraphgcCollect)
+    ->Arg(50)
+    ->Arg(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+
+// Resident bytes per live node: process RSS after building the 1M-node
+// graph (all live) minus before, over its nodes. Meaningful only as the
+// first thing a process does (//bench:all runs it alone:
+// --benchmark_filter=BM_PeerGraphgcResident), as memory freed earlier in the
+// process would be reused without growing RSS.
+void BM_PeerGraphgcResident(benchmark::State& state) {
+  for (auto _ : state) {
+    const int64_t rss_before_kb = consecutive::ProcessRssKb();
+    Graph g;
+    std::optional<std::vector<NodeHandle>> roots = BuildPeerGraph(g, state);
+    if (!roots.has_value()) return;
+    const int64_t rss_after_kb = consecutive::ProcessRssKb();
+    state.counters["bytes_per_live_node"] =
+        static_cast<double>(rss_after_kb - rss_before_kb) * 1024 /
+        static_cast<double>(g.num_nodes());
+    state.counters["live_nodes"] = static_cast<double>(g.num_nodes());
+  }
+}
+BENCHMARK(BM_PeerGraphgcResident)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+// Models dropped steadily on a 1M-node graph: the 1M nodes are built and
+// promoted (two collections), then each of kSteadyDrops steps drops the
+// oldest model, builds a new one and reaches a safe point (MaybeCollect, as
+// Fit's steps do). Reports the longest single pause and their sum (issue 17:
+// longest <= 5 ms).
+void BM_PeerGraphgcSteadyDrops(benchmark::State& state) {
+  constexpr int64_t kSteps = bench::kSteadyDrops;
+  int64_t longest_ns = 0, total_ns = 0, collections = 0, full = 0;
+  for (auto _ : state) {
+    Graph g;
+    std::optional<std::vector<NodeHandle>> roots = BuildPeerGraph(g, state);
+    if (!roots.has_value()) return;
+    g.Collect();
+    g.Collect();
+    const auto start = std::chrono::steady_clock::now();
+    for (int64_t step = 0; step < kSteps; ++step) {
+      (*roots)[step] = NodeHandle();
+      absl::StatusOr<std::vector<NodeHandle>> added =
+          BuildPeerModels(g, bench::kPeerModels + step, 1);
+      if (!added.ok()) {
+        state.SkipWithError(std::string(added.status().message()).c_str());
+        return;
+      }
+      roots->push_back(std::move(added->front()));
+      if (std::optional<CollectStats> s = g.MaybeCollect()) {
+        longest_ns = std::max(longest_ns, s->pause_ns);
+        total_ns += s->pause_ns;
+        ++collections;
+        if (!s->minor) ++full;
+      }
+    }
+    state.SetIterationTime(bench::SecondsSince(start));
+  }
+  state.counters["longest_pause_ms"] = static_cast<double>(longest_ns) / 1e6;
+  state.counters["pause_ms_total"] = static_cast<double>(total_ns) / 1e6;
+  state.counters["collections"] = static_cast<double>(collections);
+  state.counters["full_collections"] = static_cast<double>(full);
+  state.counters["steps"] = kSteps;
+}
+BENCHMARK(BM_PeerGraphgcSteadyDrops)
+    ->Iterations(1)
+    ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

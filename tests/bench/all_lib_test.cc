@@ -95,6 +95,22 @@ TEST(TargetRow, RatioAndVerdict) {
   EXPECT_TRUE(absl::StrContains(table, "not measured")) << table;
 }
 
+TEST(TargetRow, AtLeastIsMetFromTheBoundUp) {
+  TargetRow rate{.what = "nodes/s",
+                 .measured = 4e6,
+                 .kind = TargetRow::Kind::kAtLeast,
+                 .target = 5e6};
+  EXPECT_EQ(RatioToTarget(rate), 0.8);
+  EXPECT_FALSE(MeetsTarget(rate));
+  rate.measured = 5e6;
+  EXPECT_TRUE(MeetsTarget(rate));
+  rate.measured = 6e6;
+  EXPECT_TRUE(MeetsTarget(rate));
+  const std::string table = FormatTargetTable({rate});
+  EXPECT_TRUE(absl::StrContains(table, ">= 5e+06")) << table;
+  EXPECT_TRUE(absl::StrContains(table, "yes")) << table;
+}
+
 TEST(ParseKeyValues, ReadsNumbersSkipsJunk) {
   auto kv = ParseKeyValues("a=1.5\nnonsense\nb=2e3\nc=x\n");
   EXPECT_EQ(kv.size(), 2u);

@@ -1,0 +1,28 @@
+// bench/peer_report.h
+//
+// What graphgc's and Boehm GC's peer benchmarks (bench/peer_shape.h) both
+// report, under the same counter names, so //bench:all can set them side by
+// side.
+#ifndef GRAPHGC_BENCH_PEER_REPORT_H_
+#define GRAPHGC_BENCH_PEER_REPORT_H_
+
+#include <chrono>
+#include <cstdint>
+
+#include "benchmark/benchmark.h"
+
+namespace graphgc::bench {
+
+double SecondsSince(std::chrono::steady_clock::time_point start);
+
+// The counters of a collection benchmark whose iterations each built the
+// kPeerNodes-node graph in build_seconds in all and left `live` nodes:
+// ns_per_node and ns_per_live_node (the manual time of one collection over
+// the graph's nodes, and over its live ones), live_nodes and
+// created_nodes_per_s.
+void ReportPeerCollection(benchmark::State& state, int64_t live,
+                          double build_seconds);
+
+}  // namespace graphgc::bench
+
+#endif  // GRAPHGC_BENCH_PEER_REPORT_H_
