@@ -776,8 +776,9 @@ std::pair<std::string, int64_t> SplitSuffix(absl::string_view scope) {
   return {std::string(scope.substr(0, underscore)), k};
 }
 
-std::string Rename(absl::string_view name,
-                   const absl::flat_hash_map<std::string, std::string>& map) {
+}  // namespace
+
+std::string RenameScopes(absl::string_view name, const ScopeRenaming& map) {
   std::string out;
   out.reserve(name.size());
   size_t start = 0;
@@ -793,9 +794,7 @@ std::string Rename(absl::string_view name,
   return out;
 }
 
-}  // namespace
-
-void LocalizeScopeNames(proto::GraphDef& graph_def) {
+ScopeRenaming LocalizeScopeNames(proto::GraphDef& graph_def) {
   // The exported top-level scopes, grouped by base and ordered by suffix.
   std::map<std::string, std::set<int64_t>> by_base;
   absl::flat_hash_map<std::string, bool> seen;
@@ -807,7 +806,7 @@ void LocalizeScopeNames(proto::GraphDef& graph_def) {
       by_base[base].insert(k);
     }
   }
-  absl::flat_hash_map<std::string, std::string> map;
+  ScopeRenaming map;
   for (const auto& [base, suffixes] : by_base) {
     int64_t local = 0;
     for (int64_t k : suffixes) {
@@ -817,9 +816,9 @@ void LocalizeScopeNames(proto::GraphDef& graph_def) {
       if (from != to) map.emplace(from, to);
     }
   }
-  if (map.empty()) return;
+  if (map.empty()) return map;
   for (proto::NodeDef& node : *graph_def.mutable_node()) {
-    node.set_name(Rename(node.name(), map));
+    node.set_name(RenameScopes(node.name(), map));
     for (std::string& input : *node.mutable_input()) {
       const bool control = !input.empty() && input[0] == '^';
       absl::string_view body = absl::string_view(input).substr(control ? 1 : 0);
@@ -829,9 +828,10 @@ void LocalizeScopeNames(proto::GraphDef& graph_def) {
         port = std::string(body.substr(colon));
         body = body.substr(0, colon);
       }
-      input = absl::StrCat(control ? "^" : "", Rename(body, map), port);
+      input = absl::StrCat(control ? "^" : "", RenameScopes(body, map), port);
     }
   }
+  return map;
 }
 
 absl::StatusOr<proto::GraphDef> ExportGraphDef(const std::vector<Output>& roots,

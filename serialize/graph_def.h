@@ -6,13 +6,13 @@
 //
 // Export reads the graph and changes nothing in it, no collection included
 // (the safe points are its callers': Fit, before the TensorBoard callback
-// exports, and Save), and writes exactly the nodes the roots reach, inputs before the nodes that
-// read them, in an order fixed by the graph's structure: identical graphs
-// give identical GraphDefs, and DeterministicBytes() gives identical bytes.
-// Node names, op types, input strings ("x", "x:1", "^x") and attribute names
-// and types are TensorFlow's; constants are TensorProtos with their values in
-// tensor_content (little-endian); every node also carries "_output_shapes"
-// (TensorBoard labels edges with it; -1 for unknown dims).
+// exports, and Save), and writes exactly the nodes the roots reach, inputs
+// before the nodes that read them, in an order fixed by the graph's structure:
+// identical graphs give identical GraphDefs, and DeterministicBytes() gives
+// identical bytes. Node names, op types, input strings ("x", "x:1", "^x") and
+// attribute names and types are TensorFlow's; constants are TensorProtos with
+// their values in tensor_content (little-endian); every node also carries
+// "_output_shapes" (TensorBoard labels edges with it; -1 for unknown dims).
 //
 // Import rebuilds a GraphDef through the op registry (ops/registry.h), in
 // dependency order whatever the GraphDef's order. It is all or nothing: the
@@ -53,7 +53,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "gc/handle.h"
 #include "runtime/graph.h"
@@ -83,8 +85,17 @@ struct ExportOptions {
   bool local_scope_names = false;
 };
 
-// Renames `graph_def` in place as ExportOptions::local_scope_names says.
-void LocalizeScopeNames(proto::GraphDef& graph_def);
+// A renaming of name components: graph-wide scope name -> local name
+// ("sequential_7" -> "sequential"), holding only the ones that change.
+using ScopeRenaming = absl::flat_hash_map<std::string, std::string>;
+
+// Renames `graph_def` in place as ExportOptions::local_scope_names says,
+// and returns the renaming it applied, so names kept beside the graph (the
+// Keras config the TensorBoard callback writes) can follow it.
+ScopeRenaming LocalizeScopeNames(proto::GraphDef& graph_def);
+
+// `name` with each '/'-separated component that `renaming` holds replaced.
+std::string RenameScopes(absl::string_view name, const ScopeRenaming& renaming);
 
 // Exports the nodes `roots` reach (through data and control inputs). Every
 // root must be a live handle of one graph (InvalidArgument otherwise); no

@@ -318,6 +318,44 @@ TEST_F(LogDirFaultTest, TensorBoardWritesTheKerasConfigAsTheKerasSummary) {
   EXPECT_EQ(found, 1);
 }
 
+TEST_F(LogDirFaultTest, TensorBoardKerasSummaryUsesTheGraphsLocalNames) {
+  // model_ took "sequential" and "dense" in g_; this one gets "_1" names.
+  Sequential second =
+      Sequential::Create(
+          {layers::Input({2}), layers::Dense(3, {.activation = "softmax"})},
+          {.graph = &g_})
+          .value();
+  ASSERT_TRUE(second
+                  .Compile({.optimizer = optimizers::SGD(),
+                            .loss = losses::SparseCategoricalCrossentropy()})
+                  .ok());
+  ASSERT_EQ(second.name(), "sequential_1");
+  auto first_board = callbacks::TensorBoard::Create({.log_dir = log_dir_});
+  auto second_board =
+      callbacks::TensorBoard::Create({.log_dir = log_dir_ + "/second"});
+  ASSERT_TRUE(
+      model_.Fit(x_, y_, {.verbose = 0, .callbacks = {first_board}}).ok());
+  ASSERT_TRUE(
+      second.Fit(x_, y_, {.verbose = 0, .callbacks = {second_board}}).ok());
+  auto keras_config = [](const std::string& path) {
+    auto events = EventFileReader::ReadAll(path);
+    EXPECT_TRUE(events.ok()) << events.status();
+    for (const proto::Event& e : events.value_or(std::vector<proto::Event>())) {
+      for (const proto::Summary::Value& v : e.summary().value()) {
+        if (v.tag() == "keras") return v.tensor().string_val(0);
+      }
+    }
+    return std::string();
+  };
+  const std::string first = keras_config(first_board->train_path());
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(keras_config(second_board->train_path()), first);
+  EXPECT_TRUE(absl::StrContains(first, "\"name\":\"sequential\"")) << first;
+  EXPECT_TRUE(absl::StrContains(first, "\"name\":\"dense\"")) << first;
+  EXPECT_EQ(std::filesystem::file_size(second_board->train_path()),
+            std::filesystem::file_size(first_board->train_path()));
+}
+
 TEST_F(LogDirFaultTest, TensorBoardWithoutWriteGraphWritesNoKerasSummary) {
   auto tensorboard = callbacks::TensorBoard::Create(
       {.log_dir = log_dir_, .write_graph = false});

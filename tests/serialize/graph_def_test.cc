@@ -731,7 +731,11 @@ TEST(LocalizeScopeNames, DropsGraphWideSuffixesAndRenumbersLocally) {
   add("sequential_3/gradients/dense_7/MatMul_grad/MatMul",
       {"dense_7/kernel:0", "^dense_12/kernel"});
   add("input_4", {});
-  LocalizeScopeNames(def);
+  const ScopeRenaming renaming = LocalizeScopeNames(def);
+  EXPECT_EQ(renaming, (ScopeRenaming{{"dense_7", "dense"},
+                                     {"dense_12", "dense_1"},
+                                     {"sequential_3", "sequential"},
+                                     {"input_4", "input"}}));
   EXPECT_EQ(def.node(0).name(), "dense/kernel");
   EXPECT_EQ(def.node(1).name(), "dense_1/kernel");
   EXPECT_EQ(def.node(2).name(),
@@ -749,8 +753,18 @@ TEST(LocalizeScopeNames, LeavesAFreshGraphsNamesAlone) {
     n->set_op("Test");
   }
   proto::GraphDef before = def;
-  LocalizeScopeNames(def);
+  EXPECT_TRUE(LocalizeScopeNames(def).empty());
   EXPECT_EQ(DeterministicBytes(def), DeterministicBytes(before));
+}
+
+TEST(RenameScopes, RenamesEveryComponentTheRenamingHolds) {
+  const ScopeRenaming renaming = {{"sequential_3", "sequential"},
+                                  {"dense_7", "dense"}};
+  EXPECT_EQ(RenameScopes("sequential_3/gradients/dense_7/MatMul", renaming),
+            "sequential/gradients/dense/MatMul");
+  EXPECT_EQ(RenameScopes("dense_70/kernel", renaming), "dense_70/kernel");
+  EXPECT_EQ(RenameScopes("dense_7", renaming), "dense");
+  EXPECT_EQ(RenameScopes("", renaming), "");
 }
 
 }  // namespace
