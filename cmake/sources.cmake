@@ -26,7 +26,12 @@ set(GRAPHGC_SOURCES
     ops/array_ops.cc
     ops/conv_ops.cc
     ops/core_ops.cc
+    ops/elementwise.cc
+    ops/math_binary_kernels.cc
+    ops/math_compare_kernels.cc
     ops/math_ops.cc
+    ops/math_reduce_kernels.cc
+    ops/math_unary_kernels.cc
     ops/nn_ops.cc
     ops/op_util.cc
     ops/ops.cc
@@ -79,6 +84,8 @@ set(GRAPHGC_HEADERS
     runtime/tensor.h
     ops/array_ops.h
     ops/conv_ops.h
+    ops/elementwise.h
+    ops/math_kernels.h
     ops/math_ops.h
     ops/nn_ops.h
     ops/op_util.h

@@ -1,14 +1,15 @@
 // Math ops: broadcasting binary ops (AddV2, Sub, Mul, RealDiv, Maximum,
 // Minimum, comparisons), AddN, unary ops (Neg, Square, Sqrt, Exp, Log,
-// Sigmoid, Tanh), MatMul, reductions (Sum, Mean) and ArgMax.
+// Sigmoid, Tanh), MatMul, reductions (Sum, Mean) and ArgMax: their shape
+// functions, gradients and registration, and the MatMul and ArgMax kernels.
+// The Eigen kernels are in ops/math_*_kernels.cc (ops/math_kernels.h).
 #include "ops/math_ops.h"
 
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
 
-#include "Eigen/Core"
-#include "absl/strings/str_join.h"
+#include "ops/math_kernels.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 #include "ops/small_gemm.h"
@@ -18,14 +19,12 @@ namespace graphgc {
 namespace {
 
 using op_util::CheckDtype;
-using op_util::DispatchAll;
 using op_util::DispatchNumeric;
 using op_util::GradName;
 using op_util::IntValues;
 using op_util::MakeOp;
 using op_util::MustRegister;
 using op_util::NewOutput;
-using op_util::NewUninitializedOutput;
 using op_util::UnbroadcastGrad;
 
 using Grads = std::vector<std::optional<Output>>;
@@ -33,148 +32,6 @@ using Grads = std::vector<std::optional<Output>>;
 constexpr std::initializer_list<DataType> kNumeric = {DT_FLOAT, DT_INT32,
                                                       DT_INT64};
 constexpr std::initializer_list<DataType> kIndexTypes = {DT_INT32, DT_INT64};
-
-// Integer arithmetic wraps modulo 2^bits, as TensorFlow's CPU kernels do in
-// practice. Signed overflow is undefined behaviour in C++, so `f` runs on
-// the operands cast to the unsigned type of the same width, where wrapping
-// is defined, and the result is cast back (modular since C++20). Float
-// operands go to `f` unchanged. `f` takes Eigen array expressions.
-template <typename F>
-auto Wrapping(F f) {
-  return [f](const auto&... a) {
-    using T = std::common_type_t<typename std::decay_t<decltype(a)>::Scalar...>;
-    if constexpr (std::is_integral_v<T>) {
-      using U = std::make_unsigned_t<T>;
-      return f(a.template cast<U>()...).template cast<T>();
-    } else {
-      return f(a...);
-    }
-  };
-}
-
-// --- broadcasting binary kernels ---
-
-// Whether `small` (leading 1s ignored) equals the trailing dims of `big`.
-bool IsTrailingOf(const TensorShape& small, const TensorShape& big) {
-  int s = 0;
-  while (s < small.dims() && small[s] == 1) ++s;
-  const int k = small.dims() - s;
-  if (k > big.dims()) return false;
-  for (int i = 0; i < k; ++i) {
-    if (small[s + i] != big[big.dims() - k + i]) return false;
-  }
-  return true;
-}
-
-// Whether `small` is `big` with its trailing dimensions set to 1 (same
-// rank), e.g. [b,1] of [b,n]: one value of `small` per run of `big`'s
-// innermost elements.
-bool IsLeadingOf(const TensorShape& small, const TensorShape& big) {
-  if (small.dims() != big.dims()) return false;
-  int d = small.dims();
-  while (d > 0 && small[d - 1] == 1) --d;
-  for (int i = 0; i < d; ++i) {
-    if (small[i] != big[i]) return false;
-  }
-  return true;
-}
-
-// out = f(x, y) elementwise with NumPy broadcasting. `f` takes two Eigen
-// array expressions and returns one, so Eigen vectorises every case: same
-// shapes, a scalar side, a row vector repeated over rows ([b,n] op [n]), a
-// column repeated over columns ([b,n] op [b,1]); any other broadcast
-// materialises both sides first.
-template <typename T, typename Out, typename F>
-absl::Status BinaryKernel(OpKernelContext& ctx, F f) {
-  const Tensor& x = ctx.input(0);
-  const Tensor& y = ctx.input(1);
-  using Arr = Eigen::Array<T, Eigen::Dynamic, 1>;
-  using ConstRow = Eigen::Map<const Arr>;
-  using OutRow = Eigen::Map<Eigen::Array<Out, Eigen::Dynamic, 1>>;
-  constexpr DataType kOut = DataTypeToEnum<Out>::value;
-  // Equal shapes and a rank-0 side: the result has the other side's shape,
-  // element i comes from element i of that side, so it may take over that
-  // side's buffer. Other pairs need the general broadcasting rule.
-  const bool same = x.shape() == y.shape();
-  const bool y_scalar = !same && y.shape().dims() == 0;
-  const bool x_scalar = !same && !y_scalar && x.shape().dims() == 0;
-  if (same || y_scalar || x_scalar) {
-    // Maps taken before a forward empties the input it takes.
-    const Tensor::ConstFlat<T> xf = x.flat<T>();
-    const Tensor::ConstFlat<T> yf = y.flat<T>();
-    const int from = x_scalar ? 1 : 0;
-    const Tensor& big = ctx.input(from);
-    Tensor* out;
-    if constexpr (std::is_same_v<T, Out>) {
-      GG_ASSIGN_OR_RETURN(out, ctx.forward_input_or_allocate_output(
-                                   from, 0, kOut, big.shape()));
-    } else {
-      GG_ASSIGN_OR_RETURN(out, ctx.allocate_output(0, kOut, big.shape()));
-    }
-    const int64_t n = out->num_elements();
-    if (n == 0) {
-      // nothing to compute
-    } else if (same) {
-      out->mutable_flat<Out>() = f(xf, yf);
-    } else if (y_scalar) {
-      out->mutable_flat<Out>() = f(xf, Arr::Constant(n, yf[0]));
-    } else {
-      out->mutable_flat<Out>() = f(Arr::Constant(n, xf[0]), yf);
-    }
-    return absl::OkStatus();
-  }
-  absl::StatusOr<TensorShape> shape =
-      op_util::BroadcastShapes(x.shape(), y.shape());
-  if (!shape.ok()) return ctx.InvalidArgument(shape.status().message());
-  GG_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, kOut, *shape));
-  const int64_t n = out->num_elements();
-  if (n == 0) {
-    // nothing to compute
-  } else if (y.num_elements() == 1 && x.shape() == *shape) {
-    out->mutable_flat<Out>() = f(x.flat<T>(), Arr::Constant(n, y.data<T>()[0]));
-  } else if (x.num_elements() == 1 && y.shape() == *shape) {
-    out->mutable_flat<Out>() = f(Arr::Constant(n, x.data<T>()[0]), y.flat<T>());
-  } else if (x.shape() == *shape && IsTrailingOf(y.shape(), x.shape())) {
-    const int64_t inner = y.num_elements();
-    Out* o = out->mutable_data<Out>().data();
-    const T* xp = x.data<T>().data();
-    for (int64_t r = 0; r < n / inner; ++r) {
-      OutRow(o + r * inner, inner) =
-          f(ConstRow(xp + r * inner, inner), y.flat<T>());
-    }
-  } else if (y.shape() == *shape && IsTrailingOf(x.shape(), y.shape())) {
-    const int64_t inner = x.num_elements();
-    Out* o = out->mutable_data<Out>().data();
-    const T* yp = y.data<T>().data();
-    for (int64_t r = 0; r < n / inner; ++r) {
-      OutRow(o + r * inner, inner) =
-          f(x.flat<T>(), ConstRow(yp + r * inner, inner));
-    }
-  } else if (x.shape() == *shape && IsLeadingOf(y.shape(), x.shape())) {
-    const int64_t inner = n / y.num_elements();
-    Out* o = out->mutable_data<Out>().data();
-    const T* xp = x.data<T>().data();
-    const T* yp = y.data<T>().data();
-    for (int64_t r = 0; r < n / inner; ++r) {
-      OutRow(o + r * inner, inner) =
-          f(ConstRow(xp + r * inner, inner), Arr::Constant(inner, yp[r]));
-    }
-  } else if (y.shape() == *shape && IsLeadingOf(x.shape(), y.shape())) {
-    const int64_t inner = n / x.num_elements();
-    Out* o = out->mutable_data<Out>().data();
-    const T* xp = x.data<T>().data();
-    const T* yp = y.data<T>().data();
-    for (int64_t r = 0; r < n / inner; ++r) {
-      OutRow(o + r * inner, inner) =
-          f(Arr::Constant(inner, xp[r]), ConstRow(yp + r * inner, inner));
-    }
-  } else {
-    GG_ASSIGN_OR_RETURN(Tensor xb, op_util::BroadcastTo<T>(x, *shape));
-    GG_ASSIGN_OR_RETURN(Tensor yb, op_util::BroadcastTo<T>(y, *shape));
-    out->mutable_flat<Out>() = f(xb.flat<T>(), yb.flat<T>());
-  }
-  return absl::OkStatus();
-}
 
 absl::StatusOr<std::vector<OutputInfo>> BinaryShape(
     const AttrMap& attrs, absl::Span<const InputInfo> in,
@@ -266,98 +123,62 @@ absl::StatusOr<Grads> SelectGrad(const GradContext& ctx, bool maximum) {
   return Unbroadcast(ctx, gx, gy);
 }
 
-template <typename Out, typename F>
-KernelFn NumericBinary(F f) {
-  return [f](OpKernelContext& ctx) -> absl::Status {
-    absl::Status s = DispatchNumeric(ctx.input(0).dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      using O = std::conditional_t<std::is_same_v<Out, void>, T, Out>;
-      return BinaryKernel<T, O>(ctx, f);
-    });
-    if (absl::IsUnimplemented(s)) return ctx.InvalidArgument(s.message());
-    return s;
-  };
-}
-
 void RegisterBinaryOps(OpRegistry& r) {
+  using math_kernels::Arithmetic;
+  using math_kernels::ArithmeticKernel;
+  using math_kernels::Comparison;
+  using math_kernels::ComparisonKernel;
   auto numeric_shape = [](const AttrMap& attrs,
                           absl::Span<const InputInfo> in) {
     return BinaryShape(attrs, in, kNumeric, false);
   };
-  MustRegister(r,
-               MakeOp("AddV2", {"x", "y"}, 1, {{"T", "type"}}, numeric_shape,
-                      NumericBinary<void>(Wrapping(
-                          [](const auto& a, const auto& b) { return a + b; })),
-                      AddGrad));
-  MustRegister(r,
-               MakeOp("Sub", {"x", "y"}, 1, {{"T", "type"}}, numeric_shape,
-                      NumericBinary<void>(Wrapping(
-                          [](const auto& a, const auto& b) { return a - b; })),
-                      SubGrad));
-  MustRegister(r,
-               MakeOp("Mul", {"x", "y"}, 1, {{"T", "type"}}, numeric_shape,
-                      NumericBinary<void>(Wrapping(
-                          [](const auto& a, const auto& b) { return a * b; })),
-                      MulGrad));
+  MustRegister(r, MakeOp("AddV2", {"x", "y"}, 1, {{"T", "type"}}, numeric_shape,
+                         ArithmeticKernel(Arithmetic::kAddV2), AddGrad));
+  MustRegister(r, MakeOp("Sub", {"x", "y"}, 1, {{"T", "type"}}, numeric_shape,
+                         ArithmeticKernel(Arithmetic::kSub), SubGrad));
+  MustRegister(r, MakeOp("Mul", {"x", "y"}, 1, {{"T", "type"}}, numeric_shape,
+                         ArithmeticKernel(Arithmetic::kMul), MulGrad));
   MustRegister(
       r, MakeOp("Maximum", {"x", "y"}, 1, {{"T", "type"}}, numeric_shape,
-                NumericBinary<void>(
-                    [](const auto& a, const auto& b) { return a.max(b); }),
+                ArithmeticKernel(Arithmetic::kMaximum),
                 [](const GradContext& ctx) { return SelectGrad(ctx, true); }));
   MustRegister(
       r, MakeOp("Minimum", {"x", "y"}, 1, {{"T", "type"}}, numeric_shape,
-                NumericBinary<void>(
-                    [](const auto& a, const auto& b) { return a.min(b); }),
+                ArithmeticKernel(Arithmetic::kMinimum),
                 [](const GradContext& ctx) { return SelectGrad(ctx, false); }));
   MustRegister(r, MakeOp(
                       "RealDiv", {"x", "y"}, 1, {{"T", "type"}},
                       [](const AttrMap& attrs, absl::Span<const InputInfo> in) {
                         return BinaryShape(attrs, in, {DT_FLOAT}, false);
                       },
-                      [](OpKernelContext& ctx) {
-                        return BinaryKernel<float, float>(
-                            ctx,
-                            [](const auto& a, const auto& b) { return a / b; });
-                      },
-                      RealDivGrad));
+                      ArithmeticKernel(Arithmetic::kRealDiv), RealDivGrad));
 
   // Comparisons: bool outputs, no gradient.
   auto compare_shape = [](const AttrMap& attrs,
                           absl::Span<const InputInfo> in) {
     return BinaryShape(attrs, in, kNumeric, true);
   };
-  MustRegister(
-      r, MakeOp(
-             "Equal", {"x", "y"}, 1,
-             {{"T", "type"},
-              {"incompatible_shape_error", "bool", AttrValue(true)}},
-             [](const AttrMap& attrs, absl::Span<const InputInfo> in) {
-               return BinaryShape(
-                   attrs, in, {DT_FLOAT, DT_INT32, DT_INT64, DT_BOOL}, true);
-             },
-             [](OpKernelContext& ctx) -> absl::Status {
-               return DispatchAll(ctx.input(0).dtype(), [&](auto tag) {
-                 using T = decltype(tag);
-                 return BinaryKernel<T, bool>(
-                     ctx, [](const auto& a, const auto& b) { return a == b; });
-               });
-             }));
+  MustRegister(r, MakeOp(
+                      "Equal", {"x", "y"}, 1,
+                      {{"T", "type"},
+                       {"incompatible_shape_error", "bool", AttrValue(true)}},
+                      [](const AttrMap& attrs, absl::Span<const InputInfo> in) {
+                        return BinaryShape(
+                            attrs, in, {DT_FLOAT, DT_INT32, DT_INT64, DT_BOOL},
+                            true);
+                      },
+                      ComparisonKernel(Comparison::kEqual)));
   MustRegister(r,
                MakeOp("Greater", {"x", "y"}, 1, {{"T", "type"}}, compare_shape,
-                      NumericBinary<bool>(
-                          [](const auto& a, const auto& b) { return a > b; })));
+                      ComparisonKernel(Comparison::kGreater)));
   MustRegister(
       r, MakeOp("GreaterEqual", {"x", "y"}, 1, {{"T", "type"}}, compare_shape,
-                NumericBinary<bool>(
-                    [](const auto& a, const auto& b) { return a >= b; })));
+                ComparisonKernel(Comparison::kGreaterEqual)));
   MustRegister(r, MakeOp("Less", {"x", "y"}, 1, {{"T", "type"}}, compare_shape,
-                         NumericBinary<bool>([](const auto& a, const auto& b) {
-                           return a < b;
-                         })));
+                         ComparisonKernel(Comparison::kLess)));
   MustRegister(
       r, MakeOp("LessEqual", {"x", "y"}, 1, {{"T", "type"}}, compare_shape,
-                NumericBinary<bool>(
-                    [](const auto& a, const auto& b) { return a <= b; })));
+                ComparisonKernel(Comparison::kLessEqual)));
 }
 
 // --- AddN ---
@@ -387,30 +208,7 @@ void RegisterAddN(OpRegistry& r) {
         }
         return std::vector<OutputInfo>{{in[0].dtype, s}};
       },
-      [](OpKernelContext& ctx) -> absl::Status {
-        const Tensor& x0 = ctx.input(0);
-        for (int i = 1; i < ctx.num_inputs(); ++i) {
-          if (ctx.input(i).shape() != x0.shape()) {
-            return ctx.InvalidArgument(absl::StrCat(
-                "input ", i, " has shape ", ctx.input(i).shape().DebugString(),
-                ", input 0 has ", x0.shape().DebugString()));
-          }
-        }
-        GG_ASSIGN_OR_RETURN(
-            Tensor out, NewUninitializedOutput(ctx, x0.dtype(), x0.shape()));
-        GG_RETURN_IF_ERROR(DispatchNumeric(x0.dtype(), [&](auto tag) {
-          using T = decltype(tag);
-          auto o = out.mutable_flat<T>();
-          o = x0.flat<T>();
-          const auto add =
-              Wrapping([](const auto& a, const auto& b) { return a + b; });
-          for (int i = 1; i < ctx.num_inputs(); ++i)
-            o = add(o, ctx.input(i).flat<T>());
-          return absl::OkStatus();
-        }));
-        ctx.set_output(0, std::move(out));
-        return absl::OkStatus();
-      },
+      math_kernels::AddNKernel,
       [](const GradContext& ctx) -> absl::StatusOr<Grads> {
         return Grads(ctx.node.inputs.size(), ctx.grad_outputs[0]);
       });
@@ -420,30 +218,6 @@ void RegisterAddN(OpRegistry& r) {
 }
 
 // --- unary ---
-
-template <bool kFloatOnly, typename F>
-KernelFn UnaryKernel(F f) {
-  return [f](OpKernelContext& ctx) -> absl::Status {
-    const Tensor& x = ctx.input(0);
-    GG_ASSIGN_OR_RETURN(Tensor out,
-                        NewUninitializedOutput(ctx, x.dtype(), x.shape()));
-    if constexpr (kFloatOnly) {
-      if (x.dtype() != DT_FLOAT) {
-        return ctx.InvalidArgument("needs a float input");
-      }
-      out.mutable_flat<float>() = f(x.flat<float>());
-    } else {
-      absl::Status s = DispatchNumeric(x.dtype(), [&](auto tag) {
-        using T = decltype(tag);
-        out.mutable_flat<T>() = f(x.flat<T>());
-        return absl::OkStatus();
-      });
-      if (!s.ok()) return ctx.InvalidArgument(s.message());
-    }
-    ctx.set_output(0, std::move(out));
-    return absl::OkStatus();
-  };
-}
 
 ShapeFn UnaryShape(std::initializer_list<DataType> allowed) {
   std::vector<DataType> types(allowed);
@@ -475,19 +249,17 @@ GradFn UnaryGrad(B build) {
 }
 
 void RegisterUnaryOps(OpRegistry& r) {
-  MustRegister(
-      r, MakeOp("Neg", {"x"}, 1, {{"T", "type"}}, UnaryShape(kNumeric),
-                UnaryKernel<false>(Wrapping([](const auto& a) { return -a; })),
-                UnaryGrad([](const GradContext& ctx, const Output& g,
-                             const Output&, const Output&) {
-                  return ops::Neg(g, {.name = GradName(ctx, "Neg")});
-                })));
+  MustRegister(r, MakeOp("Neg", {"x"}, 1, {{"T", "type"}}, UnaryShape(kNumeric),
+                         math_kernels::UnaryKernel(math_kernels::Unary::kNeg),
+                         UnaryGrad([](const GradContext& ctx, const Output& g,
+                                      const Output&, const Output&) {
+                           return ops::Neg(g, {.name = GradName(ctx, "Neg")});
+                         })));
   MustRegister(
       r,
       MakeOp(
           "Square", {"x"}, 1, {{"T", "type"}}, UnaryShape(kNumeric),
-          UnaryKernel<false>(
-              Wrapping([](const auto& a) { return a.square(); })),
+          math_kernels::UnaryKernel(math_kernels::Unary::kSquare),
           UnaryGrad([](const GradContext& ctx, const Output& g, const Output& x,
                        const Output&) -> absl::StatusOr<Output> {
             GG_ASSIGN_OR_RETURN(
@@ -501,7 +273,7 @@ void RegisterUnaryOps(OpRegistry& r) {
       r,
       MakeOp(
           "Sqrt", {"x"}, 1, {{"T", "type"}}, UnaryShape({DT_FLOAT}),
-          UnaryKernel<true>([](const auto& a) { return a.sqrt(); }),
+          math_kernels::UnaryKernel(math_kernels::Unary::kSqrt),
           UnaryGrad([](const GradContext& ctx, const Output& g, const Output& x,
                        const Output& y) -> absl::StatusOr<Output> {
             GG_ASSIGN_OR_RETURN(
@@ -513,14 +285,14 @@ void RegisterUnaryOps(OpRegistry& r) {
           })));
   MustRegister(r,
                MakeOp("Exp", {"x"}, 1, {{"T", "type"}}, UnaryShape({DT_FLOAT}),
-                      UnaryKernel<true>([](const auto& a) { return a.exp(); }),
+                      math_kernels::UnaryKernel(math_kernels::Unary::kExp),
                       UnaryGrad([](const GradContext& ctx, const Output& g,
                                    const Output&, const Output& y) {
                         return ops::Mul(g, y, {.name = GradName(ctx, "Mul")});
                       })));
   MustRegister(
       r, MakeOp("Log", {"x"}, 1, {{"T", "type"}}, UnaryShape({DT_FLOAT}),
-                UnaryKernel<true>([](const auto& a) { return a.log(); }),
+                math_kernels::UnaryKernel(math_kernels::Unary::kLog),
                 UnaryGrad([](const GradContext& ctx, const Output& g,
                              const Output& x, const Output&) {
                   return ops::RealDiv(g, x, {.name = GradName(ctx, "RealDiv")});
@@ -529,8 +301,7 @@ void RegisterUnaryOps(OpRegistry& r) {
       r,
       MakeOp(
           "Sigmoid", {"x"}, 1, {{"T", "type"}}, UnaryShape({DT_FLOAT}),
-          UnaryKernel<true>(
-              [](const auto& a) { return (1.0f + (-a).exp()).inverse(); }),
+          math_kernels::UnaryKernel(math_kernels::Unary::kSigmoid),
           UnaryGrad([](const GradContext& ctx, const Output& g, const Output& x,
                        const Output& y) -> absl::StatusOr<Output> {
             GG_ASSIGN_OR_RETURN(
@@ -546,7 +317,7 @@ void RegisterUnaryOps(OpRegistry& r) {
       r,
       MakeOp(
           "Tanh", {"x"}, 1, {{"T", "type"}}, UnaryShape({DT_FLOAT}),
-          UnaryKernel<true>([](const auto& a) { return a.tanh(); }),
+          math_kernels::UnaryKernel(math_kernels::Unary::kTanh),
           UnaryGrad([](const GradContext& ctx, const Output& g, const Output& x,
                        const Output& y) -> absl::StatusOr<Output> {
             GG_ASSIGN_OR_RETURN(
@@ -649,37 +420,6 @@ absl::StatusOr<Grads> MatMulGrad(const GradContext& ctx) {
 }
 
 // --- Sum, Mean ---
-
-// Which axes of a rank-`rank` tensor `axes` names. As TensorFlow, an axis
-// named twice (1 and 1, or 1 and -1 of a rank-2 tensor) is InvalidArgument.
-absl::StatusOr<std::vector<bool>> ReducedAxes(absl::Span<const int64_t> axes,
-                                              int rank) {
-  std::vector<bool> reduced(rank, false);
-  for (int64_t a : axes) {
-    GG_ASSIGN_OR_RETURN(int d, op_util::NormaliseAxis(a, rank));
-    if (reduced[d]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("reduction axes [", absl::StrJoin(axes, ","),
-                       "] name dimension ", d, " more than once"));
-    }
-    reduced[d] = true;
-  }
-  return reduced;
-}
-
-TensorShape ReducedShape(const TensorShape& in,
-                         const std::vector<bool>& reduced, bool keep_dims) {
-  std::vector<int64_t> out;
-  for (int d = 0; d < in.dims(); ++d) {
-    if (!reduced[d]) {
-      out.push_back(in[d]);
-    } else if (keep_dims) {
-      out.push_back(1);
-    }
-  }
-  return TensorShape(out);
-}
-
 absl::StatusOr<std::vector<OutputInfo>> ReduceShape(
     const AttrMap& attrs, absl::Span<const InputInfo> in) {
   GG_ASSIGN_OR_RETURN(DataType t, GetAttr<DataType>(attrs, "T"));
@@ -711,150 +451,11 @@ absl::StatusOr<std::vector<OutputInfo>> ReduceShape(
                 std::vector<int64_t>(std::max<int64_t>(rank - k, 0), -1))}};
   }
   GG_ASSIGN_OR_RETURN(std::vector<int64_t> axes, IntValues(*in[1].value));
-  GG_ASSIGN_OR_RETURN(std::vector<bool> reduced, ReducedAxes(axes, rank));
-  return std::vector<OutputInfo>{{t, ReducedShape(in[0].shape, reduced, keep)}};
+  GG_ASSIGN_OR_RETURN(std::vector<bool> reduced,
+                      math_kernels::ReducedAxes(axes, rank));
+  return std::vector<OutputInfo>{
+      {t, math_kernels::ReducedShape(in[0].shape, reduced, keep)}};
 }
-
-// Adds every element of `x` into `out` at the index its kept axes give,
-// through `add(acc, value)`: the general case of SumInto, any mix of axes.
-template <typename T, typename Add>
-void StridedSumInto(const Tensor& x, const std::vector<bool>& reduced, T* out,
-                    Add add) {
-  const T* xp = x.data<T>().data();
-  const int r = x.shape().dims();
-  std::vector<int64_t> out_stride(r, 0);
-  int64_t s = 1;
-  for (int d = r - 1; d >= 0; --d) {
-    if (!reduced[d]) {
-      out_stride[d] = s;
-      s *= x.shape()[d];
-    }
-  }
-  std::vector<int64_t> idx(r, 0);
-  int64_t o = 0;
-  for (int64_t i = 0; i < x.num_elements(); ++i) {
-    out[o] = add(out[o], xp[i]);
-    for (int d = r - 1; d >= 0; --d) {
-      ++idx[d];
-      o += out_stride[d];
-      if (idx[d] < x.shape()[d]) break;
-      o -= out_stride[d] * idx[d];
-      idx[d] = 0;
-    }
-  }
-}
-
-// Sums `x` over the `reduced` axes into `out` (which has the product of the
-// kept dimensions as its element count). Common layouts use Eigen's
-// vectorised row/column sums; any other mix of axes a strided loop.
-template <typename T>
-void SumInto(const Tensor& x, const std::vector<bool>& reduced, T* out,
-             int64_t out_n) {
-  std::fill(out, out + out_n, T(0));
-  if (x.num_elements() == 0) return;
-  if constexpr (std::is_integral_v<T>) {
-    // Integer sums wrap modulo 2^bits, as TensorFlow's CPU kernels do in
-    // practice; added in the unsigned type, where wrapping is defined
-    // (signed overflow is undefined behaviour, found by
-    // reshape_reduce_fuzzer), and converted back (modular since C++20).
-    using U = std::make_unsigned_t<T>;
-    StridedSumInto(x, reduced, out, [](T a, T b) {
-      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-    });
-    return;
-  }
-  // Merge adjacent axes of the same kind; drop size-1 axes.
-  std::vector<std::pair<bool, int64_t>> groups;
-  for (int d = 0; d < x.shape().dims(); ++d) {
-    if (x.shape()[d] == 1) continue;
-    if (!groups.empty() && groups.back().first == reduced[d]) {
-      groups.back().second *= x.shape()[d];
-    } else {
-      groups.emplace_back(reduced[d], x.shape()[d]);
-    }
-  }
-  using RowMajor =
-      Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using ConstMat = Eigen::Map<const RowMajor>;
-  const T* xp = x.data<T>().data();
-  if (groups.empty()) {
-    out[0] = xp[0];
-  } else if (groups.size() == 1) {
-    if (groups[0].first) {
-      out[0] = x.flat<T>().sum();
-    } else {
-      std::copy(xp, xp + x.num_elements(), out);
-    }
-  } else if (groups.size() == 2 && !groups[0].first) {
-    // [kept, reduced]: row sums.
-    ConstMat m(xp, groups[0].second, groups[1].second);
-    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(out, groups[0].second) =
-        m.rowwise().sum();
-  } else if (groups.size() <= 3 && groups[0].first == (groups.size() == 2)) {
-    // [reduced, kept] or [kept, reduced, kept]: column sums per outer block.
-    const bool outer = groups.size() == 3;
-    const int64_t blocks = outer ? groups[0].second : 1;
-    const int64_t rows = groups[outer ? 1 : 0].second;
-    const int64_t cols = groups[outer ? 2 : 1].second;
-    for (int64_t b = 0; b < blocks; ++b) {
-      ConstMat m(xp + b * rows * cols, rows, cols);
-      Eigen::Map<Eigen::Matrix<T, 1, Eigen::Dynamic>>(out + b * cols, cols) =
-          m.colwise().sum();
-    }
-  } else {
-    StridedSumInto(x, reduced, out, [](T a, T b) { return a + b; });
-  }
-}
-
-template <bool kMean>
-absl::Status ReduceKernel(OpKernelContext& ctx, bool keep) {
-  const Tensor& x = ctx.input(0);
-  absl::StatusOr<std::vector<int64_t>> axes = IntValues(ctx.input(1));
-  if (!axes.ok()) return ctx.InvalidArgument(axes.status().message());
-  absl::StatusOr<std::vector<bool>> reduced =
-      ReducedAxes(*axes, x.shape().dims());
-  if (!reduced.ok()) return ctx.InvalidArgument(reduced.status().message());
-  // SumInto writes every element (zeros first), so no zeroed buffer.
-  GG_ASSIGN_OR_RETURN(
-      Tensor * out, ctx.allocate_output(
-                        0, x.dtype(), ReducedShape(x.shape(), *reduced, keep)));
-  // Reduced elements per output element. A product too large for any
-  // tensor needs a dimension of 0 elsewhere in x: then either a reduced
-  // dimension is 0 (the count is 0) or a kept one is (no outputs).
-  int64_t count = 1;
-  for (int d = 0; d < x.shape().dims(); ++d) {
-    if ((*reduced)[d] && !MultiplySizes(count, x.shape()[d], &count)) {
-      count = 0;
-      break;
-    }
-  }
-  absl::Status s = DispatchNumeric(x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T* o = out->mutable_data<T>().data();
-    SumInto<T>(x, *reduced, o, out->num_elements());
-    if (kMean) {
-      if constexpr (std::is_same_v<T, float>) {
-        out->mutable_flat<T>() /= static_cast<float>(count);
-      } else if (count > 0) {
-        // Divided in int64: `count` may not fit T (a cast could make it 0).
-        for (T& v : out->mutable_data<T>()) {
-          v = static_cast<T>(static_cast<int64_t>(v) / count);
-        }
-      }
-    }
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return ctx.InvalidArgument(s.message());
-  return absl::OkStatus();
-}
-
-template <bool kMean>
-KernelFn BindReduce(const AttrMap& attrs) {
-  const bool keep = GetAttrOr<bool>(attrs, "keep_dims", false);
-  return
-      [keep](OpKernelContext& ctx) { return ReduceKernel<kMean>(ctx, keep); };
-}
-
 // The gradient of Sum (and, divided by the count, of Mean): the output
 // gradient reshaped to x's rank with 1s on reduced axes, broadcast to x.
 absl::StatusOr<Grads> ReduceGrad(const GradContext& ctx, bool mean) {
@@ -868,10 +469,11 @@ absl::StatusOr<Grads> ReduceGrad(const GradContext& ctx, bool mean) {
   }
   GG_ASSIGN_OR_RETURN(std::vector<int64_t> axes, IntValues(*axes_value));
   const TensorShape& xs = x.shape();
-  GG_ASSIGN_OR_RETURN(std::vector<bool> reduced, ReducedAxes(axes, xs.dims()));
+  GG_ASSIGN_OR_RETURN(std::vector<bool> reduced,
+                      math_kernels::ReducedAxes(axes, xs.dims()));
   Output g = *ctx.grad_outputs[0];
   if (!GetAttrOr<bool>(ctx.node.attrs, "keep_dims", false)) {
-    TensorShape kept = ReducedShape(xs, reduced, true);
+    TensorShape kept = math_kernels::ReducedShape(xs, reduced, true);
     int unknown = 0;
     for (int64_t d : kept.dim_sizes()) unknown += d < 0;
     if (unknown <= 1) {
@@ -1048,11 +650,11 @@ void RegisterMathOps(OpRegistry& r) {
       {"Tidx", "type", AttrValue(DT_INT32)}};
   MustRegister(
       r, MakeOp("Sum", {"input", "reduction_indices"}, 1, reduce_attrs,
-                ReduceShape, BindReduce<false>,
+                ReduceShape, math_kernels::BindSum,
                 [](const GradContext& ctx) { return ReduceGrad(ctx, false); }));
   MustRegister(
       r, MakeOp("Mean", {"input", "reduction_indices"}, 1, reduce_attrs,
-                ReduceShape, BindReduce<true>,
+                ReduceShape, math_kernels::BindMean,
                 [](const GradContext& ctx) { return ReduceGrad(ctx, true); }));
   MustRegister(r, MakeOp("ArgMax", {"input", "dimension"}, 1,
                          {{"T", "type"},

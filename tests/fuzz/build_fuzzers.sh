@@ -77,7 +77,7 @@ compile() {  # src obj
     # (reshape_reduce, kernel) run them on small tensors: compiled
     # unoptimised (still with coverage) they take a fraction of the time.
     local extra="-fsanitize=fuzzer-no-link"
-    if [[ $src == ops/*_ops.cc ]]; then extra="$extra -O0"; fi
+    if [[ $src == ops/*_ops.cc || $src == ops/*_kernels.cc ]]; then extra="$extra -O0"; fi
     # shellcheck disable=SC2086
     $CXX $COMMON $extra -c "$src" -o "$obj"
   fi

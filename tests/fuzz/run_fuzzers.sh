@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target of tests/fuzz/ for SECONDS each (default 30),
-# one after the other, each from a temporary copy of its seed corpus
+# FUZZ_JOBS at a time (default: the number of cores; each libFuzzer process
+# is single-threaded, so one per core gives each the whole core it would
+# have alone), each from a temporary copy of its seed corpus
 # (tests/fuzz/corpus/<target>/), so runs never write into the repository.
 # Builds the targets first (tests/fuzz/build_fuzzers.sh; incremental).
 #
 # Usage: tests/fuzz/run_fuzzers.sh [SECONDS]
 # Env:   FUZZ_OUT  build directory (default: build-fuzz)
 #        FUZZ_TARGETS  space-separated subset (default: all)
+#        FUZZ_JOBS  targets run at once (default: nproc)
 # Prints one line per target: "fuzz <target>: OK|CRASH, N execs in S s";
 # a crash's reproducer is copied to FUZZ_OUT/crashes/. Exits non-zero if any
 # target crashed (or failed to build or start).
@@ -32,15 +35,17 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/graphgc-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$OUT/crashes"
 
-failed=0
-for t in $targets; do
-  corpus_name=${t%_fuzzer}
-  corpus=$work/$t/corpus
+# Runs target $1 and writes its report (the lines printed below) to
+# $work/$1/report, and "ok" or "crash" to $work/$1/result.
+run_target() {
+  local t=$1
+  local corpus_name=${t%_fuzzer}
+  local corpus=$work/$t/corpus
   mkdir -p "$corpus" "$work/$t/artifacts"
   if [[ -d tests/fuzz/corpus/$corpus_name ]]; then
     cp -r "tests/fuzz/corpus/$corpus_name/." "$corpus/"
   fi
-  log=$work/$t/log
+  local log=$work/$t/log
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
   UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
   TMPDIR=$work/$t \
@@ -49,14 +54,17 @@ for t in $targets; do
       -max_len="${MAX_LEN[$t]:-8192}" \
       -rss_limit_mb=2048 -timeout=25 -print_final_stats=1 \
       -artifact_prefix="$work/$t/artifacts/" >"$log" 2>&1
-  rc=$?
+  local rc=$?
+  local execs secs
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   secs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   if [[ $rc -eq 0 ]]; then
     echo "fuzz $t: OK, ${execs:-?} execs in ${SECONDS_PER_TARGET} s" \
-         "(${secs:-?}/s)"
-  else
-    failed=$((failed + 1))
+         "(${secs:-?}/s)" >"$work/$t/report"
+    echo ok >"$work/$t/result"
+    return
+  fi
+  {
     echo "fuzz $t: CRASH (exit $rc), ${execs:-?} execs; log follows"
     grep -E -A40 '^==[0-9]+==ERROR|runtime error|deadly signal|_fuzzer: ' \
       "$log" | head -60
@@ -65,6 +73,31 @@ for t in $targets; do
       cp "$a" "$OUT/crashes/$t-$(basename "$a")"
       echo "  reproducer: $OUT/crashes/$t-$(basename "$a")"
     done
+  } >"$work/$t/report"
+  echo crash >"$work/$t/result"
+}
+
+jobs_max=${FUZZ_JOBS:-$(nproc)}
+running=0
+for t in $targets; do
+  mkdir -p "$work/$t"
+  if ((running >= jobs_max)); then
+    wait -n
+    running=$((running - 1))
+  fi
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait
+
+# Reports in target order; a target with no result (its runner died) counts
+# as a crash.
+failed=0
+for t in $targets; do
+  if [[ -f $work/$t/report ]]; then cat "$work/$t/report"; fi
+  if [[ $(cat "$work/$t/result" 2>/dev/null) != ok ]]; then
+    [[ -f $work/$t/report ]] || echo "fuzz $t: CRASH (no result from its run)"
+    failed=$((failed + 1))
   fi
 done
 
