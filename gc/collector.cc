@@ -63,7 +63,6 @@ CollectStats Collector::Run(bool minor) {
   CollectStats result;
   result.minor = minor;
   std::vector<NodeId> swept;
-  int64_t first_swept_serial = 0;
   bool save = false;
   int promote_after = 0;
   {
@@ -105,7 +104,7 @@ CollectStats Collector::Run(bool minor) {
                   heap_.VerifyMarkingForTesting(epoch_, /*young_only=*/minor));
     }
     if (minor) {
-      first_swept_serial = FindYoungGarbage(heap_, epoch_, garbage_);
+      FindYoungGarbage(heap_, epoch_, garbage_);
     } else {
       FindGarbage(heap_, epoch_, garbage_);
     }
@@ -152,8 +151,7 @@ CollectStats Collector::Run(bool minor) {
   deferred_.store(false, std::memory_order_release);
   Notify(CollectEvent{.phase = CollectEvent::Phase::kEnd,
                       .stats = result,
-                      .swept = std::move(swept),
-                      .first_swept_serial = first_swept_serial});
+                      .swept = std::move(swept)});
   return result;
 }
 
@@ -231,24 +229,8 @@ void Collector::set_policy(const GcPolicy& policy) {
 int Collector::AddListener(Listener listener) {
   WriterLock l(state_mu_);
   const int id = next_listener_++;
-  listeners_.push_back(
-      {id, std::make_shared<Listener>(std::move(listener)), false, 0});
+  listeners_.push_back({id, std::make_shared<Listener>(std::move(listener))});
   return id;
-}
-
-int Collector::AddSweepListener(Listener listener, int64_t horizon) {
-  WriterLock l(state_mu_);
-  const int id = next_listener_++;
-  listeners_.push_back(
-      {id, std::make_shared<Listener>(std::move(listener)), true, horizon});
-  return id;
-}
-
-void Collector::RaiseHorizon(int id, int64_t horizon) {
-  WriterLock l(state_mu_);
-  for (ListenerEntry& e : listeners_) {
-    if (e.id == id) e.horizon = std::max(e.horizon, horizon);
-  }
 }
 
 void Collector::RemoveListener(int id) {
@@ -258,18 +240,10 @@ void Collector::RemoveListener(int id) {
 }
 
 void Collector::Notify(const CollectEvent& event) {
-  // Only the listeners this event concerns are copied (and called): a
-  // sweep listener whose horizon is older than everything swept is not.
-  const bool end = event.phase == CollectEvent::Phase::kEnd;
   std::vector<std::shared_ptr<Listener>> listeners;
   {
     ReaderLock l(state_mu_);
-    for (const ListenerEntry& e : listeners_) {
-      if (!e.sweeps_only || (end && !event.swept.empty() &&
-                             event.first_swept_serial <= e.horizon)) {
-        listeners.push_back(e.fn);
-      }
-    }
+    for (const ListenerEntry& e : listeners_) listeners.push_back(e.fn);
   }
   if (listeners.empty()) return;
   // Listeners of concurrent collections on other threads run concurrently;

@@ -98,12 +98,6 @@ struct CollectEvent {
   Phase phase = Phase::kStart;
   CollectStats stats;         // kEnd only
   std::vector<NodeId> swept;  // kEnd only: the ids now dead
-  // kEnd only: every swept node was created at or after this allocation
-  // (Heap::allocations() counts the nodes ever created; a node created
-  // when it read n has serial n + 1). 0 when unknown, as after a full
-  // collection. A listener whose ids all come from allocations before it
-  // can skip the swept list.
-  int64_t first_swept_serial = 0;
 };
 
 namespace gc {
@@ -139,20 +133,12 @@ class Collector {
   void set_policy(const GcPolicy& policy)
       ABSL_LOCKS_EXCLUDED(heap_.mu(), state_mu_);
 
-  // Listeners see every collection's start and end; the id removes one.
-  // Listeners must not block on the graph's lock (they run without it, but
-  // a Collect() they request is deferred).
+  // Listeners see every collection's start and end (diagnostics, tests);
+  // the id removes one. Listeners must not block on the graph's lock (they
+  // run without it, but a Collect() they request is deferred). Nothing in
+  // the runtime needs them: a cache of ids checks Heap::structure_version()
+  // when it uses them instead.
   int AddListener(Listener listener) ABSL_LOCKS_EXCLUDED(state_mu_);
-  // A listener that needs only the ends of collections that may have swept
-  // a node created at or before allocation `horizon`, i.e. with
-  // CollectEvent::first_swept_serial <= horizon (full collections always
-  // qualify). RaiseHorizon moves it forward (never back), e.g. when the
-  // listener comes to depend on newer nodes. With hundreds of these (one per
-  // session), a minor collection costs a scan of the listener table, not a call
-  // each.
-  int AddSweepListener(Listener listener, int64_t horizon)
-      ABSL_LOCKS_EXCLUDED(state_mu_);
-  void RaiseHorizon(int id, int64_t horizon) ABSL_LOCKS_EXCLUDED(state_mu_);
   void RemoveListener(int id) ABSL_LOCKS_EXCLUDED(state_mu_);
 
   // With GcPolicy::save_garbage: the swept objects set aside so far.
@@ -202,8 +188,6 @@ class Collector {
   struct ListenerEntry {
     int id;
     std::shared_ptr<Listener> fn;
-    bool sweeps_only;
-    int64_t horizon;  // sweeps_only listeners: see AddSweepListener
   };
   std::vector<ListenerEntry> listeners_ ABSL_GUARDED_BY(state_mu_);
 

@@ -41,6 +41,7 @@ absl::StatusOr<NodeHandle> Heap::Allocate(std::unique_ptr<Object> object,
 void Heap::AddEdge(uint32_t from, uint32_t to) {
   mu_.AssertHeld();
   slot(from).edges.push_back(to);
+  ++structure_version_;
   if (!slot(from).young && slot(to).young) remembered_.push_back(IdOf(to));
 }
 
@@ -90,7 +91,7 @@ std::unique_ptr<Object> Heap::Free(uint32_t index, bool keep) {
   if (++s.generation == 0) s.generation = 1;
   free_.push_back(index);
   --live_count_;
-  ++frees_;
+  ++structure_version_;
   if (!keep) object.reset();
   return object;
 }

@@ -156,9 +156,14 @@ class Heap : public std::enable_shared_from_this<Heap> {
   int64_t live_count() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     return live_count_;
   }
-  // Slots freed so far. While it is unchanged, every id that was live is
-  // still live (freeing is the only way a slot stops being live).
-  int64_t frees() const ABSL_SHARED_LOCKS_REQUIRED(mu_) { return frees_; }
+  // Changes whenever a live slot is freed or gains an edge (AddEdge);
+  // allocating leaves it alone. While it is unchanged, every id that was
+  // live is still live, with the same edges: whoever keeps ids (a session's
+  // cached plan, runtime/plan.h) and the value it read with them needs no
+  // other check.
+  int64_t structure_version() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return structure_version_;
+  }
   int64_t peak_live() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     return peak_live_;
   }
@@ -315,7 +320,7 @@ class Heap : public std::enable_shared_from_this<Heap> {
   std::unique_ptr<Slot[]> chunks_[kMaxChunks] ABSL_GUARDED_BY(mu_);
   uint32_t num_slots_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t live_count_ ABSL_GUARDED_BY(mu_) = 0;
-  int64_t frees_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t structure_version_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t peak_live_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<uint32_t> free_ ABSL_GUARDED_BY(mu_);
   std::vector<YoungEntry> young_ ABSL_GUARDED_BY(mu_);

@@ -14,16 +14,13 @@ void FindGarbage(const Heap& heap, uint32_t epoch,
   }
 }
 
-int64_t FindYoungGarbage(const Heap& heap, uint32_t epoch,
-                         std::vector<NodeId>& garbage) {
-  int64_t first_serial = 0;
+void FindYoungGarbage(const Heap& heap, uint32_t epoch,
+                      std::vector<NodeId>& garbage) {
   for (const YoungEntry& e : heap.young()) {
     if (heap.IsLive(e.id) && heap.slot(e.id.index).mark_epoch != epoch) {
-      if (first_serial == 0) first_serial = e.serial;
       garbage.push_back(e.id);
     }
   }
-  return first_serial;
 }
 
 void Sweep(Heap& heap, absl::Span<const NodeId> garbage, bool keep,

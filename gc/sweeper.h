@@ -24,9 +24,8 @@ namespace gc {
 void FindGarbage(const Heap& heap, uint32_t epoch, std::vector<NodeId>& garbage)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu());
 // The minor collection's variant: only young slots, in allocation order.
-// Returns the allocation serial of the oldest one found (0 when none).
-int64_t FindYoungGarbage(const Heap& heap, uint32_t epoch,
-                         std::vector<NodeId>& garbage)
+void FindYoungGarbage(const Heap& heap, uint32_t epoch,
+                      std::vector<NodeId>& garbage)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu());
 
 void Sweep(Heap& heap, absl::Span<const NodeId> garbage, bool keep,

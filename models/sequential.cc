@@ -84,7 +84,7 @@ struct ModelState {
   }
 
   ~ModelState() {
-    // Drop the session (and its collect listener) before the handles.
+    // Drop the session (and its cached plans) before the handles.
     session.reset();
   }
 };

@@ -176,8 +176,7 @@ absl::Status Graph::AddControlEdge(const NodeHandle& from,
   GG_RETURN_IF_ERROR(CheckHandle(to, "control edge target"));
   Node& node = static_cast<Node&>(*heap_->mutable_object(to.id().index));
   node.control_inputs.push_back(from.id());
-  heap_->AddEdge(to.id().index, from.id().index);
-  structure_version_.fetch_add(1, std::memory_order_acq_rel);
+  heap_->AddEdge(to.id().index, from.id().index);  // a new structure_version
   return absl::OkStatus();
 }
 
@@ -428,15 +427,6 @@ int Graph::AddCollectListener(
   return collector_->AddListener(std::move(listener));
 }
 
-int Graph::AddSweepListener(std::function<void(const CollectEvent&)> listener,
-                            int64_t horizon) {
-  return collector_->AddSweepListener(std::move(listener), horizon);
-}
-
-void Graph::RaiseSweepListenerHorizon(int id, int64_t horizon) {
-  collector_->RaiseHorizon(id, horizon);
-}
-
 void Graph::RemoveCollectListener(int id) { collector_->RemoveListener(id); }
 
 CollectListenerRegistration Graph::RegistrationFor(int listener_id) {
@@ -524,26 +514,16 @@ std::vector<std::string> Graph::SavedGarbage() const {
 
 void Graph::ClearSavedGarbage() { collector_->ClearSaved(); }
 
-absl::StatusOr<gc::PinScope> Graph::Pin(
-    absl::Span<const NodeId> ids, std::atomic<int64_t>* live_as_of) const {
+absl::StatusOr<gc::PinScope> Graph::Pin(absl::Span<const NodeId> ids) const {
   ReaderLock lock(heap_->mu());
-  const int64_t frees = heap_->frees();
-  const bool known_live = live_as_of != nullptr &&
-                          live_as_of->load(std::memory_order_relaxed) == frees;
-  std::vector<uint32_t> slots;
-  slots.reserve(ids.size());
   for (NodeId id : ids) {
-    if (!known_live && !heap_->IsLive(id)) {
+    if (!heap_->IsLive(id)) {
       return absl::NotFoundError(absl::StrCat("node in slot ", id.index,
                                               " (generation ", id.generation,
                                               ") was swept"));
     }
-    slots.push_back(id.index);
   }
-  if (live_as_of != nullptr) {
-    live_as_of->store(frees, std::memory_order_relaxed);
-  }
-  return gc::PinScope(heap_, heap_->Pin(std::move(slots)));
+  return gc::PinIds(*heap_, ids);
 }
 
 size_t Graph::name_table_size_for_testing() const {

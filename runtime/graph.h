@@ -172,10 +172,9 @@ class ScopeReservation {
   std::string name_;
 };
 
-// CollectListenerRegistration: removes one collect or sweep listener from
-// its graph when destroyed or Reset(). Move-only. May outlive its graph:
-// removing then does nothing (the graph's listeners went with the graph).
-// Sessions hold their listener this way.
+// CollectListenerRegistration: removes one collect listener from its graph
+// when destroyed or Reset(). Move-only. May outlive its graph: removing then
+// does nothing (the graph's listeners went with the graph).
 class CollectListenerRegistration {
  public:
   CollectListenerRegistration() = default;
@@ -258,12 +257,6 @@ class Graph : private gc::SweepObserver {
   };
   std::optional<ReservedScope> FindReservedScope(
       absl::string_view node_name) const;
-  // Changes whenever an existing node gains an input (AddControlEdge);
-  // adding nodes leaves it alone, since no existing node can reach a new
-  // one. Sessions compare it to know a cached plan may miss an edge.
-  uint64_t structure_version() const {
-    return structure_version_.load(std::memory_order_acquire);
-  }
   // Every node `roots` reach through data and control inputs, inputs before
   // the nodes that read them, in an order fixed by the graph's structure
   // (not by slot numbers), so identical graphs give identical orders.
@@ -290,12 +283,6 @@ class Graph : private gc::SweepObserver {
   std::vector<OwnerUsage> LeakReport() const;
   // Collection start/end listeners (see gc/collector.h for the rules).
   int AddCollectListener(std::function<void(const CollectEvent&)> listener);
-  // Sweep listeners: called only at the end of collections that may have
-  // swept a node created at or before allocation `horizon` (see
-  // gc::Collector::AddSweepListener).
-  int AddSweepListener(std::function<void(const CollectEvent&)> listener,
-                       int64_t horizon);
-  void RaiseSweepListenerHorizon(int id, int64_t horizon);
   void RemoveCollectListener(int id);
   // A registration that removes listener `id` when destroyed, harmless
   // after the graph is gone (see CollectListenerRegistration).
@@ -306,13 +293,10 @@ class Graph : private gc::SweepObserver {
 
   // --- for the runtime's own code ---
 
-  // Pins live nodes for an in-flight run; NotFound if any id is dead.
-  // `live_as_of`, when given, remembers the heap's free count at which the
-  // same ids were last found live: while no slot was freed since, they are
-  // not checked again (a session's plan pins the same ids every step).
-  absl::StatusOr<gc::PinScope> Pin(
-      absl::Span<const NodeId> ids,
-      std::atomic<int64_t>* live_as_of = nullptr) const;
+  // Pins live nodes (roots until the scope ends); NotFound, pinning
+  // nothing, if any id is dead. A session's run pins its plan through
+  // exec::PinnedRun (runtime/plan.h) instead.
+  absl::StatusOr<gc::PinScope> Pin(absl::Span<const NodeId> ids) const;
   // The node a live handle (or pin) keeps; valid while that holds.
   const Node& NodeForRuntime(const NodeHandle& node) const;
   const Node& NodeForRuntime(NodeId id) const;
@@ -353,7 +337,6 @@ class Graph : private gc::SweepObserver {
   // Shared (weakly) with listener registrations; see
   // CollectListenerRegistration.
   std::shared_ptr<gc::Collector> collector_;
-  std::atomic<uint64_t> structure_version_{0};  // bumped under heap_mu()
 
   // Names and reserved scopes; shared (weakly) with scope reservations.
   const std::shared_ptr<graph_internal::Names> names_;

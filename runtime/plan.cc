@@ -4,15 +4,42 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "util/mutex.h"
+#include "util/status_macros.h"
 
 namespace graphgc {
 namespace exec {
 
+absl::Status PlanIsCurrent(const gc::Heap& heap, const Plan& plan) {
+  const int64_t version = heap.structure_version();
+  if (plan.current_as_of.load(std::memory_order_relaxed) == version) {
+    return absl::OkStatus();
+  }
+  for (size_t i = 0; i < plan.ids.size(); ++i) {
+    const NodeId id = plan.ids[i];
+    if (!heap.IsLive(id)) {
+      return absl::NotFoundError(absl::StrCat("the plan's node in slot ",
+                                              id.index, " (generation ",
+                                              id.generation, ") was swept"));
+    }
+    if (heap.edges(id.index).size() != plan.edge_counts[i]) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the plan's node in slot ", id.index, " gained an input"));
+    }
+  }
+  // Concurrent checkers hold the same lock shared, so they store the same
+  // version.
+  plan.current_as_of.store(version, std::memory_order_relaxed);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<PinnedRun> PinnedRun::Pin(const Graph& graph,
                                          std::shared_ptr<const Plan> plan) {
-  absl::StatusOr<gc::PinScope> pin = graph.Pin(plan->ids, &plan->live_as_of);
-  if (!pin.ok()) return pin.status();
-  return PinnedRun(std::move(plan), *std::move(pin));
+  gc::Heap& heap = graph.heap();
+  ReaderLock lock(heap.mu());
+  GG_RETURN_IF_ERROR(PlanIsCurrent(heap, *plan));
+  gc::PinScope pin = gc::PinIds(heap, plan->ids);
+  return PinnedRun(std::move(plan), std::move(pin));
 }
 
 absl::Status KernelError(const Node& node, const absl::Status& s) {

@@ -24,12 +24,23 @@
 //  5. ids names every node the plan reads (feeds' nodes, then the steps'):
 //     the plan holds no handle, so a cached plan keeps nothing alive. The
 //     steps' Node and their inputs' NodeResource pointers are reachable only
-//     through a PinnedRun, which first pins every id in ids (invariant 5 is
-//     the only way to reach them, so no pointer is read after a sweep).
-//  6. Immutable once built, and shared by concurrent runs; live_as_of is
-//     the one mutable field, an atomic hint for Graph::Pin.
+//     through a PinnedRun, which first pins every id in ids (this is the
+//     only way to reach them, so no pointer is read after a sweep).
+//  6. A plan is current while every node in ids is live and has the inputs
+//     (edge_counts) it had when the plan was built: nodes are never changed
+//     but by gaining a control input, so the plan's walk, slots and kernels
+//     are still right. PlanIsCurrent() is the one check, and PinnedRun::Pin
+//     the one caller that runs a plan: it pins a plan only if it is current.
+//  7. The check is one comparison while nothing changed: current_as_of is
+//     a gc::Heap::structure_version() at which the plan was current (the
+//     build's, to start with). While the heap's is still that, no slot was
+//     freed and no edge added, so every node is as it was. Otherwise the ids
+//     are checked one by one, and current_as_of moves on if they pass.
+//  8. Immutable once built, and shared by concurrent runs; current_as_of is
+//     the one mutable field, written only with the heap's mutex held.
 //
-// Thread safety: a Plan is immutable (6); a PinnedRun belongs to one run.
+// Thread safety: a Plan is immutable but for current_as_of (8); a PinnedRun
+// belongs to one run.
 #ifndef GRAPHGC_RUNTIME_PLAN_H_
 #define GRAPHGC_RUNTIME_PLAN_H_
 
@@ -138,13 +149,20 @@ struct Plan {
   uint32_t num_slots = 0;
   uint32_t max_inputs = 0;
   NodePointers pointers;
-  uint64_t structure_version = 0;
-  // Heap::allocations() when it was built: every node it names is older.
-  int64_t allocations = 0;
-  // The heap's free count when a run last found every id live (Graph::Pin):
-  // until a slot is freed, later runs skip the check.
-  mutable std::atomic<int64_t> live_as_of{-1};
+  // Per ids entry: the node's edges (data and control inputs) when built.
+  std::vector<uint32_t> edge_counts;
+  // The heap's structure_version() when the plan was last found current
+  // (invariant 7).
+  mutable std::atomic<int64_t> current_as_of{-1};
 };
+
+// Whether `plan` is current in `heap` (invariant 6): OK at once when the
+// heap's structure_version() is the plan's current_as_of; otherwise every id
+// is checked, and on success current_as_of becomes the heap's version.
+// NotFound naming the first node that was swept, FailedPrecondition naming
+// the first that gained an input: the plan must be built again.
+absl::Status PlanIsCurrent(const gc::Heap& heap, const Plan& plan)
+    ABSL_SHARED_LOCKS_REQUIRED(heap.mu());
 
 // PinnedRun: one run's hold on a plan. While it lives every node the plan
 // names is pinned (a collection cannot sweep it), and only while it lives
@@ -152,8 +170,9 @@ struct Plan {
 // Move-only; unpins on destruction.
 class PinnedRun {
  public:
-  // Pins plan->ids in `graph`; NotFound, pinning nothing, if any of them
-  // was swept (the caller then rebuilds the plan).
+  // Pins plan->ids in `graph` if the plan is current (PlanIsCurrent, under
+  // the same lock); otherwise its error, pinning nothing, and the caller
+  // builds the plan again.
   static absl::StatusOr<PinnedRun> Pin(const Graph& graph,
                                        std::shared_ptr<const Plan> plan);
 

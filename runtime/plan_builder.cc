@@ -349,6 +349,17 @@ void MarkForwarding(Plan& plan) {
   }
 }
 
+void StampPlan(PlanBuild& b) {
+  const gc::Heap& heap = b.graph.heap();
+  Plan& plan = *b.plan;
+  plan.edge_counts.reserve(plan.ids.size());
+  for (NodeId id : plan.ids) {
+    plan.edge_counts.push_back(
+        static_cast<uint32_t>(heap.edges(id.index).size()));
+  }
+  plan.current_as_of.store(heap.structure_version(), std::memory_order_relaxed);
+}
+
 absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
     const Graph& graph, const Eigen::ThreadPoolDevice* device,
     const Feeds& feeds, const std::vector<Output>& fetches,
@@ -356,14 +367,13 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
   PlanBuild b(graph);
   // Locked through b.graph, the expression the passes' annotations name.
   ReaderLock lock(b.graph.heap().mu());
-  b.plan->structure_version = graph.structure_version();
-  b.plan->allocations = graph.heap().allocations();
   GG_RETURN_IF_ERROR(AddFeeds(b, feeds));
   GG_RETURN_IF_ERROR(WalkSubgraph(b, fetches, targets));
   AssignSlots(b);
   GG_RETURN_IF_ERROR(BindKernelsAndFold(b, device));
   FindLastUses(b, fetches);
   MarkForwarding(*b.plan);
+  StampPlan(b);
   return std::shared_ptr<const Plan>(std::move(b.plan));
 }
 

@@ -25,6 +25,10 @@
 //      slot that no fetch reads (invariant 4, first half).
 //   6. MarkForwarding(): after it, each step lists the slots it takes and
 //      the inputs a kernel may take over as outputs (invariant 4).
+//   7. StampPlan(): after it, edge_counts has each id's edges and
+//      current_as_of the heap's structure_version(): the plan is current
+//      (invariants 6 and 7) until a node it names is swept or gains an
+//      input.
 //
 // Errors name the node or the Run argument ("fetch 2"): an empty Output or
 // one of another graph, a swept node, an output index out of range, a feed
@@ -104,8 +108,10 @@ absl::Status BindKernelsAndFold(PlanBuild& b,
 void FindLastUses(PlanBuild& b, const std::vector<Output>& fetches);
 // Pass 6.
 void MarkForwarding(Plan& plan);
+// Pass 7.
+void StampPlan(PlanBuild& b) ABSL_SHARED_LOCKS_REQUIRED(b.graph.heap().mu());
 
-// Runs passes 1-6 under the graph's lock and returns the plan.
+// Runs passes 1-7 under the graph's lock and returns the plan.
 absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
     const Graph& graph, const Eigen::ThreadPoolDevice* device,
     const Feeds& feeds, const std::vector<Output>& fetches,

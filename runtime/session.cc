@@ -35,24 +35,30 @@ struct PlanCache {
   Mutex mu;
   absl::flat_hash_map<PlanKey, std::shared_ptr<const Plan>> plans
       ABSL_GUARDED_BY(mu);
-  // Drops every plan that names a node no longer live in `graph`. Costs
-  // the size of this session's plans, not of the collection: with hundreds
-  // of sessions alive (one per model), building a set of the swept ids in
-  // each made every collection O(sessions x swept). And it is called only
-  // when a collection swept a node no newer than the newest plan (a sweep
-  // listener's horizon), so a minor collection that freed only newer nodes
-  // does not call it at all.
-  void DropDead(const Graph& graph) ABSL_LOCKS_EXCLUDED(mu) {
-    std::vector<std::shared_ptr<const Plan>> dropped;  // freed unlocked
+  // The heap's structure_version() when every plan in the cache was last
+  // found current (EvictStale).
+  int64_t current_as_of ABSL_GUARDED_BY(mu) = -1;
+
+  // Evicts every plan that is no longer current (exec::PlanIsCurrent), in
+  // one pass over the cache when the heap's structure changed since the
+  // last one, none otherwise. The work is this session's, done when it
+  // builds a plan: a collection notifies no session, and a session that
+  // never builds again costs nothing. Takes mu, then the heap's mutex.
+  void EvictStale(const gc::Heap& heap) ABSL_LOCKS_EXCLUDED(mu, heap.mu()) {
+    std::vector<std::shared_ptr<const Plan>> evicted;  // freed unlocked
     WriterLock l(mu);
+    ReaderLock heap_lock(heap.mu());
+    const int64_t version = heap.structure_version();
+    if (version == current_as_of) return;
     for (auto it = plans.begin(); it != plans.end();) {
-      if (!graph.AllLive(it->second->ids)) {
-        dropped.push_back(std::move(it->second));
+      if (!exec::PlanIsCurrent(heap, *it->second).ok()) {
+        evicted.push_back(std::move(it->second));
         plans.erase(it++);
       } else {
         ++it;
       }
     }
+    current_as_of = version;
   }
 };
 
@@ -90,22 +96,13 @@ PlanKey MakeKey(const Feeds& feeds, const std::vector<Output>& fetches,
 Session::Session(Graph& g, SessionOptions options)
     : graph_(g),
       executor_(std::make_unique<exec::Executor>(options.intra_op_threads)),
-      cache_(std::make_shared<PlanCache>()) {
-  // The listener holds the cache, not the session: a notification racing
-  // with ~Session still touches live memory.
-  // It runs only inside this graph's collections, so `graph` is alive then.
-  std::shared_ptr<PlanCache> cache = cache_;
-  const Graph* graph = &graph_;
-  listener_id_ = graph_.AddSweepListener(
-      [cache, graph](const CollectEvent&) { cache->DropDead(*graph); },
-      /*horizon=*/0);
-  listener_ = graph_.RegistrationFor(listener_id_);
-}
+      cache_(std::make_unique<PlanCache>()) {}
 
-// Touches only the registration, which outlives the graph harmlessly.
-Session::~Session() { listener_.Reset(); }
+// Touches nothing of the graph, which may be gone.
+Session::~Session() = default;
 
 size_t Session::cached_plans_ForTesting() const {
+  cache_->EvictStale(graph_.heap());
   ReaderLock l(cache_->mu);
   return cache_->plans.size();
 }
@@ -125,10 +122,7 @@ absl::StatusOr<Session::PlanPtr> Session::GetPlan(
   if (!force_rebuild) {
     ReaderLock l(cache_->mu);
     auto it = cache_->plans.find(key);
-    if (it != cache_->plans.end() &&
-        it->second->structure_version == graph_.structure_version()) {
-      return it->second;
-    }
+    if (it != cache_->plans.end()) return it->second;
   }
   GG_ASSIGN_OR_RETURN(PlanPtr plan, exec::BuildPlan(graph_, executor_->device(),
                                                     feeds, fetches, targets));
@@ -143,8 +137,7 @@ absl::StatusOr<Session::PlanPtr> Session::GetPlan(
       it->second = plan;
     }
   }
-  // The listener's horizon is the newest plan's (it only moves forward).
-  graph_.RaiseSweepListenerHorizon(listener_id_, plan->allocations);
+  cache_->EvictStale(graph_.heap());
   return plan;
 }
 
@@ -154,14 +147,14 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
   GG_ASSIGN_OR_RETURN(PlanPtr plan, GetPlan(feeds, fetches, targets, false));
   absl::StatusOr<PinnedRun> run = PinnedRun::Pin(graph_, std::move(plan));
   if (!run.ok()) {
-    // A node of the cached plan was swept between the sweep and the
-    // listener that drops the plan: build it again. If a fetch itself is
-    // gone, building says so.
+    // The cached plan is not current (a node it names gained an input, or
+    // was swept): build it again, replacing it in the cache. If a fetch
+    // itself is gone, building says so.
     GG_ASSIGN_OR_RETURN(plan, GetPlan(feeds, fetches, targets, true));
     run = PinnedRun::Pin(graph_, std::move(plan));
     if (!run.ok()) {
       return absl::AbortedError(absl::StrCat(
-          "Session::Run: a node of the run was swept while it started: ",
+          "Session::Run: the graph changed under the run while it started: ",
           run.status().message()));
     }
   }

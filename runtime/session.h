@@ -9,10 +9,16 @@
 // walks the subgraph it needs (never the whole graph), orders it
 // topologically and caches the result. A plan holds only NodeIds and
 // precomputed tensor-slot numbers, never handles, so a cached plan keeps no
-// node alive; the session listens to the graph's collections and drops every
-// plan that names a swept node. The pieces: runtime/plan.h (the plan and
-// its invariants), runtime/plan_builder.h (BuildPlan's passes, in order),
-// runtime/executor.h (runs a plan); this file keeps the cache and Run.
+// node alive. A cached plan is run only while it is current (runtime/plan.h,
+// invariants 6 and 7: one comparison of the heap's structure version while
+// no node was freed and no edge added since it was last found current, a
+// check of its ids otherwise); one that is not (a node it names gained an
+// input) is evicted and built again. Plans naming swept nodes (their
+// combination cannot come back: its ids are dead) are evicted whenever the
+// session builds a plan, so the cache holds them only until the next build.
+// The pieces: runtime/plan.h (the plan and its invariants),
+// runtime/plan_builder.h (BuildPlan's passes, in order), runtime/executor.h
+// (runs a plan); this file keeps the cache and Run.
 //
 // Thread safety: Run may be called concurrently from any number of threads
 // on one Session; concurrent runs share cached plans but each has its own
@@ -83,7 +89,8 @@ class Session {
   int64_t plan_builds_ForTesting() const {
     return plan_builds_.load(std::memory_order_relaxed);
   }
-  // Plans in the cache now.
+  // Plans in the cache now, once those that are no longer current were
+  // evicted (as the next plan build evicts them).
   size_t cached_plans_ForTesting() const;
   // Builds (without caching or running) the plan of a combination and
   // returns how many nodes it would run.
@@ -104,11 +111,7 @@ class Session {
 
   Graph& graph_;
   std::unique_ptr<exec::Executor> executor_;  // runtime/executor.h
-  // Shared with the collect listener, which may outlive a racing ~Session
-  // for the length of one notification.
-  std::shared_ptr<session_internal::PlanCache> cache_;
-  int listener_id_ = 0;
-  CollectListenerRegistration listener_;  // removes listener_id_
+  std::unique_ptr<session_internal::PlanCache> cache_;
   std::atomic<int64_t> plan_builds_{0};
 };
 

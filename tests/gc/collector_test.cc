@@ -295,35 +295,6 @@ TEST(CollectorListeners, SeeStartAndEndWithTheSweptIds) {
   EXPECT_EQ(swept, std::vector<NodeId>{dead});
 }
 
-TEST(CollectorListeners, SweepListenersHearOnlyOfSweepsWithinTheirHorizon) {
-  Graph g;
-  std::optional<NodeHandle> a = AddTestNode(g, "a");
-  int calls = 0;
-  int id = g.AddSweepListener(
-      [&](const CollectEvent& e) {
-        EXPECT_EQ(e.phase, CollectEvent::Phase::kEnd);
-        ++calls;
-      },
-      /*horizon=*/g.heap().allocations());
-  AddTestNode(g, "newer");
-  EXPECT_EQ(g.CollectYoung().swept, 1);
-  EXPECT_EQ(calls, 0);  // only a node newer than the horizon went
-  a.reset();
-  EXPECT_EQ(g.CollectYoung().swept, 1);
-  EXPECT_EQ(calls, 1);
-  g.Collect();  // swept nothing
-  EXPECT_EQ(calls, 1);
-  AddTestNode(g, "newer_still");
-  g.Collect();  // full: the swept nodes' age is not tracked
-  EXPECT_EQ(calls, 2);
-  g.RaiseSweepListenerHorizon(id, g.heap().allocations());
-  AddTestNode(g, "newest");
-  g.RaiseSweepListenerHorizon(id, 0);  // never moves back
-  g.CollectYoung();
-  EXPECT_EQ(calls, 2);
-  g.RemoveCollectListener(id);
-}
-
 TEST(CollectorListeners, CollectDuringCallbackIsDeferred) {
   Graph g;
   int nested_swept = -1;
@@ -525,22 +496,32 @@ TEST(CollectorGenerations, PinnedYoungNodeSurvivesAMinorCollection) {
   EXPECT_EQ(g.CollectYoung().swept, 1);
 }
 
-TEST(CollectorGenerations, MinorListenersLearnTheOldestSweptSerial) {
+TEST(CollectorGenerations, AMinorCollectionThatSweepsChangesTheStructure) {
   Graph g;
   std::vector<NodeHandle> old = PromotedNodes(g, 3);
-  const int64_t before = g.heap().allocations();
   AddTestNode(g, "garbage");
-  int64_t first_serial = -1;
-  int id = g.AddCollectListener([&](const CollectEvent& e) {
-    if (e.phase == CollectEvent::Phase::kEnd) {
-      first_serial = e.first_swept_serial;
-    }
-  });
-  g.CollectYoung();
-  EXPECT_EQ(first_serial, before + 1);
-  g.Collect();
-  EXPECT_EQ(first_serial, 0);  // unknown after a full collection
-  g.RemoveCollectListener(id);
+  int64_t before;
+  {
+    ReaderLock l(g.heap().mu());
+    before = g.heap().structure_version();
+  }
+  EXPECT_EQ(g.CollectYoung().swept, 1);
+  ReaderLock l(g.heap().mu());
+  EXPECT_NE(g.heap().structure_version(), before);
+}
+
+TEST(CollectorGenerations, ACollectionThatSweepsNothingLeavesTheStructure) {
+  Graph g;
+  std::vector<NodeHandle> old = PromotedNodes(g, 3);
+  int64_t before;
+  {
+    ReaderLock l(g.heap().mu());
+    before = g.heap().structure_version();
+  }
+  EXPECT_EQ(g.Collect().swept, 0);
+  EXPECT_EQ(g.CollectYoung().swept, 0);
+  ReaderLock l(g.heap().mu());
+  EXPECT_EQ(g.heap().structure_version(), before);
 }
 
 TEST(CollectorConcurrency, BuildersAndMinorCollectionsShareTheGraph) {

@@ -131,6 +131,34 @@ TEST(HeapVerifier, MarkingNamesAnUnmarkedInputOfAMarkedSlot) {
       << s.message();
 }
 
+TEST(Heap, AllocatingLeavesTheStructureVersionAlone) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeHandle a = NewNode(*heap);
+  const int64_t before = heap->structure_version();
+  NodeHandle b = NewNode(*heap);
+  EXPECT_EQ(heap->structure_version(), before);
+}
+
+TEST(Heap, FreeingASlotChangesTheStructureVersion) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  const NodeId id = NewNode(*heap).id();
+  const int64_t before = heap->structure_version();
+  heap->Free(id.index, /*keep=*/false);
+  EXPECT_NE(heap->structure_version(), before);
+}
+
+TEST(Heap, AddingAnEdgeChangesTheStructureVersion) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeHandle a = NewNode(*heap);
+  NodeHandle b = NewNode(*heap);
+  const int64_t before = heap->structure_version();
+  heap->AddEdge(b.id().index, a.id().index);
+  EXPECT_NE(heap->structure_version(), before);
+}
+
 TEST(Heap, PromotingANodeRemembersTheYoungerNodeItReads) {
   auto heap = std::make_shared<gc::Heap>(nullptr);
   WriterLock l(heap->mu());

@@ -1,7 +1,6 @@
 #include "gc/roots.h"
 
 #include <algorithm>
-#include <atomic>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -46,21 +45,6 @@ TEST(Roots, PinningASweptNodeFails) {
   NodeId id = AddTestNode(g, "a").id();
   g.Collect();
   absl::StatusOr<gc::PinScope> pin = g.Pin({id});
-  EXPECT_EQ(pin.status().code(), absl::StatusCode::kNotFound);
-}
-
-TEST(Roots, APinKnownLiveIsCheckedAgainOnceASlotIsFreed) {
-  Graph g;
-  NodeHandle a = AddTestNode(g, "a");
-  NodeHandle b = AddTestNode(g, "b");
-  const std::vector<NodeId> ids = {a.id(), b.id()};
-  std::atomic<int64_t> live_as_of{-1};
-  ASSERT_TRUE(g.Pin(ids, &live_as_of).ok());
-  EXPECT_GE(live_as_of.load(), 0);
-  ASSERT_TRUE(g.Pin(ids, &live_as_of).ok());  // nothing freed: no check
-  b.Reset();
-  EXPECT_EQ(g.Collect().swept, 1);
-  absl::StatusOr<gc::PinScope> pin = g.Pin(ids, &live_as_of);
   EXPECT_EQ(pin.status().code(), absl::StatusCode::kNotFound);
 }
 

@@ -187,6 +187,70 @@ TEST_F(SessionTest, ControlEdgeAddedAfterCachingIsHonoured) {
   EXPECT_EQ(ops_.runs("Square"), 1);
 }
 
+TEST_F(SessionTest, APlanIsRebuiltOnceAfterOneOfItsNodesGainsAnInput) {
+  Output a = ops_.Const(g_, Vec({2})).value();
+  Output sq = ops_.Square(a).value();
+  Output id = ops_.Identity(a).value();
+  Session s(g_);
+  ASSERT_TRUE(s.Run({}, {id}).ok());
+  ASSERT_TRUE(g_.AddControlEdge(sq.handle(), id.handle()).ok());
+  ASSERT_TRUE(s.Run({}, {id}).ok());
+  ASSERT_TRUE(s.Run({}, {id}).ok());
+  EXPECT_EQ(s.plan_builds_ForTesting(), 2);
+  EXPECT_EQ(s.cached_plans_ForTesting(), 1u);
+}
+
+TEST_F(SessionTest, AnEdgeAddedOutsideAPlanKeepsIt) {
+  Output a = ops_.Const(g_, Vec({2})).value();
+  Output sq = ops_.Square(a).value();
+  Output b = ops_.Const(g_, Vec({3})).value();
+  Output c = ops_.Identity(b).value();
+  Session s(g_);
+  ASSERT_TRUE(s.Run({}, {sq}).ok());
+  ASSERT_TRUE(g_.AddControlEdge(b.handle(), c.handle()).ok());
+  EXPECT_EQ(Values(s.Run({}, {sq}).value()[0]), (std::vector<float>{4}));
+  EXPECT_EQ(s.plan_builds_ForTesting(), 1);
+}
+
+TEST_F(SessionTest, RunsSurviveConcurrentSweepsAndAddedEdges) {
+  Output x = ops_.Placeholder(g_, {-1}).value();
+  Output sq = ops_.Square(x).value();
+  Output y = ops_.Add(sq, x).value();
+  Session s(g_);
+  ASSERT_TRUE(s.Run({{x, Vec({1})}}, {y}).ok());
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        const float v = static_cast<float>(t * 1000 + i);
+        auto out = s.Run({{x, Vec({v})}}, {y});
+        if (!out.ok() || Values((*out)[0])[0] != v * v + v) ++failures;
+      }
+    });
+  }
+  // Garbage that reads the plan's nodes, swept by full and minor
+  // collections, and edges added to nodes outside the plan meanwhile.
+  threads.emplace_back([&] {
+    for (int i = 0; i < 50; ++i) {
+      {
+        Output junk = ops_.Identity(y).value();
+        Output more = ops_.Identity(junk).value();
+        ASSERT_TRUE(g_.AddControlEdge(junk.handle(), more.handle()).ok());
+      }
+      if (i % 2) {
+        g_.Collect();
+      } else {
+        g_.CollectYoung();
+      }
+    }
+  });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(s.plan_builds_ForTesting(), 1);
+  EXPECT_EQ(g_.heap().pin_count(), 0u);
+}
+
 TEST_F(SessionTest, ConcurrentCollectCannotSweepPinnedNodes) {
   Output a = ops_.Const(g_, Vec({3})).value();
   Output blocked = ops_.Unary("Block", a, "blocked").value();
