@@ -170,10 +170,7 @@ void BM_PeerBoehmResident(benchmark::State& state) {
       state.SkipWithError("GC_MALLOC returned null");
       return;
     }
-    const int64_t rss_after_kb = consecutive::ProcessRssKb();
-    state.counters["bytes_per_live_node"] =
-        static_cast<double>(rss_after_kb - rss_before_kb) * 1024 /
-        static_cast<double>(bench::kPeerNodes);
+    bench::ReportResidentBytes(state, rss_before_kb, bench::kPeerNodes);
     state.counters["heap_bytes_per_live_node"] =
         static_cast<double>(GC_get_heap_size()) /
         static_cast<double>(bench::kPeerNodes);

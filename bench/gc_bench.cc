@@ -342,11 +342,7 @@ void BM_PeerGraphgcResident(benchmark::State& state) {
     Graph g;
     std::optional<std::vector<NodeHandle>> roots = BuildPeerGraph(g, state);
     if (!roots.has_value()) return;
-    const int64_t rss_after_kb = consecutive::ProcessRssKb();
-    state.counters["bytes_per_live_node"] =
-        static_cast<double>(rss_after_kb - rss_before_kb) * 1024 /
-        static_cast<double>(g.num_nodes());
-    state.counters["live_nodes"] = static_cast<double>(g.num_nodes());
+    bench::ReportResidentBytes(state, rss_before_kb, g.num_nodes());
   }
 }
 BENCHMARK(BM_PeerGraphgcResident)->Iterations(1)->Unit(benchmark::kMillisecond);

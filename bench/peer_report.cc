@@ -2,6 +2,7 @@
 #include "bench/peer_report.h"
 
 #include "bench/peer_shape.h"
+#include "tools/consecutive_models_lib.h"
 
 namespace graphgc::bench {
 
@@ -22,6 +23,15 @@ void ReportPeerCollection(benchmark::State& state, int64_t live,
   state.counters["created_nodes_per_s"] =
       static_cast<double>(kPeerNodes) *
       static_cast<double>(state.iterations()) / build_seconds;
+}
+
+void ReportResidentBytes(benchmark::State& state, int64_t rss_before_kb,
+                         int64_t live) {
+  const int64_t rss_after_kb = consecutive::ProcessRssKb();
+  state.counters["bytes_per_live_node"] =
+      static_cast<double>(rss_after_kb - rss_before_kb) * 1024 /
+      static_cast<double>(live);
+  state.counters["live_nodes"] = static_cast<double>(live);
 }
 
 }  // namespace graphgc::bench

@@ -23,6 +23,13 @@ double SecondsSince(std::chrono::steady_clock::time_point start);
 void ReportPeerCollection(benchmark::State& state, int64_t live,
                           double build_seconds);
 
+// The counters of a resident-bytes benchmark that built `live` nodes since
+// it read consecutive::ProcessRssKb() as `rss_before_kb`:
+// bytes_per_live_node (the process's resident growth since, over them) and
+// live_nodes.
+void ReportResidentBytes(benchmark::State& state, int64_t rss_before_kb,
+                         int64_t live);
+
 }  // namespace graphgc::bench
 
 #endif  // GRAPHGC_BENCH_PEER_REPORT_H_
