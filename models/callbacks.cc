@@ -20,7 +20,6 @@
 #include "absl/strings/string_view.h"
 #include "models/saving.h"
 #include "models/sequential.h"
-#include "nlohmann/json.hpp"
 #include "serialize/event.pb.h"
 #include "serialize/event_file.h"
 #include "serialize/graph_def.h"
@@ -348,52 +347,16 @@ proto::Event KerasModelEvent(const std::string& config_json) {
   return event;
 }
 
-// The Keras config `json` (ModelToJson's) with the model's and each layer's
-// name renamed as the exported graph's scopes were, so the config and the
-// graph TensorBoard shows beside it name the same things, and identical
-// models write identical bytes whatever else shares their graph.
-absl::StatusOr<std::string> RenameKerasConfig(const std::string& json,
-                                              const ScopeRenaming& renaming) {
-  if (renaming.empty()) return json;
-  nlohmann::json config =
-      nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  auto rename = [&renaming](nlohmann::json& object) {
-    if (!object.is_object()) return;
-    auto name = object.find("name");
-    if (name == object.end() || !name->is_string()) return;
-    *name = RenameScopes(name->get<std::string>(), renaming);
-  };
-  if (!config.is_object() || !config.contains("config")) {
-    return absl::InternalError(
-        "TensorBoard: the model's Keras config is not a Keras object");
-  }
-  nlohmann::json& model = config["config"];
-  rename(model);
-  if (model.is_object() && model.contains("layers") &&
-      model["layers"].is_array()) {
-    for (nlohmann::json& layer : model["layers"]) {
-      if (layer.is_object() && layer.contains("config")) {
-        rename(layer["config"]);
-      }
-    }
-  }
-  return config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<EventFileWriter>> TensorBoard::Open(
     const std::string& subdir, int64_t* graph_nodes) const {
   GG_ASSIGN_OR_RETURN(std::unique_ptr<EventFileWriter> writer,
                       EventFileWriter::Create(options_.log_dir + subdir));
-  if (options_.write_graph && subdir == "/train") {
-    GG_ASSIGN_OR_RETURN(proto::GraphDef graph_def, ExportGraphDef(exported_));
-    const ScopeRenaming renaming = LocalizeScopeNames(graph_def);
-    GG_ASSIGN_OR_RETURN(const std::string keras_config,
-                        RenameKerasConfig(keras_config_, renaming));
-    GG_RETURN_IF_ERROR(writer->WriteGraph(graph_def));
-    if (graph_nodes != nullptr) *graph_nodes = graph_def.node_size();
-    GG_RETURN_IF_ERROR(writer->WriteEvent(KerasModelEvent(keras_config)));
+  if (graph_def_ != nullptr && subdir == "/train") {
+    GG_RETURN_IF_ERROR(writer->WriteGraph(*graph_def_));
+    if (graph_nodes != nullptr) *graph_nodes = graph_def_->node_size();
+    GG_RETURN_IF_ERROR(writer->WriteEvent(KerasModelEvent(keras_config_)));
   }
   GG_RETURN_IF_ERROR(writer->Flush());
   return writer;
@@ -428,6 +391,7 @@ absl::Status TensorBoard::OnTrainBegin(const Sequential& model,
   GG_RETURN_IF_ERROR(Validate());  // for callers other than Fit
   batches_ = 0;
   exported_.clear();
+  graph_def_.reset();
   keras_config_.clear();
   graph_nodes_ = 0;
   if (options_.write_graph) {
@@ -436,7 +400,11 @@ absl::Status TensorBoard::OnTrainBegin(const Sequential& model,
       roots.push_back(h.WithOwner(owner_));
     }
     exported_ = std::move(roots);
-    GG_ASSIGN_OR_RETURN(keras_config_, ModelToJson(model));
+    GG_ASSIGN_OR_RETURN(proto::GraphDef graph_def, ExportGraphDef(exported_));
+    // The config names the model and layers as the graph beside it does.
+    const ScopeRenaming renaming = LocalizeScopeNames(graph_def);
+    GG_ASSIGN_OR_RETURN(keras_config_, ModelToJson(model, renaming));
+    graph_def_ = std::make_shared<const proto::GraphDef>(std::move(graph_def));
   }
   train_.reset();
   validation_.reset();

@@ -50,6 +50,10 @@
 #include "gc/handle.h"
 #include "runtime/tensor.h"
 
+namespace graphgc::proto {
+class GraphDef;  // serialize/graph.proto
+}  // namespace graphgc::proto
+
 namespace graphgc {
 
 class Sequential;
@@ -468,7 +472,10 @@ class TensorBoard : public Callback {
   std::string train_path_;
   std::string validation_path_;
   std::vector<NodeHandle> exported_;
-  std::string keras_config_;  // the model's Keras JSON, with write_graph
+  // With write_graph, from OnTrainBegin: the graph exported with local
+  // scope names, and the model's Keras JSON with the same names.
+  std::shared_ptr<const proto::GraphDef> graph_def_;
+  std::string keras_config_;
   int64_t graph_nodes_ = 0;
   int64_t batches_ = 0;
   int64_t files_reopened_ = 0;

@@ -760,20 +760,22 @@ absl::StatusOr<ParsedConfig> ParseConfig(const std::string& text,
   return out;
 }
 
-Json ConfigJson(const ModelSnapshot& snap) {
+// Names as `renaming` has them (none renamed when empty).
+Json ConfigJson(const ModelSnapshot& snap, const ScopeRenaming& renaming = {}) {
   Json layers = Json::array();
   for (const models_internal::SavedLayer& saved : snap.layers) {
     // Every kind a model can hold is in the table (LoadModel reads none
     // other); Save checks before calling.
     const LayerKind* kind = FindKind(saved.layer.kind());
-    Json entry =
-        KerasObject("keras.layers", kind->class_name,
-                    kind->write_config(*saved.state, saved.layer.name()));
+    Json entry = KerasObject(
+        "keras.layers", kind->class_name,
+        kind->write_config(*saved.state,
+                           RenameScopes(saved.layer.name(), renaming)));
     layers.push_back(std::move(entry));
   }
   const TensorShape input_shape =
       snap.layers.empty() ? TensorShape() : snap.layers[0].state->input_shape;
-  Json config = {{"name", snap.name},
+  Json config = {{"name", RenameScopes(snap.name, renaming)},
                  {"trainable", true},
                  {"dtype", "float32"},
                  {"layers", std::move(layers)},
@@ -1005,8 +1007,14 @@ absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
 }  // namespace
 
 absl::StatusOr<std::string> ModelToJson(const Sequential& model) {
+  return ModelToJson(model, ScopeRenaming());
+}
+
+absl::StatusOr<std::string> ModelToJson(const Sequential& model,
+                                        const ScopeRenaming& renaming) {
   GG_ASSIGN_OR_RETURN(const ModelSnapshot snap, SavingAccess::Snapshot(model));
-  return ConfigJson(snap).dump(-1, ' ', false, Json::error_handler_t::replace);
+  return ConfigJson(snap, renaming)
+      .dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 absl::Status Sequential::Save(const std::string& dir) const {

@@ -70,6 +70,7 @@
 #include "models/sequential.h"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
+#include "serialize/graph_def.h"
 
 namespace graphgc {
 
@@ -97,6 +98,11 @@ absl::Status SaveWeights(const Sequential& model, const std::string& path);
 // writes it as the "keras" summary. Works from a callback of the model's
 // own Fit.
 absl::StatusOr<std::string> ModelToJson(const Sequential& model);
+// The same with the model's and its layers' names renamed as `renaming`
+// (serialize/graph_def.h) renames a GraphDef's scopes: the TensorBoard
+// callback writes the config beside a graph exported with local scope names.
+absl::StatusOr<std::string> ModelToJson(const Sequential& model,
+                                        const ScopeRenaming& renaming);
 
 // One tensor of model.pb's signature.
 struct SignatureTensor {
