@@ -2,6 +2,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
+#include <utility>
+
+#include "absl/container/btree_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace graphgc {
 namespace gc {
@@ -69,6 +75,61 @@ std::optional<RetentionPath> FindRetentionPath(const Heap& heap,
   std::reverse(path.chain.begin(), path.chain.end());
   path.holders = heap.RootLabels(path.chain.front());
   return path;
+}
+
+std::string HoldersText(const RetentionPath& path) {
+  std::vector<std::string> holders;
+  holders.reserve(path.holders.size());
+  for (const auto& [label, count] : path.holders) {
+    holders.push_back(count > 1 ? absl::StrCat(label, " (", count, " handles)")
+                                : label);
+  }
+  return absl::StrJoin(holders, ", ");
+}
+
+std::vector<OwnerUsage> UsageByOwner(const Heap& heap) {
+  std::vector<uint32_t> roots;
+  CollectRoots(heap, roots);
+  absl::btree_map<std::string, std::vector<uint32_t>> by_owner;
+  for (uint32_t r : roots) {
+    std::vector<std::pair<std::string, int32_t>> labels = heap.RootLabels(r);
+    by_owner[labels.empty() ? std::string(kUnlabelledRoot)
+                            : std::move(labels.front().first)]
+        .push_back(r);
+  }
+  std::vector<bool> seen(heap.num_slots(), false);
+  std::vector<OwnerUsage> report;
+  std::vector<uint32_t> stack;
+  int64_t reached = 0;
+  for (const auto& [owner, owner_roots] : by_owner) {
+    OwnerUsage usage{.owner = owner};
+    stack.assign(owner_roots.begin(), owner_roots.end());
+    while (!stack.empty()) {
+      const uint32_t n = stack.back();
+      stack.pop_back();
+      if (seen[n]) continue;
+      seen[n] = true;
+      ++usage.nodes;
+      if (const Object* object = heap.object(n); object != nullptr) {
+        usage.bytes += object->ApproxBytes();
+      }
+      for (uint32_t in : heap.edges(n)) {
+        if (!seen[in]) stack.push_back(in);
+      }
+    }
+    reached += usage.nodes;
+    if (usage.nodes > 0) report.push_back(std::move(usage));
+  }
+  if (const int64_t unreachable = heap.live_count() - reached;
+      unreachable > 0) {
+    report.push_back(OwnerUsage{.owner = std::string(kUnreachableOwner),
+                                .nodes = unreachable});
+  }
+  std::stable_sort(report.begin(), report.end(),
+                   [](const OwnerUsage& a, const OwnerUsage& b) {
+                     return a.nodes > b.nodes;
+                   });
+  return report;
 }
 
 }  // namespace gc

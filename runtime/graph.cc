@@ -447,60 +447,16 @@ absl::StatusOr<std::vector<std::string>> Graph::ExplainRetention(
         "ExplainRetention: '", node_name,
         "' is not reachable from any root; the next collection sweeps it"));
   }
-  std::vector<std::string> holders;
-  for (const auto& [label, count] : path->holders) {
-    holders.push_back(count > 1 ? absl::StrCat(label, " (", count, " handles)")
-                                : label);
-  }
   std::vector<std::string> out;
-  out.push_back(absl::StrJoin(holders, ", "));
+  out.reserve(path->chain.size() + 1);
+  out.push_back(gc::HoldersText(*path));
   for (uint32_t index : path->chain) out.push_back(NodeAt(index).name);
   return out;
 }
 
 std::vector<OwnerUsage> Graph::LeakReport() const {
   ReaderLock lock(heap_->mu());
-  std::vector<uint32_t> roots;
-  gc::CollectRoots(*heap_, roots);
-  // Group roots by their first holder label, labels in sorted order, then
-  // give each live node to the first group that reaches it.
-  absl::btree_map<std::string, std::vector<uint32_t>> by_owner;
-  for (uint32_t r : roots) {
-    auto labels = heap_->RootLabels(r);
-    by_owner[labels.empty() ? std::string(gc::kUnlabelledRoot)
-                            : labels.front().first]
-        .push_back(r);
-  }
-  std::vector<bool> seen(heap_->num_slots(), false);
-  std::vector<OwnerUsage> report;
-  std::vector<uint32_t> stack;
-  for (const auto& [owner, owner_roots] : by_owner) {
-    OwnerUsage usage{.owner = owner};
-    stack.assign(owner_roots.begin(), owner_roots.end());
-    while (!stack.empty()) {
-      uint32_t n = stack.back();
-      stack.pop_back();
-      if (seen[n]) continue;
-      seen[n] = true;
-      ++usage.nodes;
-      usage.bytes += NodeAt(n).ApproxBytes();
-      for (uint32_t in : heap_->edges(n)) {
-        if (!seen[in]) stack.push_back(in);
-      }
-    }
-    if (usage.nodes > 0) report.push_back(std::move(usage));
-  }
-  int64_t garbage = heap_->live_count();
-  for (const OwnerUsage& u : report) garbage -= u.nodes;
-  if (garbage > 0) {
-    report.push_back(OwnerUsage{.owner = "(unreachable, awaiting collection)",
-                                .nodes = garbage});
-  }
-  std::stable_sort(report.begin(), report.end(),
-                   [](const OwnerUsage& a, const OwnerUsage& b) {
-                     return a.nodes > b.nodes;
-                   });
-  return report;
+  return gc::UsageByOwner(*heap_);
 }
 
 std::vector<std::string> Graph::SavedGarbage() const {

@@ -51,6 +51,7 @@
 #include "gc/handle.h"
 #include "gc/heap.h"
 #include "gc/pin.h"
+#include "gc/roots.h"
 #include "gc/stats.h"
 #include "runtime/attr_value.h"
 #include "runtime/name_index.h"
@@ -125,12 +126,9 @@ struct NodeInfo {
   std::vector<TensorShape> output_shapes;
 };
 
-// One line of a leak report: live nodes grouped by who holds them.
-struct OwnerUsage {
-  std::string owner;  // the root's owner label (see ExplainRetention)
-  int64_t nodes = 0;  // live nodes first reached from this owner's roots
-  int64_t bytes = 0;  // their approximate bytes (attributes, tensors, state)
-};
+// One line of a leak report: live nodes grouped by who holds them (see
+// gc::UsageByOwner, which computes it).
+using OwnerUsage = gc::OwnerUsage;
 
 namespace graph_internal {
 

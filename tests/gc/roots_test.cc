@@ -73,5 +73,70 @@ TEST(Roots, NoRetentionPathForGarbage) {
   EXPECT_FALSE(gc::FindRetentionPath(g.heap(), target).has_value());
 }
 
+TEST(Roots, HoldersTextCountsHandlesPerLabel) {
+  gc::RetentionPath path;
+  path.holders = {{"Sequential 's'", 1}, {"TensorBoard 'logs'", 3}};
+  EXPECT_EQ(gc::HoldersText(path),
+            "Sequential 's', TensorBoard 'logs' (3 handles)");
+}
+
+std::vector<gc::OwnerUsage> Usage(const Graph& g) {
+  ReaderLock l(g.heap().mu());
+  return gc::UsageByOwner(g.heap());
+}
+
+TEST(Roots, UsageByOwnerCountsANodeForTheFirstOwnerInLabelOrder) {
+  Graph g;
+  NodeHandle shared = AddTestNode(g, "shared");
+  NodeHandle b = AddTestNode(g, "b", {shared}).WithOwner("B");
+  NodeHandle a = AddTestNode(g, "a", {shared}).WithOwner("A");
+  shared.Reset();
+  std::vector<gc::OwnerUsage> usage = Usage(g);
+  ASSERT_EQ(usage.size(), 2u);
+  EXPECT_EQ(usage[0].owner, "A");
+  EXPECT_EQ(usage[0].nodes, 2);  // a and shared
+  EXPECT_EQ(usage[1].owner, "B");
+  EXPECT_EQ(usage[1].nodes, 1);
+}
+
+TEST(Roots, UsageByOwnerSortsLargestFirst) {
+  Graph g;
+  NodeHandle small = AddTestNode(g, "small").WithOwner("A");
+  NodeHandle big =
+      AddTestNode(g, "big", {AddTestNode(g, "in1"), AddTestNode(g, "in2")})
+          .WithOwner("Z");
+  std::vector<gc::OwnerUsage> usage = Usage(g);
+  ASSERT_EQ(usage.size(), 2u);
+  EXPECT_EQ(usage[0].owner, "Z");
+  EXPECT_EQ(usage[0].nodes, 3);
+  EXPECT_EQ(usage[1].owner, "A");
+}
+
+TEST(Roots, UsageByOwnerPutsUnlabelledRootsUnderTheirOwnLabel) {
+  Graph g;
+  NodeHandle plain = AddTestNode(g, "plain");
+  std::vector<gc::OwnerUsage> usage = Usage(g);
+  ASSERT_EQ(usage.size(), 1u);
+  EXPECT_EQ(usage[0].owner, gc::kUnlabelledRoot);
+  EXPECT_EQ(usage[0].nodes, 1);
+}
+
+TEST(Roots, UsageByOwnerCountsUnreachableLiveNodesLast) {
+  Graph g;
+  NodeHandle kept = AddTestNode(g, "kept", {AddTestNode(g, "kept_in")})
+                        .WithOwner("Sequential 'm'");
+  AddTestNode(g, "garbage");
+  std::vector<gc::OwnerUsage> usage = Usage(g);
+  ASSERT_EQ(usage.size(), 2u);
+  EXPECT_EQ(usage[1].owner, gc::kUnreachableOwner);
+  EXPECT_EQ(usage[1].nodes, 1);
+  EXPECT_EQ(usage[1].bytes, 0);
+}
+
+TEST(Roots, UsageByOwnerIsEmptyForAnEmptyHeap) {
+  Graph g;
+  EXPECT_TRUE(Usage(g).empty());
+}
+
 }  // namespace
 }  // namespace graphgc
