@@ -15,7 +15,7 @@
 #include "bench/eigen_mlp.h"
 #include "benchmark/benchmark.h"
 #include "ops/ops.h"
-#include "runtime/gradients.h"
+#include "ops/gradients.h"
 #include "runtime/graph.h"
 #include "runtime/session.h"
 

@@ -15,8 +15,7 @@ set(GRAPHGC_SOURCES
     runtime/algorithm.cc
     runtime/attr_value.cc
     runtime/executor.cc
-    runtime/gradients.cc
-    runtime/gradients_ops.cc
+    runtime/gradient_walk.cc
     runtime/graph.cc
     runtime/name_index.cc
     runtime/plan.cc
@@ -27,6 +26,7 @@ set(GRAPHGC_SOURCES
     ops/conv_ops.cc
     ops/core_ops.cc
     ops/elementwise.cc
+    ops/gradients.cc
     ops/math_binary_kernels.cc
     ops/math_compare_kernels.cc
     ops/math_ops.cc
@@ -73,6 +73,7 @@ set(GRAPHGC_HEADERS
     runtime/algorithm.h
     runtime/attr_value.h
     runtime/executor.h
+    runtime/gradient_walk.h
     runtime/gradients.h
     runtime/graph.h
     runtime/name_index.h
@@ -85,6 +86,7 @@ set(GRAPHGC_HEADERS
     ops/array_ops.h
     ops/conv_ops.h
     ops/elementwise.h
+    ops/gradients.h
     ops/math_kernels.h
     ops/math_ops.h
     ops/nn_ops.h

@@ -16,7 +16,7 @@
 #include "models/layer_state.h"
 #include "models/saving_access.h"
 #include "models/training.h"
-#include "runtime/gradients.h"
+#include "ops/gradients.h"
 #include "runtime/session.h"
 #include "util/mutex.h"
 #include "util/os_error.h"

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "ops/ops.h"
-#include "runtime/gradients.h"
+#include "ops/gradients.h"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
 #include "serialize/event.pb.h"

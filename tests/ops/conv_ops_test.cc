@@ -14,7 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ops/ops.h"
-#include "runtime/gradients.h"
+#include "ops/gradients.h"
 #include "runtime/graph.h"
 #include "runtime/session.h"
 #include "serialize/graph_def.h"

@@ -6,7 +6,7 @@
 #include "gtest/gtest.h"
 #include "ops/ops.h"
 #include "ops/registry.h"
-#include "runtime/gradients.h"
+#include "ops/gradients.h"
 #include "runtime/session.h"
 #include "tests/ops/kernel_test_util.h"
 

@@ -39,19 +39,3 @@ TEST(ApiExample, LowLevelGraphApiRunsAsDocumented) {
 }
 
 }  // namespace
-
-namespace graphgc {
-namespace {
-
-TEST(AddGradientsNames, GradientNodesGoUnderTheGivenScope) {
-  Graph g;
-  Output x = ops::Placeholder(g, DT_FLOAT, {2}).value();
-  Output y = ops::Square(x).value();
-  std::vector<Output> grads =
-      AddGradients(y, {x}, std::nullopt, "model/gradients").value();
-  EXPECT_EQ(grads[0].node_name().rfind("model/gradients/", 0), 0u)
-      << grads[0].node_name();
-}
-
-}  // namespace
-}  // namespace graphgc

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "runtime/gradients.h"
+#include "runtime/gradient_walk.h"
 #include "runtime/graph.h"
 #include "runtime/node.h"
 #include "runtime/op_def.h"

@@ -1,7 +1,8 @@
-// AddGradients with //ops' builders. Separate from gradients.cc so that the
-// gradient walk itself (AddGradientsWith) needs no op library.
+#include "ops/gradients.h"
+
+#include <string>
+
 #include "ops/ops.h"
-#include "runtime/gradients.h"
 
 namespace graphgc {
 

@@ -1,4 +1,4 @@
-#include "runtime/gradients.h"
+#include "runtime/gradient_walk.h"
 
 #include <vector>
 
