@@ -125,15 +125,17 @@ absl::Status BuildBatchNormalization(Graph& graph, const TensorShape& in,
   return AssignAll(vars, std::move(init), session);
 }
 
-absl::StatusOr<LayerOutputs> ApplyConv2D(LayerState& layer, const Output& x) {
-  const std::string& scope = layer.scope.name();
+absl::StatusOr<LayerOutputs> ApplyConv2D(const LayerState& layer,
+                                         const BuiltLayer& built,
+                                         const Output& x) {
+  const std::string& scope = built.name();
   GG_ASSIGN_OR_RETURN(
-      Output y, ops::Conv2D(x, layer.variables[0].read,
+      Output y, ops::Conv2D(x, built.variables[0].read,
                             {.name = scope + "/Conv2D",
                              .strides = Nhwc(layer.strides),
                              .padding = absl::AsciiStrToUpper(layer.padding)}));
   if (layer.conv.use_bias) {
-    GG_ASSIGN_OR_RETURN(y, ops::BiasAdd(y, layer.variables[1].read,
+    GG_ASSIGN_OR_RETURN(y, ops::BiasAdd(y, built.variables[1].read,
                                         {.name = scope + "/BiasAdd"}));
   }
   LayerOutputs out{.pre_activation = y, .output = y};
@@ -142,11 +144,12 @@ absl::StatusOr<LayerOutputs> ApplyConv2D(LayerState& layer, const Output& x) {
   return out;
 }
 
-absl::StatusOr<LayerOutputs> ApplyMaxPooling2D(LayerState& layer,
+absl::StatusOr<LayerOutputs> ApplyMaxPooling2D(const LayerState& layer,
+                                               const BuiltLayer& built,
                                                const Output& x) {
   GG_ASSIGN_OR_RETURN(
       Output y,
-      ops::MaxPool(x, {.name = layer.scope.name() + "/MaxPool",
+      ops::MaxPool(x, {.name = built.name() + "/MaxPool",
                        .ksize = Nhwc(layer.window),
                        .strides = Nhwc(layer.strides),
                        .padding = absl::AsciiStrToUpper(layer.padding)}));
@@ -158,13 +161,14 @@ absl::StatusOr<LayerOutputs> ApplyMaxPooling2D(LayerState& layer,
 // FusedBatchNormV3's exponential_avg_factor = 1 - momentum). Inference: the
 // moving averages. A [batch, features] input is seen as [batch, 1, 1,
 // features] by the op.
-absl::StatusOr<LayerOutputs> ApplyBatchNormalization(LayerState& layer,
+absl::StatusOr<LayerOutputs> ApplyBatchNormalization(const LayerState& layer,
+                                                     const BuiltLayer& built,
                                                      const Output& x,
                                                      bool training) {
-  const std::string& scope = layer.scope.name();
-  const std::vector<Variable>& v = layer.variables;
-  const bool flat = layer.built_shape.dims() == 1;
-  const int64_t channels = layer.built_shape[layer.built_shape.dims() - 1];
+  const std::string& scope = built.name();
+  const std::vector<Variable>& v = built.variables;
+  const bool flat = built.shape.dims() == 1;
+  const int64_t channels = built.shape[built.shape.dims() - 1];
   Output in = x;
   if (flat) {
     GG_ASSIGN_OR_RETURN(in, ops::Reshape(x, {-1, 1, 1, channels},

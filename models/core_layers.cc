@@ -44,13 +44,13 @@ absl::StatusOr<TensorShape> ReshapeOutputShape(const LayerState& layer,
   return TensorShape(dims);
 }
 
-absl::StatusOr<LayerOutputs> ApplyReshape(LayerState& layer, const Output& x,
+absl::StatusOr<LayerOutputs> ApplyReshape(const BuiltLayer& built,
+                                          const Output& x,
                                           const TensorShape& out) {
   std::vector<int64_t> dims = {-1};
   for (int i = 0; i < out.dims(); ++i) dims.push_back(out[i]);
   GG_ASSIGN_OR_RETURN(
-      Output y,
-      ops::Reshape(x, dims, {.name = layer.scope.name() + "/Reshape"}));
+      Output y, ops::Reshape(x, dims, {.name = built.name() + "/Reshape"}));
   return LayerOutputs{.pre_activation = y, .output = y};
 }
 
@@ -58,12 +58,13 @@ absl::StatusOr<LayerOutputs> ApplyReshape(LayerState& layer, const Output& x,
 // >= rate): each element kept with probability 1 - rate, so the expected
 // output is x. The mask is a Cast of a bool, which passes no gradient.
 // Inference: x itself, no node.
-absl::StatusOr<LayerOutputs> ApplyDropout(LayerState& layer, const Output& x,
-                                          bool training) {
+absl::StatusOr<LayerOutputs> ApplyDropout(const LayerState& layer,
+                                          const BuiltLayer& built,
+                                          const Output& x, bool training) {
   if (!training || layer.rate == 0.f) {
     return LayerOutputs{.pre_activation = x, .output = x};
   }
-  const std::string s = layer.scope.name();
+  const std::string s = built.name();
   GG_ASSIGN_OR_RETURN(Output shape, ops::Shape(x, {.name = s + "/Shape"}));
   // Both seeds non-zero: a reproducible stream (RandomUniform's rule).
   GG_ASSIGN_OR_RETURN(

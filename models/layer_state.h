@@ -1,9 +1,11 @@
 // models/layer_state.h
 //
 // LayerState: what a Layer handle shares, and the per-kind functions that
-// check, build and apply layers. Private to models/. Fields before `mu` are
-// set by the layer's builder and never change; fields after `built` are set
-// once, by BuildLayer, under `mu`, and never change after.
+// check, build and apply layers. Private to models/. A LayerState's option
+// fields are set by the layer's builder, before the state is shared, and
+// never change. What building makes (the graph, the scope, the variables)
+// is a BuiltLayer, published once and immutable after: the type, not a
+// comment, is what lets code read it without the layer's lock.
 //
 // Shapes here are per sample (Keras's, without the batch dimension):
 // Input({8, 8, 1}) gives [8, 8, 1]; messages print them Keras's way,
@@ -11,7 +13,9 @@
 #ifndef GRAPHGC_MODELS_LAYER_STATE_H_
 #define GRAPHGC_MODELS_LAYER_STATE_H_
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +39,20 @@ struct Variable {
   Output read;            // ReadVariableOp
   Output assign_value;    // Placeholder fed by SetWeights
   Output assign;          // AssignVariableOp (a run target)
+};
+
+// What building a layer made: its place in one graph. Immutable once
+// published (LayerState::Publish).
+struct BuiltLayer {
+  Graph* graph = nullptr;
+  ScopeReservation scope;
+  TensorShape shape;                // the per-sample input it was built for
+  Output placeholder;               // Input
+  std::vector<Variable> variables;  // in Keras's weight order
+
+  // The layer's name in its graph ("dense_1").
+  const std::string& name() const { return scope.name(); }
+  std::string owner_label() const { return "Layer '" + scope.name() + "'"; }
 };
 
 struct LayerState {
@@ -66,19 +84,24 @@ struct LayerState {
   std::string activation;    // Dense, Conv2D, Activation: the activation
   absl::Status error;        // bad options, reported at Create
 
-  // Guards `built`, and serialises building: BuildLayer sets the fields
-  // after `built` under it, before `built`, and they never change after,
-  // so code that has seen `built` true (every layer of a created model)
-  // reads them without it.
+  // Serialises building (BuildLayer, CheckLayer's view of a build in
+  // progress) and guards the storage of what it made.
   Mutex mu;
-  bool built ABSL_GUARDED_BY(mu) = false;
-  Graph* graph = nullptr;
-  ScopeReservation scope;
-  TensorShape built_shape;          // the per-sample input it was built for
-  Output placeholder;               // Input
-  std::vector<Variable> variables;  // in Keras's weight order
 
-  std::string owner_label() const { return "Layer '" + scope.name() + "'"; }
+  // What BuildLayer made, or nullptr while the layer is unbuilt. Once
+  // non-null it never changes for the life of this state, so it is read
+  // without `mu`: the acquire load sees everything BuildLayer wrote.
+  const BuiltLayer* built() const {
+    return built_.load(std::memory_order_acquire);
+  }
+  // Publishes `layer` as this state's build. Once only: BuildLayer calls it
+  // under `mu` after checking built() is null.
+  const BuiltLayer& Publish(std::unique_ptr<const BuiltLayer> layer)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+
+ private:
+  std::unique_ptr<const BuiltLayer> storage_ ABSL_GUARDED_BY(mu);
+  std::atomic<const BuiltLayer*> built_{nullptr};
 };
 
 // Keras's class name of a kind ("Conv2D") and its default layer name
@@ -129,15 +152,17 @@ struct LayerOutputs {
   bool softmax = false;
   std::vector<NodeHandle> updates;
 };
-absl::StatusOr<LayerOutputs> ApplyLayer(LayerState& layer, const Output& x,
-                                        bool training);
+// FailedPrecondition for an unbuilt layer.
+absl::StatusOr<LayerOutputs> ApplyLayer(const LayerState& layer,
+                                        const Output& x, bool training);
 
 // The number of weights of the built layer, trainable and not.
 struct ParamCount {
   int64_t trainable = 0;
   int64_t non_trainable = 0;
 };
-ParamCount CountParams(LayerState& layer);
+// Zero for an unbuilt layer.
+ParamCount CountParams(const LayerState& layer);
 
 // --- shared by the per-kind files ---
 
@@ -202,15 +227,22 @@ absl::StatusOr<TensorShape> BatchNormalizationOutputShape(
     const LayerState& layer, const TensorShape& in);
 absl::StatusOr<TensorShape> ReshapeOutputShape(const LayerState& layer,
                                                const TensorShape& in);
-absl::StatusOr<LayerOutputs> ApplyConv2D(LayerState& layer, const Output& x);
-absl::StatusOr<LayerOutputs> ApplyMaxPooling2D(LayerState& layer,
+// Per-kind forward nodes, for ApplyLayer: `built` is `layer`'s build.
+absl::StatusOr<LayerOutputs> ApplyConv2D(const LayerState& layer,
+                                         const BuiltLayer& built,
+                                         const Output& x);
+absl::StatusOr<LayerOutputs> ApplyMaxPooling2D(const LayerState& layer,
+                                               const BuiltLayer& built,
                                                const Output& x);
-absl::StatusOr<LayerOutputs> ApplyBatchNormalization(LayerState& layer,
+absl::StatusOr<LayerOutputs> ApplyBatchNormalization(const LayerState& layer,
+                                                     const BuiltLayer& built,
                                                      const Output& x,
                                                      bool training);
-absl::StatusOr<LayerOutputs> ApplyDropout(LayerState& layer, const Output& x,
-                                          bool training);
-absl::StatusOr<LayerOutputs> ApplyReshape(LayerState& layer, const Output& x,
+absl::StatusOr<LayerOutputs> ApplyDropout(const LayerState& layer,
+                                          const BuiltLayer& built,
+                                          const Output& x, bool training);
+absl::StatusOr<LayerOutputs> ApplyReshape(const BuiltLayer& built,
+                                          const Output& x,
                                           const TensorShape& out);
 
 }  // namespace models_internal

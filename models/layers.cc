@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -103,6 +104,7 @@ absl::StatusOr<Output> ApplyActivation(const std::string& act, const Output& x,
 
 }  // namespace models_internal
 
+using models_internal::BuiltLayer;
 using models_internal::DefaultName;
 using models_internal::KindName;
 using models_internal::LayerLabel;
@@ -118,14 +120,12 @@ std::string Layer::kind() const {
 
 std::string Layer::name() const {
   if (state_ == nullptr) return "";
-  WriterLock l(state_->mu);
-  return state_->built ? state_->scope.name() : state_->requested_name;
+  const BuiltLayer* built = state_->built();
+  return built != nullptr ? built->name() : state_->requested_name;
 }
 
 bool Layer::built() const {
-  if (state_ == nullptr) return false;
-  WriterLock l(state_->mu);
-  return state_->built;
+  return state_ != nullptr && state_->built() != nullptr;
 }
 
 int64_t Layer::units() const {
@@ -448,12 +448,14 @@ absl::Status BuildDense(LayerState& layer, Graph& graph, const TensorShape& in,
                             graph, scope, session, vars);
 }
 
-absl::StatusOr<LayerOutputs> ApplyDense(LayerState& layer, const Output& x) {
-  const std::string& scope = layer.scope.name();
-  GG_ASSIGN_OR_RETURN(Output y, ops::MatMul(x, layer.variables[0].read,
+absl::StatusOr<LayerOutputs> ApplyDense(const LayerState& layer,
+                                        const BuiltLayer& built,
+                                        const Output& x) {
+  const std::string& scope = built.name();
+  GG_ASSIGN_OR_RETURN(Output y, ops::MatMul(x, built.variables[0].read,
                                             {.name = scope + "/MatMul"}));
   if (layer.dense.use_bias) {
-    GG_ASSIGN_OR_RETURN(y, ops::BiasAdd(y, layer.variables[1].read,
+    GG_ASSIGN_OR_RETURN(y, ops::BiasAdd(y, built.variables[1].read,
                                         {.name = scope + "/BiasAdd"}));
   }
   LayerOutputs out{.pre_activation = y, .output = y};
@@ -509,25 +511,25 @@ absl::StatusOr<TensorShape> CheckLayer(LayerState& layer, Graph& graph,
                                        const TensorShape& in) {
   GG_RETURN_IF_ERROR(layer.error);
   GG_ASSIGN_OR_RETURN(TensorShape out, OutputShape(layer, in));
-  WriterLock l(layer.mu);
-  if (!layer.built) {
+  const BuiltLayer* built = layer.built();
+  if (built == nullptr) {
     GG_RETURN_IF_ERROR(CheckWeightSizes(layer, in));
     return out;
   }
-  const std::string name = layer.scope.name();
-  if (layer.graph != &graph) {
+  const std::string& name = built->name();
+  if (built->graph != &graph) {
     return absl::InvalidArgumentError(
         absl::StrCat("layer '", name, "' belongs to another graph"));
   }
-  if (layer.kind != Kind::kInput && layer.built_shape != in) {
+  if (layer.kind != Kind::kInput && built->shape != in) {
     if (layer.kind == Kind::kDense) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "layer '", name, "' was built for ", layer.built_shape[0],
-          " input features but gets ", in[0]));
+      return absl::InvalidArgumentError(
+          absl::StrCat("layer '", name, "' was built for ", built->shape[0],
+                       " input features but gets ", in[0]));
     }
-    return absl::InvalidArgumentError(absl::StrCat(
-        "layer '", name, "' was built for inputs ",
-        KerasShape(layer.built_shape), " but gets ", KerasShape(in)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("layer '", name, "' was built for inputs ",
+                     KerasShape(built->shape), " but gets ", KerasShape(in)));
   }
   return out;
 }
@@ -536,7 +538,11 @@ absl::Status BuildLayer(LayerState& layer, Graph& graph, const TensorShape& in,
                         Session& session) {
   GG_RETURN_IF_ERROR(CheckLayer(layer, graph, in).status());
   WriterLock l(layer.mu);
-  if (layer.built) return absl::OkStatus();
+  // Checked again under the lock: another thread may have built it since.
+  if (const BuiltLayer* built = layer.built(); built != nullptr) {
+    return CheckLayer(layer, graph, in).status();
+  }
+  auto built = std::make_unique<BuiltLayer>();
   ScopeReservation scope = graph.ReserveScope(!layer.requested_name.empty()
                                                   ? layer.requested_name
                                                   : DefaultName(layer.kind));
@@ -550,7 +556,7 @@ absl::Status BuildLayer(LayerState& layer, Graph& graph, const TensorShape& in,
       }
       GG_ASSIGN_OR_RETURN(Output x, ops::Placeholder(graph, DT_FLOAT, dims,
                                                      {.name = scope.name()}));
-      layer.placeholder = Output(x.handle().WithOwner(label), x.index());
+      built->placeholder = Output(x.handle().WithOwner(label), x.index());
       break;
     }
     case Kind::kDense:
@@ -568,12 +574,18 @@ absl::Status BuildLayer(LayerState& layer, Graph& graph, const TensorShape& in,
     default:
       break;  // no variables
   }
-  layer.variables = std::move(vars);
-  layer.built_shape = in;
-  layer.graph = &graph;
-  layer.scope = std::move(scope);
-  layer.built = true;
+  built->variables = std::move(vars);
+  built->shape = in;
+  built->graph = &graph;
+  built->scope = std::move(scope);
+  layer.Publish(std::move(built));
   return absl::OkStatus();
+}
+
+const BuiltLayer& LayerState::Publish(std::unique_ptr<const BuiltLayer> layer) {
+  storage_ = std::move(layer);
+  built_.store(storage_.get(), std::memory_order_release);
+  return *storage_;
 }
 
 bool HasTrainingPath(const LayerState& layer) {
@@ -581,26 +593,29 @@ bool HasTrainingPath(const LayerState& layer) {
          layer.kind == Kind::kBatchNormalization;
 }
 
-absl::StatusOr<LayerOutputs> ApplyLayer(LayerState& layer, const Output& x,
-                                        bool training) {
-  WriterLock l(layer.mu);
-  const std::string& scope = layer.scope.name();
+absl::StatusOr<LayerOutputs> ApplyLayer(const LayerState& layer,
+                                        const Output& x, bool training) {
+  const BuiltLayer* built = layer.built();
+  if (built == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(LayerLabel(layer), " is not built"));
+  }
+  const std::string& scope = built->name();
   switch (layer.kind) {
     case Kind::kDense:
-      return ApplyDense(layer, x);
+      return ApplyDense(layer, *built, x);
     case Kind::kConv2D:
-      return ApplyConv2D(layer, x);
+      return ApplyConv2D(layer, *built, x);
     case Kind::kMaxPooling2D:
-      return ApplyMaxPooling2D(layer, x);
+      return ApplyMaxPooling2D(layer, *built, x);
     case Kind::kBatchNormalization:
-      return ApplyBatchNormalization(layer, x, training);
+      return ApplyBatchNormalization(layer, *built, x, training);
     case Kind::kDropout:
-      return ApplyDropout(layer, x, training);
+      return ApplyDropout(layer, *built, x, training);
     case Kind::kFlatten:
     case Kind::kReshape: {
-      GG_ASSIGN_OR_RETURN(TensorShape out,
-                          OutputShape(layer, layer.built_shape));
-      return ApplyReshape(layer, x, out);
+      GG_ASSIGN_OR_RETURN(TensorShape out, OutputShape(layer, built->shape));
+      return ApplyReshape(*built, x, out);
     }
     case Kind::kActivation: {
       LayerOutputs out{.pre_activation = x, .output = x};
@@ -616,10 +631,11 @@ absl::StatusOr<LayerOutputs> ApplyLayer(LayerState& layer, const Output& x,
       absl::StrCat("layer '", scope, "' has no forward nodes"));
 }
 
-ParamCount CountParams(LayerState& layer) {
-  WriterLock l(layer.mu);
+ParamCount CountParams(const LayerState& layer) {
   ParamCount count;
-  for (const Variable& v : layer.variables) {
+  const BuiltLayer* built = layer.built();
+  if (built == nullptr) return count;
+  for (const Variable& v : built->variables) {
     // Each built variable's shape was checked (CheckFits); the sum is
     // checked too, and saturates (it cannot be reached in memory anyway).
     int64_t& sum = v.trainable ? count.trainable : count.non_trainable;

@@ -27,6 +27,7 @@
 
 namespace graphgc {
 
+using models_internal::BuiltLayer;
 using models_internal::LayerState;
 using models_internal::ModelSnapshot;
 using models_internal::SavingAccess;
@@ -1124,8 +1125,12 @@ absl::StatusOr<Sequential> LoadModel(const std::string& dir,
   for (size_t i = 0; i < paths.size(); ++i) {
     if (paths[i].empty()) continue;
     LayerWeightsSpec spec{.path = paths[i]};
-    const LayerState* state = SavingAccess::State(model->layers()[i]);
-    for (const auto& v : state->variables) spec.shapes.push_back(v.shape);
+    const BuiltLayer* built = SavingAccess::State(model->layers()[i])->built();
+    if (built == nullptr) {
+      return absl::InternalError(absl::StrCat(
+          "LoadModel: layer ", i, " of the created model is not built"));
+    }
+    for (const auto& v : built->variables) spec.shapes.push_back(v.shape);
     specs.push_back(std::move(spec));
   }
   GG_ASSIGN_OR_RETURN(std::vector<std::vector<Tensor>> values,

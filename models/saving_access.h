@@ -21,11 +21,12 @@
 namespace graphgc {
 namespace models_internal {
 
-// One layer as Save writes it: its state and copies of its variables'
-// values, in the order of LayerState::variables.
+// One layer as Save writes it: its state, its build and copies of its
+// variables' values, in the order of BuiltLayer::variables.
 struct SavedLayer {
-  Layer layer;  // keeps `state` alive
+  Layer layer;  // keeps `state` and `built` alive
   const LayerState* state = nullptr;
+  const BuiltLayer* built = nullptr;  // never null: a model's layers are built
   std::vector<Tensor> values;
 };
 

@@ -30,7 +30,10 @@ struct ModelState {
   ScopeReservation scope;
   std::string label;  // "Sequential '<name>'"
   std::vector<Layer> layers;
-  std::vector<LayerState*> weighted;  // the layers with weights, in order
+  // Each layer's build (kept alive by `layers`), and those with weights, in
+  // layer order.
+  std::vector<const BuiltLayer*> built;
+  std::vector<const BuiltLayer*> weighted;
   std::unique_ptr<Session> session;
   Output input;
   // The inference forward path (Evaluate, Predict) and the training one
@@ -91,6 +94,7 @@ struct ModelState {
 
 }  // namespace models_internal
 
+using models_internal::BuiltLayer;
 using models_internal::LayerState;
 using models_internal::ModelState;
 
@@ -443,14 +447,21 @@ absl::StatusOr<Sequential> Sequential::Create(std::vector<Layer> layers,
   for (size_t i = 0; i < states.size(); ++i) {
     GG_RETURN_IF_ERROR(models_internal::BuildLayer(
         *states[i], graph, i == 0 ? shapes[0] : shapes[i - 1], *m->session));
+    const BuiltLayer* built = states[i]->built();
+    if (built == nullptr) {
+      return absl::InternalError(
+          absl::StrCat("Create: ", models_internal::LayerLabel(*states[i]),
+                       " is not built after BuildLayer succeeded"));
+    }
+    m->built.push_back(built);
     if (HasTrainingPath(*states[i])) m->separate_training_path = true;
-    if (!states[i]->variables.empty()) m->weighted.push_back(states[i]);
+    if (!built->variables.empty()) m->weighted.push_back(built);
   }
   // The forward paths: inference, then (only when a layer needs it)
   // training.
   for (const bool training : {false, true}) {
     if (training && !m->separate_training_path) break;
-    Output x = states[0]->placeholder;
+    Output x = m->built[0]->placeholder;
     std::optional<Output> logits;
     std::vector<NodeHandle> updates;
     for (size_t i = 1; i < states.size(); ++i) {
@@ -476,7 +487,7 @@ absl::StatusOr<Sequential> Sequential::Create(std::vector<Layer> layers,
     m->train_output = m->output;
     m->train_softmax_logits = m->softmax_logits;
   }
-  m->input = m->Own(states[0]->placeholder);
+  m->input = m->Own(m->built[0]->placeholder);
   return Sequential(std::move(m));
 }
 
@@ -513,7 +524,7 @@ absl::Status Sequential::Compile(CompileOptions options) {
   }
   std::vector<Output> reads, vars;
   std::vector<TensorShape> shapes;
-  for (LayerState* layer : m.weighted) {
+  for (const BuiltLayer* layer : m.weighted) {
     for (const models_internal::Variable& v : layer->variables) {
       if (!v.trainable) continue;
       reads.push_back(v.read);
@@ -775,7 +786,7 @@ std::vector<Tensor> Sequential::GetWeights() const {
   ModelState& m = *state_;
   ModelCall call(m);
   std::vector<Output> reads;
-  for (LayerState* layer : m.weighted) {
+  for (const BuiltLayer* layer : m.weighted) {
     for (const auto& v : layer->variables) reads.push_back(v.read);
   }
   absl::StatusOr<std::vector<Tensor>> out = m.session->Run({}, reads);
@@ -796,7 +807,7 @@ absl::Status Sequential::SetWeights(const std::vector<Tensor>& weights) {
   m.graph->MaybeCollect();
   ModelCall call(m);
   std::vector<const models_internal::Variable*> vars;
-  for (LayerState* layer : m.weighted) {
+  for (const BuiltLayer* layer : m.weighted) {
     for (const auto& v : layer->variables) vars.push_back(&v);
   }
   const std::string where =
@@ -1039,11 +1050,12 @@ absl::StatusOr<ModelSnapshot> SavingAccess::Snapshot(const Sequential& model) {
   snap.input = m.input;
   snap.output = m.output;
   std::vector<Output> reads;
-  for (const Layer& layer : m.layers) {
-    // A model's layers are built: their variables no longer change.
-    const LayerState* s = layer.state_.get();
-    snap.layers.push_back({.layer = layer, .state = s});
-    for (const Variable& v : s->variables) reads.push_back(v.read);
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    const BuiltLayer* built = m.built[i];
+    snap.layers.push_back({.layer = m.layers[i],
+                           .state = m.layers[i].state_.get(),
+                           .built = built});
+    for (const Variable& v : built->variables) reads.push_back(v.read);
   }
   std::vector<Tensor> values;
   if (!reads.empty()) {
@@ -1051,7 +1063,7 @@ absl::StatusOr<ModelSnapshot> SavingAccess::Snapshot(const Sequential& model) {
   }
   size_t k = 0;
   for (SavedLayer& layer : snap.layers) {
-    for (const Variable& v : layer.state->variables) {
+    for (const Variable& v : layer.built->variables) {
       // The reads share the variables' buffers, which training updates.
       GG_ASSIGN_OR_RETURN(Tensor copy, PrivateCopy(values[k++]));
       snap.variables[v.name] = copy;
@@ -1069,8 +1081,8 @@ absl::Status SavingAccess::AssignWeights(Sequential& model,
   m.graph->MaybeCollect();
   ModelCall call(m);
   std::vector<const Variable*> vars;
-  for (const Layer& layer : m.layers) {
-    for (const Variable& v : layer.state_->variables) vars.push_back(&v);
+  for (const BuiltLayer* layer : m.built) {
+    for (const Variable& v : layer->variables) vars.push_back(&v);
   }
   if (values.size() != vars.size()) {
     return absl::InvalidArgumentError(

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -96,6 +98,33 @@ TEST(Layer, CreateRefusesAMovedFromLayer) {
       << m.status();
   EXPECT_TRUE(
       Sequential::Create({layers::Input({4}), taken}, {.graph = &g}).ok());
+}
+
+// Two threads creating models over one unbuilt layer at once: it is built
+// once (one scope, one set of variables) and both models read that build.
+TEST_F(LayersTest, ASharedLayerBuiltByTwoThreadsAtOnceIsBuiltOnce) {
+  for (int round = 0; round < 20; ++round) {
+    Layer shared = layers::Dense(3, {.name = "shared"});
+    std::vector<std::optional<Sequential>> models(2);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t) {
+      threads.emplace_back([&, t] {
+        models[t] = Create({layers::Input({2}), shared});
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    ASSERT_TRUE(models[0].has_value() && models[1].has_value());
+    ASSERT_EQ(models[0]->layers().size(), 2u);
+    ASSERT_EQ(models[1]->layers().size(), 2u);
+    ASSERT_TRUE(shared.built());
+    EXPECT_EQ(models[0]->layers()[1].name(), shared.name());
+    EXPECT_EQ(models[1]->layers()[1].name(), shared.name());
+    std::vector<Tensor> a = models[0]->GetWeights();
+    std::vector<Tensor> b = models[1]->GetWeights();
+    ASSERT_EQ(a.size(), 2u);
+    ASSERT_EQ(b.size(), 2u);
+    EXPECT_EQ(Values(a[0]), Values(b[0]));
+  }
 }
 
 TEST_F(LayersTest, KindsAreKerasClassNamesAndNamesKerasDefaults) {
