@@ -111,7 +111,12 @@ CollectStats Collector::Run(bool minor) {
     if (!garbage_.empty() && observer_ != nullptr) {
       observer_->OnSweep(heap_, garbage_);
     }
-    Sweep(heap_, garbage_, save, &kept);
+    // The swept objects are unlinked here and destroyed below, once the
+    // lock is released: the pause is roots, mark and unlinking, and nothing
+    // can reach an unlinked object (its slot is free, its generation
+    // changed, its names are gone).
+    kept.reserve(garbage_.size());
+    Sweep(heap_, garbage_, /*keep=*/true, &kept);
     if (verify) VerifyOrDie("after sweeping", heap_.VerifyForTesting());
     const int64_t promoted = heap_.AgeSurvivors(promote_after);
     if (verify) VerifyOrDie("after aging", heap_.VerifyForTesting());
@@ -134,10 +139,11 @@ CollectStats Collector::Run(bool minor) {
                           std::chrono::steady_clock::now() - start)
                           .count();
   }
-  if (!kept.empty()) {
+  if (save && !kept.empty()) {
     WriterLock l(saved_mu_);
     for (auto& o : kept) saved_.push_back(std::move(o));
   }
+  kept.clear();  // destroys the swept objects (none left when saved)
   {
     WriterLock l(state_mu_);
     ++stats_.collections;

@@ -59,6 +59,13 @@ struct OrphanedHeaps {
   std::vector<std::shared_ptr<gc::Heap>> kept ABSL_GUARDED_BY(mu);
 };
 
+// Whether `h` is a live handle of `graph`, whose heap is `heap`: what
+// Graph::CheckHandle accepts, without building the message it refuses with.
+bool IsUsable(const gc::Heap& heap, const Graph* graph, const NodeHandle& h)
+    ABSL_SHARED_LOCKS_REQUIRED(heap.mu()) {
+  return h.valid() && h.graph() == graph && heap.IsLive(h.id());
+}
+
 void KeepOrphanedHeap(std::shared_ptr<gc::Heap> heap) {
   static OrphanedHeaps* const orphaned = new OrphanedHeaps;
   WriterLock l(orphaned->mu);
@@ -113,7 +120,11 @@ absl::Status Graph::CheckHandle(const NodeHandle& h,
 }
 
 absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
-  std::string base = spec.name.empty() ? spec.op : spec.name;
+  // The requested name lives in spec.name from here on (the op type when
+  // none was given), so the common case moves it into the node instead of
+  // copying it.
+  if (spec.name.empty()) spec.name = spec.op;
+  const absl::string_view base = spec.name;
   if (spec.op.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("node '", base, "': empty op type"));
@@ -138,10 +149,14 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
 
   WriterLock lock(heap_->mu());
   absl::InlinedVector<uint32_t, 4> edges;
+  // Each handle is checked inline; the message naming it is built only
+  // when it is refused.
   for (size_t i = 0; i < spec.inputs.size(); ++i) {
     const Output& in = spec.inputs[i];
-    GG_RETURN_IF_ERROR(CheckHandle(
-        in.handle(), absl::StrCat(node->op, " node '", base, "': input ", i)));
+    if (!IsUsable(*heap_, this, in.handle())) {
+      return CheckHandle(
+          in.handle(), absl::StrCat(node->op, " node '", base, "': input ", i));
+    }
     const Node& producer = NodeAt(in.handle().id().index);
     if (in.index() < 0 ||
         in.index() >= static_cast<int>(producer.output_types.size())) {
@@ -154,14 +169,18 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
     edges.push_back(in.handle().id().index);
   }
   for (size_t i = 0; i < spec.control_inputs.size(); ++i) {
-    GG_RETURN_IF_ERROR(CheckHandle(
-        spec.control_inputs[i],
-        absl::StrCat(node->op, " node '", base, "': control input ", i)));
-    node->control_inputs.push_back(spec.control_inputs[i].id());
-    edges.push_back(spec.control_inputs[i].id().index);
+    const NodeHandle& control = spec.control_inputs[i];
+    if (!IsUsable(*heap_, this, control)) {
+      return CheckHandle(control, absl::StrCat(node->op, " node '", base,
+                                               "': control input ", i));
+    }
+    node->control_inputs.push_back(control.id());
+    edges.push_back(control.id().index);
   }
-  node->name = mutable_names().Unique(base);
   node->base_length = static_cast<uint32_t>(base.size());
+  // A free name is the requested one, moved; a taken one is uniqued.
+  node->name = mutable_names().Contains(base) ? mutable_names().Unique(base)
+                                              : std::move(spec.name);
   Node* node_ptr = node.get();
   GG_ASSIGN_OR_RETURN(NodeHandle handle,
                       heap_->Allocate(std::move(node), edges));

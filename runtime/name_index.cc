@@ -52,8 +52,24 @@ struct NameGroup {
   int64_t live = 0;
   bool dying = false;  // within Erase(): every node is going
   absl::flat_hash_set<Entry, Hash, Eq> names;
+  // Requested names that were uniqued (base_<k>): BaseInfo::live counts
+  // the live uniqued nodes, and the entry lives while one does or while a
+  // node named the base itself (requested so) lives, so next_suffix is
+  // kept exactly as long as when every node of a base was counted. A base
+  // only ever given unchanged has no entry: next_suffix 1, as if absent.
   absl::flat_hash_map<std::string, BaseInfo> bases;
 };
+
+namespace {
+
+// Whether a live node of `group` is named `base` and asked for it.
+bool HoldsOwnBase(const NameGroup& group, absl::string_view base) {
+  auto it = group.names.find(base);
+  return it != group.names.end() &&
+         it->node->base_length == it->node->name.size();
+}
+
+}  // namespace
 
 namespace {
 
@@ -215,12 +231,15 @@ void NameIndex::Insert(Node& node, uint32_t slot) {
   Group& group = *owned;
   group.names.insert(NameGroup::Entry{NameGroup::Hash{}(name), &node, slot});
   const absl::string_view base = name.substr(0, node.base_length);
-  NameGroup::BaseInfo& info = group.bases[base];
-  ++info.live;
-  int64_t suffix = 0;
-  if (name.size() > base.size() &&
-      absl::SimpleAtoi(name.substr(base.size() + 1), &suffix)) {
-    info.next_suffix = std::max(info.next_suffix, suffix + 1);
+  if (name.size() > base.size()) {
+    // Uniqued: base_<k>. A node that got its base unchanged needs no entry
+    // (see NameGroup::bases), so most nodes cost no base string.
+    NameGroup::BaseInfo& info = group.bases[base];
+    ++info.live;
+    int64_t suffix = 0;
+    if (absl::SimpleAtoi(name.substr(base.size() + 1), &suffix)) {
+      info.next_suffix = std::max(info.next_suffix, suffix + 1);
+    }
   }
   ++group.live;
   node.name_group = &group;
@@ -242,9 +261,18 @@ void NameIndex::Erase(absl::Span<Node* const> nodes) {
     }
     const absl::string_view name = node->name;
     group.names.erase(NameGroup::Entry{NameGroup::Hash{}(name), node, 0});
-    auto base = group.bases.find(name.substr(0, node->base_length));
-    if (base != group.bases.end() && --base->second.live <= 0) {
-      group.bases.erase(base);
+    const absl::string_view base_name = name.substr(0, node->base_length);
+    auto base = group.bases.find(base_name);
+    if (base == group.bases.end()) continue;
+    if (name.size() > base_name.size()) {
+      --base->second.live;
+      // The last uniqued node of this base: the entry stays while the node
+      // that holds the base itself lives (its suffixes go on from there).
+      if (base->second.live <= 0 && !HoldsOwnBase(group, base_name)) {
+        group.bases.erase(base);
+      }
+    } else if (base->second.live <= 0) {
+      group.bases.erase(base);  // the base's holder, after its uniqued ones
     }
   }
   for (Group* group : dead) {

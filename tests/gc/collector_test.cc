@@ -415,6 +415,44 @@ TEST(CollectorDebug, SaveGarbageKeepsSweptNodesForInspection) {
   EXPECT_TRUE(g.SavedGarbage().empty());
 }
 
+// A node state whose destructor reads its graph from another thread and
+// waits for it, as a swept node's resource may (a variable's state handing
+// its buffer to a pool that looks at the graph): it records the graph's
+// live nodes and whether the swept node's name is free again. Run while
+// the collecting thread held the graph's lock, it would never return.
+class GraphReadingResource : public NodeResource {
+ public:
+  GraphReadingResource(Graph& g, int64_t& live_seen, bool& name_free_seen)
+      : g_(g), live_seen_(live_seen), name_free_seen_(name_free_seen) {}
+  ~GraphReadingResource() override {
+    std::thread reader([this] {
+      live_seen_ = g_.num_nodes();  // takes the graph's lock, shared
+      name_free_seen_ = !g_.FindNode("swept").has_value();
+    });
+    reader.join();
+  }
+
+ private:
+  Graph& g_;
+  int64_t& live_seen_;
+  bool& name_free_seen_;
+};
+
+TEST_F(CollectorTest, SweptNodesAreDestroyedAfterTheGraphIsUnlocked) {
+  int64_t live_seen = -1;
+  bool name_free_seen = false;
+  NodeHandle kept = AddTestNode(g_, "kept");
+  NodeSpec spec{.op = "Test", .name = "swept"};
+  spec.resource =
+      std::make_shared<GraphReadingResource>(g_, live_seen, name_free_seen);
+  ASSERT_TRUE(g_.AddNode(std::move(spec)).ok());
+  EXPECT_EQ(g_.Collect().swept, 1);
+  // Destroyed within Collect(), once the node was unlinked and the lock
+  // released: the graph already showed the node gone.
+  EXPECT_EQ(live_seen, 1);
+  EXPECT_TRUE(name_free_seen);
+}
+
 // Old nodes: held through two collections (the default promote_after).
 std::vector<NodeHandle> PromotedNodes(Graph& g, int n) {
   std::vector<NodeHandle> nodes;

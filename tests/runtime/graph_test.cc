@@ -54,6 +54,29 @@ TEST(GraphNames, SweepingPartOfAScopeKeepsTheRestOfIt) {
   EXPECT_EQ(g.Describe(AddTestNode(g, "scope/keep"))->name, "scope/keep_1");
 }
 
+TEST(GraphNames, SuffixesGoOnFromTheLastWhileTheBaseItselfLives) {
+  Graph g;
+  NodeHandle x = AddTestNode(g, "x");
+  AddTestNode(g, "x");  // x_1
+  AddTestNode(g, "x");  // x_2
+  EXPECT_EQ(g.Collect().swept, 2);
+  // As TensorFlow's counter does while "x" lives: no suffix handed out
+  // before is given again, though x_1 and x_2 are free.
+  EXPECT_EQ(g.Describe(AddTestNode(g, "x"))->name, "x_3");
+}
+
+TEST(GraphNames, SuffixesStartOverOnceEveryNodeOfTheBaseIsSwept) {
+  Graph g;
+  NodeHandle other = AddTestNode(g, "y");
+  AddTestNode(g, "x");
+  AddTestNode(g, "x");  // x_1
+  AddTestNode(g, "x");  // x_2
+  EXPECT_EQ(g.Collect().swept, 3);
+  NodeHandle again = AddTestNode(g, "x");
+  EXPECT_EQ(g.Describe(again)->name, "x");
+  EXPECT_EQ(g.Describe(AddTestNode(g, "x"))->name, "x_1");
+}
+
 TEST(GraphScopes, ANestedScopeIsInUseWhileANodeUnderItLives) {
   Graph g;
   {
