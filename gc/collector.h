@@ -16,8 +16,14 @@
 //   4. FindGarbage(), then SweepObserver::OnSweep(garbage): the graph purges
 //      names and indexes while the nodes still exist.
 //   5. Sweep(): after it, every unmarked slot is free and its generation
-//      changed; the survivors age (Heap::AgeSurvivors); stats are recorded.
-//   6. end listeners are called with the swept ids (no lock held).
+//      changed, and its object is unlinked (held by the collector only);
+//      the survivors age (Heap::AgeSurvivors); stats are recorded. The
+//      lock is released here: pause_ns is phases 2-5.
+//   6. the swept objects are destroyed (no lock held: nothing can reach
+//      them), or set aside under GcPolicy::save_garbage; then end
+//      listeners are called with the swept ids (no lock held). Collect()
+//      returns after both, so names are free for reuse and memory is
+//      freed when it returns.
 //
 // Generations: most nodes die young (a model built, trained and dropped),
 // and the ones that live long (the models kept) would otherwise be marked
