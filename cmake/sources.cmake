@@ -47,12 +47,15 @@ set(GRAPHGC_SOURCES
     models/saving.cc
     models/sequential.cc
     models/training.cc
+    serialize/attr_codec.cc
     serialize/crc32c.cc
     serialize/event_file.cc
     serialize/frozen_graph.cc
-    serialize/graph_def.cc
+    serialize/graph_export.cc
+    serialize/graph_import.cc
     serialize/hparams_summary.cc
     serialize/keras_weights.cc
+    serialize/scope_renaming.cc
     serialize/tfrecord.cc
 )
 
@@ -106,12 +109,14 @@ set(GRAPHGC_HEADERS
     models/saving_access.h
     models/sequential.h
     models/training.h
+    serialize/attr_codec.h
     serialize/crc32c.h
     serialize/event_file.h
     serialize/frozen_graph.h
     serialize/graph_def.h
     serialize/hparams_summary.h
     serialize/keras_weights.h
+    serialize/scope_renaming.h
     serialize/tfrecord.h
 )
 

@@ -13,32 +13,51 @@ namespace {
 
 // What a shape function may know about an existing output.
 InputInfo DescribeInput(const Output& out) {
-  InputInfo info;
-  info.dtype = out.dtype();
-  info.shape = out.shape();
   const Node& producer = out.graph()->NodeForRuntime(out.handle());
-  if (producer.op == "Const") {
-    auto it = producer.attrs.find("value");
-    if (it != producer.attrs.end()) {
-      if (const Tensor* t = std::get_if<Tensor>(&it->second)) info.value = *t;
-    }
-  } else if (producer.op == "Shape" && !producer.inputs.empty()) {
+  std::optional<TensorShape> shape_input;
+  if (producer.op == "Shape" && !producer.inputs.empty()) {
     const NodeInput& in = producer.inputs[0];
     const Node& x = out.graph()->NodeForRuntime(in.node);
     if (in.index < static_cast<int>(x.output_shapes.size())) {
-      info.shape_value = x.output_shapes[in.index];
-    }
-  } else if (producer.op == "VarHandleOp") {
-    info.handle_dtype =
-        GetAttrOr<DataType>(producer.attrs, "dtype", DT_INVALID);
-    auto it = producer.attrs.find("shape");
-    if (it != producer.attrs.end()) {
-      if (const TensorShape* s = std::get_if<TensorShape>(&it->second)) {
-        info.handle_shape = *s;
-      }
+      shape_input = x.output_shapes[in.index];
     }
   }
-  return info;
+  return DescribeOutput(producer.op, producer.attrs,
+                        OutputInfo{.dtype = out.dtype(), .shape = out.shape()},
+                        shape_input);
+}
+
+// The op and name of a node being staged or built, for its errors.
+struct NodeToBuild {
+  const RegisteredOp* op = nullptr;
+  absl::string_view op_type;
+  std::string base;  // the requested name, or the op type
+  absl::Status Error(absl::string_view what) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op_type, " '", base, "': ", what));
+  }
+};
+
+// Looks `op_type` up and checks the node name (Graph::AddNode's rule).
+absl::StatusOr<NodeToBuild> Begin(const OpRegistry& registry,
+                                  absl::string_view op_type,
+                                  absl::string_view name) {
+  GG_ASSIGN_OR_RETURN(const RegisteredOp* op, registry.Lookup(op_type));
+  NodeToBuild node{
+      .op = op,
+      .op_type = op_type,
+      .base = name.empty() ? std::string(op_type) : std::string(name)};
+  if (!IsValidNodeName(node.base)) {
+    return node.Error(absl::StrCat("invalid node name: ", kNodeNameRule));
+  }
+  return node;
+}
+
+// The name errors and helper constants give input `i` of `op`.
+std::string InputName(const RegisteredOp& op, int i) {
+  if (op.variadic) return absl::StrCat(op.input_names[0], "_", i);
+  return i < static_cast<int>(op.input_names.size()) ? op.input_names[i]
+                                                     : absl::StrCat(i);
 }
 
 InputInfo DescribeConstant(const Tensor& t) {
@@ -50,6 +69,31 @@ InputInfo DescribeConstant(const Tensor& t) {
 }
 
 }  // namespace
+
+InputInfo DescribeOutput(absl::string_view op_type, const AttrMap& attrs,
+                         const OutputInfo& output,
+                         const std::optional<TensorShape>& shape_input) {
+  InputInfo info;
+  info.dtype = output.dtype;
+  info.shape = output.shape;
+  if (op_type == "Const") {
+    auto it = attrs.find("value");
+    if (it != attrs.end()) {
+      if (const Tensor* t = std::get_if<Tensor>(&it->second)) info.value = *t;
+    }
+  } else if (op_type == "Shape") {
+    info.shape_value = shape_input;
+  } else if (op_type == "VarHandleOp") {
+    info.handle_dtype = GetAttrOr<DataType>(attrs, "dtype", DT_INVALID);
+    auto it = attrs.find("shape");
+    if (it != attrs.end()) {
+      if (const TensorShape* s = std::get_if<TensorShape>(&it->second)) {
+        info.handle_shape = *s;
+      }
+    }
+  }
+  return info;
+}
 
 absl::Status OpRegistry::Register(RegisteredOp op) {
   if (op.def.type.empty()) {
@@ -110,60 +154,16 @@ absl::StatusOr<NodeHandle> BuildNode(Graph& graph, absl::string_view op_type,
                    std::move(control_inputs), std::move(attrs));
 }
 
-absl::StatusOr<NodeHandle> BuildNode(const OpRegistry& registry, Graph& graph,
+absl::StatusOr<StagedNode> StageNode(const OpRegistry& registry,
                                      absl::string_view op_type,
                                      absl::string_view name,
-                                     std::vector<BuildInput> inputs,
-                                     std::vector<NodeHandle> control_inputs,
+                                     absl::Span<const InputInfo> infos,
                                      AttrMap attrs) {
-  GG_ASSIGN_OR_RETURN(const RegisteredOp* op, registry.Lookup(op_type));
-  const std::string base =
-      name.empty() ? std::string(op_type) : std::string(name);
-  auto error = [&](absl::string_view what) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(op_type, " '", base, "': ", what));
-  };
-  // Graph::AddNode's rule, checked first so that helper Const nodes are
-  // never created for a node whose own name would be rejected.
-  if (!IsValidNodeName(base)) {
-    return error(absl::StrCat("invalid node name: ", kNodeNameRule));
-  }
-
-  // Inputs: valid outputs of this graph, or constants.
-  const int n = static_cast<int>(inputs.size());
-  auto input_name = [&](int i) -> std::string {
-    if (op->variadic) return absl::StrCat(op->input_names[0], "_", i);
-    return i < static_cast<int>(op->input_names.size()) ? op->input_names[i]
-                                                        : absl::StrCat(i);
-  };
-  for (int i = 0; i < n; ++i) {
-    if (inputs[i].constant.has_value()) continue;
-    const Output& in = inputs[i].output;
-    if (!in.valid()) {
-      return error(absl::StrCat("input ", i, " (", input_name(i),
-                                ") is an empty Output"));
-    }
-    if (in.graph() != &graph) {
-      return error(absl::StrCat("input ", i, " (", input_name(i),
-                                ") belongs to another graph"));
-    }
-    const Node& producer = graph.NodeForRuntime(in.handle());
-    if (in.index() < 0 ||
-        in.index() >= static_cast<int>(producer.output_types.size())) {
-      return error(absl::StrCat("input ", i, " reads output ", in.index(),
-                                " of '", producer.name, "', which has ",
-                                producer.output_types.size()));
-    }
-  }
-  for (size_t i = 0; i < control_inputs.size(); ++i) {
-    if (!control_inputs[i].valid()) {
-      return error(absl::StrCat("control input ", i, " is an empty handle"));
-    }
-    if (control_inputs[i].graph() != &graph) {
-      return error(
-          absl::StrCat("control input ", i, " belongs to another graph"));
-    }
-  }
+  GG_ASSIGN_OR_RETURN(NodeToBuild node, Begin(registry, op_type, name));
+  const RegisteredOp* op = node.op;
+  auto error = [&](absl::string_view what) { return node.Error(what); };
+  const std::string& base = node.base;
+  const int n = static_cast<int>(infos.size());
   if (op->variadic) {
     if (n < op->min_inputs) {
       return error(
@@ -172,13 +172,6 @@ absl::StatusOr<NodeHandle> BuildNode(const OpRegistry& registry, Graph& graph,
   } else if (n != static_cast<int>(op->input_names.size())) {
     return error(
         absl::StrCat("takes ", op->input_names.size(), " inputs, got ", n));
-  }
-
-  std::vector<InputInfo> infos;
-  infos.reserve(n);
-  for (const BuildInput& in : inputs) {
-    infos.push_back(in.constant.has_value() ? DescribeConstant(*in.constant)
-                                            : DescribeInput(in.output));
   }
 
   // Attributes: infer T and N, fill defaults, check types, no strangers.
@@ -232,12 +225,69 @@ absl::StatusOr<NodeHandle> BuildNode(const OpRegistry& registry, Graph& graph,
     absl::Status s = TensorShape::Validate(o.shape.dim_sizes(), true);
     if (!s.ok()) return error(absl::StrCat("output shape: ", s.message()));
   }
-  std::shared_ptr<NodeResource> resource;
+  StagedNode staged{
+      .op = op, .attrs = std::move(attrs), .outputs = *std::move(outs)};
   if (op->make_resource) {
-    absl::StatusOr<std::shared_ptr<NodeResource>> r = op->make_resource(attrs);
+    absl::StatusOr<std::shared_ptr<NodeResource>> r =
+        op->make_resource(staged.attrs);
     if (!r.ok()) return error(r.status().message());
-    resource = *std::move(r);
+    staged.resource = *std::move(r);
   }
+  return staged;
+}
+
+absl::StatusOr<NodeHandle> BuildNode(const OpRegistry& registry, Graph& graph,
+                                     absl::string_view op_type,
+                                     absl::string_view name,
+                                     std::vector<BuildInput> inputs,
+                                     std::vector<NodeHandle> control_inputs,
+                                     AttrMap attrs) {
+  // Begin checks the name first, so that helper Const nodes are never
+  // created for a node whose own name would be rejected.
+  GG_ASSIGN_OR_RETURN(NodeToBuild node, Begin(registry, op_type, name));
+  const RegisteredOp* op = node.op;
+  auto error = [&](absl::string_view what) { return node.Error(what); };
+  const std::string& base = node.base;
+
+  // Inputs: valid outputs of this graph, or constants.
+  const int n = static_cast<int>(inputs.size());
+  for (int i = 0; i < n; ++i) {
+    if (inputs[i].constant.has_value()) continue;
+    const Output& in = inputs[i].output;
+    if (!in.valid()) {
+      return error(absl::StrCat("input ", i, " (", InputName(*op, i),
+                                ") is an empty Output"));
+    }
+    if (in.graph() != &graph) {
+      return error(absl::StrCat("input ", i, " (", InputName(*op, i),
+                                ") belongs to another graph"));
+    }
+    const Node& producer = graph.NodeForRuntime(in.handle());
+    if (in.index() < 0 ||
+        in.index() >= static_cast<int>(producer.output_types.size())) {
+      return error(absl::StrCat("input ", i, " reads output ", in.index(),
+                                " of '", producer.name, "', which has ",
+                                producer.output_types.size()));
+    }
+  }
+  for (size_t i = 0; i < control_inputs.size(); ++i) {
+    if (!control_inputs[i].valid()) {
+      return error(absl::StrCat("control input ", i, " is an empty handle"));
+    }
+    if (control_inputs[i].graph() != &graph) {
+      return error(
+          absl::StrCat("control input ", i, " belongs to another graph"));
+    }
+  }
+
+  std::vector<InputInfo> infos;
+  infos.reserve(n);
+  for (const BuildInput& in : inputs) {
+    infos.push_back(in.constant.has_value() ? DescribeConstant(*in.constant)
+                                            : DescribeInput(in.output));
+  }
+  GG_ASSIGN_OR_RETURN(StagedNode staged, StageNode(registry, op_type, base,
+                                                   infos, std::move(attrs)));
 
   // Every check passed: create the constant inputs, then the node.
   NodeSpec spec;
@@ -250,21 +300,22 @@ absl::StatusOr<NodeHandle> BuildNode(const OpRegistry& registry, Graph& graph,
       continue;
     }
     GG_ASSIGN_OR_RETURN(
-        NodeHandle c, BuildNode(registry, graph, "Const",
-                                absl::StrCat(base, "/", input_name(i)), {}, {},
-                                {{"value", *inputs[i].constant},
-                                 {"dtype", inputs[i].constant->dtype()}}));
+        NodeHandle c,
+        BuildNode(registry, graph, "Const",
+                  absl::StrCat(base, "/", InputName(*op, i)), {}, {},
+                  {{"value", *inputs[i].constant},
+                   {"dtype", inputs[i].constant->dtype()}}));
     spec.inputs.emplace_back(std::move(c), 0);
   }
   spec.control_inputs = std::move(control_inputs);
-  spec.attrs = std::move(attrs);
-  for (OutputInfo& o : *outs) {
+  spec.attrs = std::move(staged.attrs);
+  for (OutputInfo& o : staged.outputs) {
     spec.output_types.push_back(o.dtype);
     spec.output_shapes.push_back(std::move(o.shape));
   }
-  spec.resource = resource;
+  spec.resource = staged.resource;
   GG_ASSIGN_OR_RETURN(NodeHandle handle, graph.AddNode(std::move(spec)));
-  if (auto* named = dynamic_cast<NamedResource*>(resource.get())) {
+  if (auto* named = dynamic_cast<NamedResource*>(staged.resource.get())) {
     named->set_node_name(graph.NodeForRuntime(handle).name);
   }
   return handle;

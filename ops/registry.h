@@ -136,6 +136,36 @@ struct BuildInput {
   std::optional<Tensor> constant;
 };
 
+// A node of a registered op checked and inferred without a graph, for
+// builders whose inputs do not exist yet (a GraphDef import stages every
+// node, then adds them all with Graph::AddNodes): its attributes completed
+// (defaults; "T" and "N" inferred from the inputs), one OutputInfo per
+// output, and its resource (empty when the op has none).
+struct StagedNode {
+  const RegisteredOp* op = nullptr;
+  AttrMap attrs;
+  std::vector<OutputInfo> outputs;
+  std::shared_ptr<NodeResource> resource;
+};
+
+// BuildNode's checks and inference without a graph: the name, the arity of
+// `inputs` (what the shape function knows of each input), the attributes,
+// the shape function and the resource. Errors are BuildNode's. A
+// NamedResource's node name is left for the caller to set.
+absl::StatusOr<StagedNode> StageNode(const OpRegistry& registry,
+                                     absl::string_view op_type,
+                                     absl::string_view name,
+                                     absl::Span<const InputInfo> inputs,
+                                     AttrMap attrs);
+
+// What a shape function knows of `output` of a node of op `op_type` with
+// `attrs`: its dtype and shape, a Const's value, a VarHandleOp's variable
+// dtype and shape and, for a Shape node, `shape_input`, the static shape of
+// the input it reads.
+InputInfo DescribeOutput(absl::string_view op_type, const AttrMap& attrs,
+                         const OutputInfo& output,
+                         const std::optional<TensorShape>& shape_input);
+
 // Validates and adds a node of a registered op (see the file comment). An
 // empty `name` means the op type; taken names get "_1", "_2", ... appended.
 // Errors name the op, the requested node name and what is wrong, e.g.

@@ -1,7 +1,9 @@
 #include "runtime/graph.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
+#include <variant>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -199,47 +201,168 @@ absl::Status Graph::AddControlEdge(const NodeHandle& from,
   return absl::OkStatus();
 }
 
-absl::Status Graph::RemoveUnreachableForRollback(absl::Span<const NodeId> ids) {
-  WriterLock lock(heap_->mu());
-  absl::flat_hash_map<uint32_t, bool> in_set;
-  for (NodeId id : ids) {
-    if (!heap_->IsLive(id)) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("RemoveUnreachableForRollback: node in slot ", id.index,
-                       " (generation ", id.generation, ") is not live"));
+namespace {
+
+// How AddNodes' errors name node `i` of a batch.
+std::string BatchLabel(const BatchNodeSpec& spec, size_t i) {
+  return absl::StrCat(spec.op, " node '", spec.name, "' (batch position ", i,
+                      ")");
+}
+
+// AddNodes' checks that need no lock: each spec on its own, references to
+// earlier positions only, names distinct within the batch. Empty names
+// become the op type first.
+absl::Status CheckBatchAlone(std::vector<BatchNodeSpec>& batch) {
+  absl::flat_hash_map<absl::string_view, size_t> positions;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    BatchNodeSpec& spec = batch[i];
+    if (spec.name.empty()) spec.name = spec.op;
+    if (spec.op.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node '", spec.name, "' (batch position ", i, "): empty op type"));
     }
-    in_set[id.index] = true;
-  }
-  for (NodeId id : ids) {
-    if (heap_->strong_count(id.index) > 0 || heap_->IsPinned(id.index)) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("RemoveUnreachableForRollback: '", NodeAt(id.index).name,
-                       "' is still held by a handle or a run"));
+    if (absl::Status s = ValidateNodeName(spec.name); !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(BatchLabel(spec, i), ": ", s.message()));
     }
-  }
-  const uint32_t n = heap_->num_slots();
-  for (uint32_t i = 0; i < n; ++i) {
-    if (!heap_->slot(i).live || in_set.contains(i)) continue;
-    for (uint32_t in : heap_->edges(i)) {
-      if (in_set.contains(in)) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "RemoveUnreachableForRollback: '", NodeAt(in).name,
-            "' is read by '", NodeAt(i).name, "', which is not removed"));
+    if (spec.output_shapes.size() != spec.output_types.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          BatchLabel(spec, i), ": ", spec.output_types.size(),
+          " output types but ", spec.output_shapes.size(), " output shapes"));
+    }
+    auto [it, inserted] = positions.emplace(spec.name, i);
+    if (!inserted) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(BatchLabel(spec, i), ": name also given to position ",
+                       it->second, " of the batch"));
+    }
+    auto check_position = [&](size_t position, absl::string_view what) {
+      if (position >= i) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            BatchLabel(spec, i), ": ", what, " reads batch position ", position,
+            ", which does not come before it"));
+      }
+      return absl::OkStatus();
+    };
+    for (size_t k = 0; k < spec.inputs.size(); ++k) {
+      const auto* in = std::get_if<BatchOutput>(&spec.inputs[k]);
+      if (in == nullptr) continue;
+      GG_RETURN_IF_ERROR(
+          check_position(in->position, absl::StrCat("input ", k)));
+      const BatchNodeSpec& producer = batch[in->position];
+      if (in->index < 0 ||
+          in->index >= static_cast<int>(producer.output_types.size())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(BatchLabel(spec, i), ": input ", k, " reads output ",
+                         in->index, " of '", producer.name, "', which has ",
+                         producer.output_types.size()));
       }
     }
-  }
-  // Deduplicated, so a repeated id is freed once.
-  std::vector<NodeId> unique;
-  unique.reserve(in_set.size());
-  for (NodeId id : ids) {
-    if (in_set[id.index]) {
-      in_set[id.index] = false;
-      unique.push_back(id);
+    for (size_t k = 0; k < spec.control_inputs.size(); ++k) {
+      const auto* c = std::get_if<BatchNode>(&spec.control_inputs[k]);
+      if (c == nullptr) continue;
+      GG_RETURN_IF_ERROR(
+          check_position(c->position, absl::StrCat("control input ", k)));
     }
   }
-  OnSweep(*heap_, unique);
-  for (NodeId id : unique) heap_->Free(id.index, /*keep=*/false);
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<NodeHandle>> Graph::AddNodes(
+    std::vector<BatchNodeSpec> batch) {
+  GG_RETURN_IF_ERROR(CheckBatchAlone(batch));
+  WriterLock lock(heap_->mu());
+  GG_RETURN_IF_ERROR(CheckBatchLocked(batch));
+  return CommitBatchLocked(std::move(batch));
+}
+
+absl::Status Graph::CheckBatchLocked(
+    absl::Span<const BatchNodeSpec> batch) const {
+  heap_mu().AssertReaderHeld();
+  const size_t room =
+      heap_->free_list_size() + (gc::Heap::kMaxSlots - heap_->num_slots());
+  if (batch.size() > room) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("AddNodes: ", batch.size(), " nodes do not fit: room for ",
+                     room, " more (at most ", gc::Heap::kMaxSlots, " live)"));
+  }
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const BatchNodeSpec& spec = batch[i];
+    for (size_t k = 0; k < spec.inputs.size(); ++k) {
+      const auto* in = std::get_if<Output>(&spec.inputs[k]);
+      if (in == nullptr) continue;
+      GG_RETURN_IF_ERROR(CheckHandle(
+          in->handle(), absl::StrCat(BatchLabel(spec, i), ": input ", k)));
+      const Node& producer = NodeAt(in->handle().id().index);
+      if (in->index() < 0 ||
+          in->index() >= static_cast<int>(producer.output_types.size())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(BatchLabel(spec, i), ": input ", k, " reads output ",
+                         in->index(), " of '", producer.name, "', which has ",
+                         producer.output_types.size()));
+      }
+    }
+    for (size_t k = 0; k < spec.control_inputs.size(); ++k) {
+      const auto* c = std::get_if<NodeHandle>(&spec.control_inputs[k]);
+      if (c == nullptr) continue;
+      GG_RETURN_IF_ERROR(CheckHandle(
+          *c, absl::StrCat(BatchLabel(spec, i), ": control input ", k)));
+    }
+    if (names().Find(spec.name).has_value()) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          BatchLabel(spec, i), ": the graph already has a node named '",
+          spec.name, "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::vector<NodeHandle> Graph::CommitBatchLocked(
+    std::vector<BatchNodeSpec> batch) {
+  heap_mu().AssertHeld();
+  std::vector<NodeHandle> handles;
+  handles.reserve(batch.size());
+  for (BatchNodeSpec& spec : batch) {
+    auto node = std::make_unique<Node>();
+    absl::InlinedVector<uint32_t, 4> edges;
+    for (const std::variant<Output, BatchOutput>& in : spec.inputs) {
+      NodeInput input;
+      if (const auto* out = std::get_if<Output>(&in)) {
+        input = NodeInput{out->handle().id(), out->index()};
+      } else {
+        const BatchOutput& b = std::get<BatchOutput>(in);
+        input = NodeInput{handles[b.position].id(), b.index};
+      }
+      node->inputs.push_back(input);
+      edges.push_back(input.node.index);
+    }
+    for (const std::variant<NodeHandle, BatchNode>& c : spec.control_inputs) {
+      const NodeId id = std::holds_alternative<NodeHandle>(c)
+                            ? std::get<NodeHandle>(c).id()
+                            : handles[std::get<BatchNode>(c).position].id();
+      node->control_inputs.push_back(id);
+      edges.push_back(id.index);
+    }
+    node->op = std::move(spec.op);
+    node->op_def = spec.op_def;
+    node->name = std::move(spec.name);
+    node->base_length = static_cast<uint32_t>(node->name.size());
+    node->attrs = std::move(spec.attrs);
+    node->output_types.assign(spec.output_types.begin(),
+                              spec.output_types.end());
+    node->output_shapes.assign(spec.output_shapes.begin(),
+                               spec.output_shapes.end());
+    node->resource = std::move(spec.resource);
+    Node* node_ptr = node.get();
+    // Cannot fail: CheckBatchLocked made sure there is room.
+    absl::StatusOr<NodeHandle> handle = heap_->Allocate(std::move(node), edges);
+    assert(handle.ok());
+    mutable_names().Insert(*node_ptr, handle->id().index);
+    handles.push_back(*std::move(handle));
+  }
+  return handles;
 }
 
 void Graph::OnSweep(gc::Heap& heap, absl::Span<const NodeId> garbage) {

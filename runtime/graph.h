@@ -33,11 +33,13 @@
 #define GRAPHGC_RUNTIME_GRAPH_H_
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -106,6 +108,33 @@ struct NodeSpec {
   std::string name;
   std::vector<Output> inputs;
   std::vector<NodeHandle> control_inputs;
+  AttrMap attrs;
+  std::vector<DataType> output_types;
+  std::vector<TensorShape> output_shapes;
+  std::shared_ptr<NodeResource> resource;
+};
+
+// A node of the same Graph::AddNodes batch, by its position in the batch;
+// it must come before the node that refers to it.
+struct BatchNode {
+  size_t position = 0;
+};
+
+// Output `index` of a node of the same Graph::AddNodes batch.
+struct BatchOutput {
+  size_t position = 0;
+  int index = 0;
+};
+
+// One node of a Graph::AddNodes batch: a NodeSpec whose inputs may also be
+// earlier nodes of the batch, and whose name is taken exactly as given
+// (never uniqued; empty means the op type).
+struct BatchNodeSpec {
+  std::string op;
+  const OpDef* op_def = nullptr;
+  std::string name;
+  std::vector<std::variant<Output, BatchOutput>> inputs;
+  std::vector<std::variant<NodeHandle, BatchNode>> control_inputs;
   AttrMap attrs;
   std::vector<DataType> output_types;
   std::vector<TensorShape> output_shapes;
@@ -216,13 +245,18 @@ class Graph : private gc::SweepObserver {
   // collector handles them.
   absl::Status AddControlEdge(const NodeHandle& from, const NodeHandle& to);
 
-  // Undoes a failed multi-node build (e.g. a GraphDef import): removes
-  // exactly the nodes `ids`, which the caller just created and no longer
-  // holds, at once and without a collection (other garbage stays where it
-  // is). All or nothing: FailedPrecondition, and nothing removed, if any id
-  // is dead, still has a strong handle or a pin, or is read (data or control)
-  // by a live node outside `ids`. Names are purged as a sweep purges them.
-  absl::Status RemoveUnreachableForRollback(absl::Span<const NodeId> ids);
+  // Adds every node of `batch` or none (a GraphDef import commits this
+  // way). Everything is checked first: each spec as AddNode checks it,
+  // batch references to earlier positions only, names valid, distinct
+  // within the batch (InvalidArgument) and held by no live node
+  // (AlreadyExists), room in the graph (ResourceExhausted); then all nodes
+  // are added under one hold of the graph's lock, so no other thread sees
+  // part of the batch. On error the graph is unchanged. Returns a strong
+  // handle to each node, in batch order. Like AddNode, not a safe point:
+  // it never collects. Reserved scopes (ReserveScope) are not checked:
+  // callers that must stay out of them check FindReservedScope first.
+  absl::StatusOr<std::vector<NodeHandle>> AddNodes(
+      std::vector<BatchNodeSpec> batch);
 
   // --- looking ---
 
@@ -330,6 +364,12 @@ class Graph : private gc::SweepObserver {
       ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
   NodeInfo DescribeLocked(NodeId id) const
       ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
+  // AddNodes' checks that need the lock (inputs from the graph, names
+  // free, room), then the commit; `batch` passed the checks without it.
+  absl::Status CheckBatchLocked(absl::Span<const BatchNodeSpec> batch) const
+      ABSL_SHARED_LOCKS_REQUIRED(heap_mu());
+  std::vector<NodeHandle> CommitBatchLocked(std::vector<BatchNodeSpec> batch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap_mu());
 
   std::shared_ptr<gc::Heap> heap_;
   // Shared (weakly) with listener registrations; see

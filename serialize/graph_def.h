@@ -15,12 +15,14 @@
 // "_output_shapes" (TensorBoard labels edges with it; -1 for unknown dims).
 //
 // Import rebuilds a GraphDef through the op registry (ops/registry.h), in
-// dependency order whatever the GraphDef's order. It is all or nothing: the
-// whole GraphDef is validated first (ops, names, inputs, cycles, attribute
-// types, dtypes, tensor sizes), and if a node still fails to build (a shape
-// function rejects it) every node already built is removed again, so the
-// graph's nodes and names are as before. Errors are InvalidArgument (or
-// AlreadyExists for a name the graph already uses) naming the node, e.g.
+// dependency order whatever the GraphDef's order. It is all or nothing: every
+// node is validated and staged first (ops, names, inputs, cycles, attribute
+// types, dtypes, tensor sizes, and each node's shape function run on its
+// staged inputs), then all nodes are added at once by Graph::AddNodes, under
+// one hold of the graph's lock; a failure at any step leaves the graph's
+// nodes and names as they were, and no node is ever added and removed again.
+// Errors are InvalidArgument (or AlreadyExists for a name the graph already
+// uses) naming the node, e.g.
 // "ImportGraphDef: node 'dense/MatMul' (MatMul): input 1 'w' is not defined".
 //
 // Import is a safe point: it calls the graph's MaybeCollect() first. A name
@@ -39,8 +41,13 @@
 //
 // Thread safety: both may be called from any thread; the graph locks. An
 // import racing with other builders in the same graph may fail with
-// AlreadyExists if they take one of its names (or reserve one of its
-// scopes) first.
+// AlreadyExists if they take one of its names first (checked again under
+// the lock that adds the nodes); a scope reserved while the import runs is
+// checked only before staging.
+//
+// The value codec is serialize/attr_codec.h (TensorAsProto), the renaming
+// of ExportOptions::local_scope_names serialize/scope_renaming.h
+// (ScopeRenaming, LocalizeScopeNames, RenameScopes); both are included here.
 //
 // Example:
 //   GG_ASSIGN_OR_RETURN(proto::GraphDef def, ExportGraphDef({loss}));
@@ -53,13 +60,13 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "gc/handle.h"
 #include "runtime/graph.h"
+#include "serialize/attr_codec.h"
 #include "serialize/graph.pb.h"
+#include "serialize/scope_renaming.h"
 
 namespace graphgc {
 
@@ -81,21 +88,9 @@ struct ExportOptions {
   // a Keras model, whose graph is a function graph of its own. Exports of
   // identical models then have identical bytes, whatever else the graph
   // holds. A scope the user named with a trailing "_<digits>" is
-  // renumbered the same way.
+  // renumbered the same way. See LocalizeScopeNames (scope_renaming.h).
   bool local_scope_names = false;
 };
-
-// A renaming of name components: graph-wide scope name -> local name
-// ("sequential_7" -> "sequential"), holding only the ones that change.
-using ScopeRenaming = absl::flat_hash_map<std::string, std::string>;
-
-// Renames `graph_def` in place as ExportOptions::local_scope_names says,
-// and returns the renaming it applied, so names kept beside the graph (the
-// Keras config the TensorBoard callback writes) can follow it.
-ScopeRenaming LocalizeScopeNames(proto::GraphDef& graph_def);
-
-// `name` with each '/'-separated component that `renaming` holds replaced.
-std::string RenameScopes(absl::string_view name, const ScopeRenaming& renaming);
 
 // Exports the nodes `roots` reach (through data and control inputs). Every
 // root must be a live handle of one graph (InvalidArgument otherwise); no
@@ -123,10 +118,6 @@ struct ImportOptions {
 // splat constants); tensor_content must hold exactly the tensor's bytes.
 absl::StatusOr<std::vector<NodeHandle>> ImportGraphDef(
     const proto::GraphDef& graph_def, Graph& graph, ImportOptions options = {});
-
-// `tensor` as the TensorProto export writes for a constant: dtype, shape,
-// and the values little-endian in tensor_content.
-proto::TensorProto TensorAsProto(const Tensor& tensor);
 
 // `graph_def` serialized with deterministic map order: identical GraphDefs
 // give identical bytes (plain SerializeToString orders attr maps by hash).

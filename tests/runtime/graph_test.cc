@@ -1,8 +1,11 @@
 #include "runtime/graph.h"
 
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "gtest/gtest.h"
 #include "tests/gc/test_graph.h"
 
@@ -285,45 +288,140 @@ TEST(GraphScopes, AScopeStaysInUseWhileItsNodesLive) {
   EXPECT_EQ(g.ReserveScope("dense").name(), "dense_1");
 }
 
-TEST(GraphRollback, RemovesJustCreatedUnheldNodesAndNothingElse) {
+// A batch node of op "Test" with one float output.
+BatchNodeSpec BatchTestNode(
+    const std::string& name,
+    std::vector<std::variant<Output, BatchOutput>> inputs = {},
+    std::vector<std::variant<NodeHandle, BatchNode>> control = {}) {
+  return BatchNodeSpec{.op = "Test",
+                       .name = name,
+                       .inputs = std::move(inputs),
+                       .control_inputs = std::move(control),
+                       .output_types = {DT_FLOAT},
+                       .output_shapes = {TensorShape{}}};
+}
+
+TEST(GraphAddNodes, AddsEveryNodeWithItsEdgesAndExactNames) {
+  Graph g;
+  NodeHandle x = AddTestNode(g, "x");
+  std::vector<NodeHandle> added =
+      g.AddNodes({BatchTestNode("a", {Output(x, 0)}),
+                  BatchTestNode("b", {BatchOutput{.position = 0}},
+                                {BatchNode{.position = 0}, x})})
+          .value();
+  ASSERT_EQ(added.size(), 2u);
+  EXPECT_EQ(g.num_nodes(), 3);
+  NodeInfo b = g.Describe(added[1]).value();
+  EXPECT_EQ(b.name, "b");
+  ASSERT_EQ(b.inputs.size(), 1u);
+  EXPECT_EQ(b.inputs[0].handle(), added[0]);
+  EXPECT_EQ(b.control_inputs, (std::vector<NodeHandle>{added[0], x}));
+  EXPECT_EQ(g.Describe(added[0])->inputs[0].handle(), x);
+}
+
+TEST(GraphAddNodes, ReturnedHandlesKeepTheBatchAlive) {
+  Graph g;
+  std::vector<NodeHandle> added =
+      g.AddNodes({BatchTestNode("a"),
+                  BatchTestNode("b", {BatchOutput{.position = 0}})})
+          .value();
+  EXPECT_EQ(g.Collect().swept, 0);
+  added.clear();
+  EXPECT_EQ(g.Collect().swept, 2);
+}
+
+// Tries `batch` on a graph holding "kept" and checks that it fails with
+// `code` and leaves the graph as it was: same live count, no batch name
+// taken, and the batch's names still free for AddNode.
+void ExpectBatchChangesNothing(std::vector<BatchNodeSpec> batch,
+                               absl::StatusCode code,
+                               const std::string& message) {
   Graph g;
   NodeHandle kept = AddTestNode(g, "kept");
-  AddTestNode(g, "unrelated_garbage");  // dropped at once, not collected
-  NodeHandle a = AddTestNode(g, "a", {kept});
-  NodeHandle b = AddTestNode(g, "b", {a});
-  std::vector<NodeId> ids = {a.id(), b.id()};
-  a.Reset();
-  b.Reset();
-  ASSERT_EQ(g.num_nodes(), 4);
-  ASSERT_TRUE(g.RemoveUnreachableForRollback(ids).ok());
-  EXPECT_EQ(g.num_nodes(), 2);
+  std::vector<std::string> names;
+  for (const BatchNodeSpec& spec : batch) names.push_back(spec.name);
+  absl::StatusOr<std::vector<NodeHandle>> r = g.AddNodes(std::move(batch));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), code) << r.status();
+  EXPECT_NE(r.status().message().find(message), std::string::npos)
+      << r.status();
+  EXPECT_EQ(g.num_nodes(), 1);
+  EXPECT_EQ(g.gc_stats().collections, 0);
+  absl::flat_hash_set<std::string> checked = {"kept"};
+  for (const std::string& name : names) {
+    if (!checked.insert(name).second) continue;
+    EXPECT_FALSE(g.FindNode(name).has_value()) << name;
+    EXPECT_EQ(g.Describe(AddTestNode(g, name))->name, name);  // still free
+  }
+}
+
+TEST(GraphAddNodes, ABadNodeInTheMiddleAddsNothing) {
+  BatchNodeSpec bad = BatchTestNode("b");
+  bad.output_shapes.clear();
+  ExpectBatchChangesNothing({BatchTestNode("a"), bad, BatchTestNode("c")},
+                            absl::StatusCode::kInvalidArgument,
+                            "Test node 'b' (batch position 1): 1 output types "
+                            "but 0 output shapes");
+}
+
+TEST(GraphAddNodes, AnInvalidNameAddsNothing) {
+  Graph g;
+  absl::StatusOr<std::vector<NodeHandle>> r =
+      g.AddNodes({BatchTestNode("a"), BatchTestNode("_bad")});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("'_bad'"), std::string::npos)
+      << r.status();
+  EXPECT_EQ(g.num_nodes(), 0);
   EXPECT_FALSE(g.FindNode("a").has_value());
-  EXPECT_FALSE(g.FindNode("b").has_value());
-  EXPECT_TRUE(g.FindNode("unrelated_garbage").has_value());
-  EXPECT_EQ(g.Describe(AddTestNode(g, "a"))->name, "a");  // name free again
 }
 
-TEST(GraphRollback, RefusesANodeStillHeldByAHandle) {
-  Graph g;
-  NodeHandle a = AddTestNode(g, "a");
-  NodeHandle b = AddTestNode(g, "b", {a});
-  std::vector<NodeId> ids = {a.id(), b.id()};
-  a.Reset();
-  absl::Status s = g.RemoveUnreachableForRollback(ids);
-  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
-  EXPECT_EQ(g.num_nodes(), 2);
+TEST(GraphAddNodes, ABadLastNodeAddsNothing) {
+  ExpectBatchChangesNothing(
+      {BatchTestNode("a"), BatchTestNode("b", {BatchOutput{.position = 0}}),
+       BatchTestNode("c", {BatchOutput{.position = 1, .index = 4}})},
+      absl::StatusCode::kInvalidArgument, "reads output 4 of 'b'");
 }
 
-TEST(GraphRollback, RefusesANodeReadByANodeOutsideTheSet) {
+TEST(GraphAddNodes, ANameTwiceInTheBatchAddsNothing) {
+  ExpectBatchChangesNothing(
+      {BatchTestNode("a"), BatchTestNode("b"), BatchTestNode("a")},
+      absl::StatusCode::kInvalidArgument, "name also given to position 0");
+}
+
+TEST(GraphAddNodes, ANameALiveNodeHoldsAddsNothing) {
+  ExpectBatchChangesNothing({BatchTestNode("a"), BatchTestNode("kept")},
+                            absl::StatusCode::kAlreadyExists,
+                            "the graph already has a node named 'kept'");
+}
+
+TEST(GraphAddNodes, AReferenceToALaterPositionAddsNothing) {
+  ExpectBatchChangesNothing(
+      {BatchTestNode("a", {}, {BatchNode{.position = 1}}), BatchTestNode("b")},
+      absl::StatusCode::kInvalidArgument,
+      "reads batch position 1, which does not come before it");
+}
+
+TEST(GraphAddNodes, AnInputOfAnotherGraphAddsNothing) {
+  Graph other;
+  NodeHandle foreign = AddTestNode(other, "foreign");
+  ExpectBatchChangesNothing(
+      {BatchTestNode("a"), BatchTestNode("b", {Output(foreign, 0)})},
+      absl::StatusCode::kInvalidArgument, "belongs to another graph");
+}
+
+TEST(GraphAddNodes, IsNotASafePoint) {
   Graph g;
-  NodeHandle a = AddTestNode(g, "a");
-  NodeHandle reader = AddTestNode(g, "reader", {}, {a});
-  std::vector<NodeId> ids = {a.id()};
-  a.Reset();
-  absl::Status s = g.RemoveUnreachableForRollback(ids);
-  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
-  EXPECT_NE(s.message().find("reader"), std::string::npos) << s;
-  EXPECT_EQ(g.num_nodes(), 2);
+  g.set_gc_policy(GcPolicy{.growth_ratio = 0, .min_new_nodes = 0});
+  AddTestNode(g, "garbage");  // dropped at once
+  ASSERT_TRUE(g.AddNodes({BatchTestNode("a")}).ok());
+  EXPECT_EQ(g.gc_stats().collections, 0);
+  EXPECT_TRUE(g.FindNode("garbage").has_value());
+}
+
+TEST(GraphAddNodes, AnEmptyBatchAddsNothing) {
+  Graph g;
+  EXPECT_TRUE(g.AddNodes({}).value().empty());
+  EXPECT_EQ(g.num_nodes(), 0);
 }
 
 }  // namespace

@@ -436,6 +436,8 @@ class FailedImportTest : public ::testing::Test {
     EXPECT_EQ(graph_.num_nodes(), before_nodes_);
     EXPECT_FALSE(graph_.FindNode("copy/x").has_value());
     EXPECT_EQ(ExportBytes(model_.roots()), before_bytes_);
+    // Staged, not rolled back: no node was ever added.
+    EXPECT_EQ(graph_.gc_stats().peak_nodes, before_nodes_);
   }
 
   Graph graph_;
@@ -593,7 +595,7 @@ TEST_F(FailedImportTest, TakenNameLeavesGraphUnchanged) {
                 "the graph already has a node named", ImportOptions{});
 }
 
-TEST_F(FailedImportTest, ShapeFunctionFailureRollsBackBuiltNodes) {
+TEST_F(FailedImportTest, ShapeFunctionFailureBuildsNothing) {
   // Valid in every way the importer checks up front; MatMul's shape
   // function rejects [?,3] x [4,2]^T only once x and the kernel are built.
   ExpectFailure(
@@ -605,9 +607,56 @@ TEST_F(FailedImportTest, ShapeFunctionFailureRollsBackBuiltNodes) {
         t->mutable_tensor_content()->resize(8 * sizeof(float));
       },
       absl::StatusCode::kInvalidArgument, "node 'dense/MatMul' (MatMul): ");
-  // The rolled-back names are free again.
+  // The names were never taken.
   ASSERT_TRUE(ImportGraphDef(def_, graph_, {.prefix = "copy"}).ok());
   EXPECT_TRUE(graph_.FindNode("copy/x").has_value());
+}
+
+TEST_F(FailedImportTest, FailureOfTheLastNodeLeavesEveryNameFree) {
+  // The last node in GraphDef and in dependency order fails its shape
+  // function ([2,3] x [2,3]: inner dimensions 3 vs 2) after every other
+  // node was staged.
+  proto::GraphDef def = def_;
+  proto::NodeDef* last = def.add_node();
+  last->set_name("zz_last");
+  last->set_op("MatMul");
+  last->add_input("dense/kernel");
+  last->add_input("dense/kernel");
+  ExpectFailure([&](proto::GraphDef& d) { d = def; },
+                absl::StatusCode::kInvalidArgument,
+                "node 'zz_last' (MatMul): ");
+  for (const proto::NodeDef& node : def.node()) {
+    EXPECT_FALSE(graph_.FindNode("copy/" + node.name()).has_value())
+        << node.name();
+  }
+  ASSERT_TRUE(ImportGraphDef(def_, graph_, {.prefix = "copy"}).ok());
+}
+
+TEST_F(FailedImportTest, NameCollisionInsideTheDefLeavesEveryNameFree) {
+  // Two nodes of the GraphDef named alike: refused before anything is
+  // staged, and every other name stays free.
+  ExpectFailure(
+      [](proto::GraphDef& d) {
+        proto::NodeDef* twin = d.add_node();
+        *twin = *FindNodeDef(d, "x");
+      },
+      absl::StatusCode::kInvalidArgument,
+      "node 'x' (Placeholder): duplicate name");
+  for (const proto::NodeDef& node : def_.node()) {
+    EXPECT_FALSE(graph_.FindNode("copy/" + node.name()).has_value())
+        << node.name();
+  }
+}
+
+TEST_F(FailedImportTest, ANameTakenByTheLastNodeOnlyLeavesGraphUnchanged) {
+  // Every node but the last could be added; the last one's name is held by
+  // a live node.
+  NodeHandle holder =
+      ops::NoOp(graph_, {.name = "copy/xent_backprop"}).value().handle();
+  before_nodes_ = graph_.num_nodes();
+  ExpectFailure([](proto::GraphDef&) {}, absl::StatusCode::kAlreadyExists,
+                "the graph already has a node named 'copy/xent_backprop'");
+  EXPECT_FALSE(graph_.FindNode("copy/total").has_value());
 }
 
 }  // namespace
@@ -716,55 +765,6 @@ TEST(ImportGraphDef, ImportedReductionRefusesFedAxesNamingADimensionTwice) {
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_NE(s.message().find("more than once"), std::string::npos) << s;
   }
-}
-
-TEST(LocalizeScopeNames, DropsGraphWideSuffixesAndRenumbersLocally) {
-  proto::GraphDef def;
-  auto add = [&](const std::string& name, std::vector<std::string> inputs) {
-    proto::NodeDef* n = def.add_node();
-    n->set_name(name);
-    n->set_op("Test");
-    for (auto& in : inputs) n->add_input(in);
-  };
-  add("dense_7/kernel", {});
-  add("dense_12/kernel", {});
-  add("sequential_3/gradients/dense_7/MatMul_grad/MatMul",
-      {"dense_7/kernel:0", "^dense_12/kernel"});
-  add("input_4", {});
-  const ScopeRenaming renaming = LocalizeScopeNames(def);
-  EXPECT_EQ(renaming, (ScopeRenaming{{"dense_7", "dense"},
-                                     {"dense_12", "dense_1"},
-                                     {"sequential_3", "sequential"},
-                                     {"input_4", "input"}}));
-  EXPECT_EQ(def.node(0).name(), "dense/kernel");
-  EXPECT_EQ(def.node(1).name(), "dense_1/kernel");
-  EXPECT_EQ(def.node(2).name(),
-            "sequential/gradients/dense/MatMul_grad/MatMul");
-  EXPECT_EQ(def.node(2).input(0), "dense/kernel:0");
-  EXPECT_EQ(def.node(2).input(1), "^dense_1/kernel");
-  EXPECT_EQ(def.node(3).name(), "input");
-}
-
-TEST(LocalizeScopeNames, LeavesAFreshGraphsNamesAlone) {
-  proto::GraphDef def;
-  for (const char* name : {"dense/kernel", "dense_1/kernel", "x"}) {
-    proto::NodeDef* n = def.add_node();
-    n->set_name(name);
-    n->set_op("Test");
-  }
-  proto::GraphDef before = def;
-  EXPECT_TRUE(LocalizeScopeNames(def).empty());
-  EXPECT_EQ(DeterministicBytes(def), DeterministicBytes(before));
-}
-
-TEST(RenameScopes, RenamesEveryComponentTheRenamingHolds) {
-  const ScopeRenaming renaming = {{"sequential_3", "sequential"},
-                                  {"dense_7", "dense"}};
-  EXPECT_EQ(RenameScopes("sequential_3/gradients/dense_7/MatMul", renaming),
-            "sequential/gradients/dense/MatMul");
-  EXPECT_EQ(RenameScopes("dense_70/kernel", renaming), "dense_70/kernel");
-  EXPECT_EQ(RenameScopes("dense_7", renaming), "dense");
-  EXPECT_EQ(RenameScopes("", renaming), "");
 }
 
 }  // namespace
