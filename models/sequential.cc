@@ -335,11 +335,6 @@ absl::StatusOr<Tensor> GatherLabels(const ModelState& m, LabelKind kind,
   return GatherRows(y, {m.units}, m.units, rows);
 }
 
-struct BatchResult {
-  float loss = 0;
-  std::optional<float> accuracy;
-};
-
 // Loss and metrics over (x, y) without training; weighted by batch size.
 absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
                                 const Tensor& x, const Tensor& y,
