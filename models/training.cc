@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "models/losses.h"
@@ -40,24 +41,14 @@ Loss MeanSquaredError() { return Loss{.kind = Loss::Kind::kMeanSquaredError}; }
 }  // namespace losses
 
 std::string Optimizer::name() const {
-  switch (kind) {
-    case Kind::kSGD:
-      return "SGD";
-    case Kind::kAdam:
-      return "Adam";
-    case Kind::kNone:
-      break;
-  }
+  if (std::holds_alternative<SGDOptions>(options)) return "SGD";
+  if (std::holds_alternative<AdamOptions>(options)) return "Adam";
   return "none";
 }
 
 namespace optimizers {
-Optimizer SGD(SGDOptions options) {
-  return Optimizer{.kind = Optimizer::Kind::kSGD, .sgd = options};
-}
-Optimizer Adam(AdamOptions options) {
-  return Optimizer{.kind = Optimizer::Kind::kAdam, .adam = options};
-}
+Optimizer SGD(SGDOptions options) { return Optimizer{.options = options}; }
+Optimizer Adam(AdamOptions options) { return Optimizer{.options = options}; }
 }  // namespace optimizers
 
 namespace models_internal {
@@ -72,38 +63,33 @@ absl::Status BadOption(const std::string& option, float value,
 }  // namespace
 
 absl::Status CheckOptimizer(const Optimizer& optimizer) {
-  switch (optimizer.kind) {
-    case Optimizer::Kind::kAdam: {
-      const AdamOptions& o = optimizer.adam;
-      if (!std::isfinite(o.learning_rate) || o.learning_rate < 0) {
-        return BadOption("Adam learning_rate", o.learning_rate,
-                         "finite and >= 0");
-      }
-      // Written so that NaN fails too.
-      if (!(o.beta_1 >= 0 && o.beta_1 < 1)) {
-        return BadOption("Adam beta_1", o.beta_1, "in [0, 1)");
-      }
-      if (!(o.beta_2 >= 0 && o.beta_2 < 1)) {
-        return BadOption("Adam beta_2", o.beta_2, "in [0, 1)");
-      }
-      if (!std::isfinite(o.epsilon) || !(o.epsilon > 0)) {
-        return BadOption("Adam epsilon", o.epsilon, "finite and > 0");
-      }
-      return absl::OkStatus();
+  if (const auto* adam = std::get_if<AdamOptions>(&optimizer.options)) {
+    const AdamOptions& o = *adam;
+    if (!std::isfinite(o.learning_rate) || o.learning_rate < 0) {
+      return BadOption("Adam learning_rate", o.learning_rate,
+                       "finite and >= 0");
     }
-    case Optimizer::Kind::kSGD: {
-      const SGDOptions& o = optimizer.sgd;
-      if (!std::isfinite(o.learning_rate) || o.learning_rate < 0) {
-        return BadOption("SGD learning_rate", o.learning_rate,
-                         "finite and >= 0");
-      }
-      if (!(o.momentum >= 0 && o.momentum <= 1)) {
-        return BadOption("SGD momentum", o.momentum, "in [0, 1]");
-      }
-      return absl::OkStatus();
+    // Written so that NaN fails too.
+    if (!(o.beta_1 >= 0 && o.beta_1 < 1)) {
+      return BadOption("Adam beta_1", o.beta_1, "in [0, 1)");
     }
-    case Optimizer::Kind::kNone:
-      break;
+    if (!(o.beta_2 >= 0 && o.beta_2 < 1)) {
+      return BadOption("Adam beta_2", o.beta_2, "in [0, 1)");
+    }
+    if (!std::isfinite(o.epsilon) || !(o.epsilon > 0)) {
+      return BadOption("Adam epsilon", o.epsilon, "finite and > 0");
+    }
+    return absl::OkStatus();
+  }
+  if (const auto* sgd = std::get_if<SGDOptions>(&optimizer.options)) {
+    const SGDOptions& o = *sgd;
+    if (!std::isfinite(o.learning_rate) || o.learning_rate < 0) {
+      return BadOption("SGD learning_rate", o.learning_rate, "finite and >= 0");
+    }
+    if (!(o.momentum >= 0 && o.momentum <= 1)) {
+      return BadOption("SGD momentum", o.momentum, "in [0, 1]");
+    }
+    return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
       "no optimizer (use optimizers::Adam() or SGD())");
@@ -493,13 +479,11 @@ absl::StatusOr<OptimizerUpdates> BuildSGDUpdates(const SGDOptions& o,
 // The updates of whichever optimizer `optimizer` holds.
 absl::StatusOr<OptimizerUpdates> BuildOptimizerUpdates(
     const Optimizer& optimizer, const UpdateInputs& in) {
-  switch (optimizer.kind) {
-    case Optimizer::Kind::kAdam:
-      return BuildAdamUpdates(optimizer.adam, in);
-    case Optimizer::Kind::kSGD:
-      return BuildSGDUpdates(optimizer.sgd, in);
-    case Optimizer::Kind::kNone:
-      break;
+  if (const auto* adam = std::get_if<AdamOptions>(&optimizer.options)) {
+    return BuildAdamUpdates(*adam, in);
+  }
+  if (const auto* sgd = std::get_if<SGDOptions>(&optimizer.options)) {
+    return BuildSGDUpdates(*sgd, in);
   }
   return absl::InvalidArgumentError("Compile: no optimizer given");
 }
