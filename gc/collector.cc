@@ -32,7 +32,7 @@ class NotifyingScope {
 };
 
 // A broken invariant found by a collection of a heap under verification
-// (Heap::set_verify_collections_for_testing) stops the program: going on
+// (Heap::SetVerifyCollectionsForTesting) stops the program: going on
 // would sweep live nodes or keep garbage.
 void VerifyOrDie(const char* phase, const absl::Status& status) {
   if (status.ok()) return;
@@ -90,7 +90,7 @@ CollectStats Collector::Run(bool minor) {
     }
     roots_.clear();
     garbage_.clear();
-    const bool verify = heap_.verify_collections_for_testing();
+    const bool verify = heap_.VerifyCollectionsForTesting();
     if (verify) VerifyOrDie("before the collection", heap_.VerifyForTesting());
     if (minor) {
       CollectYoungRoots(heap_, roots_);

@@ -260,19 +260,19 @@ class Heap : public std::enable_shared_from_this<Heap> {
   // When set, every collection of this heap runs VerifyForTesting() (and,
   // after marking, VerifyMarkingForTesting()) between its phases and stops
   // the program with the phase and the broken invariant on failure.
-  void set_verify_collections_for_testing(bool on) {
+  void SetVerifyCollectionsForTesting(bool on) {
     verify_collections_.store(on, std::memory_order_relaxed);
   }
-  bool verify_collections_for_testing() const {
+  bool VerifyCollectionsForTesting() const {
     return verify_collections_.load(std::memory_order_relaxed);
   }
   // The free list and the young list, for tests that break the heap on
   // purpose to see the verifier catch it.
-  std::vector<uint32_t>& free_list_for_testing()
+  std::vector<uint32_t>& FreeListForTesting()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return free_;
   }
-  std::vector<YoungEntry>& young_list_for_testing()
+  std::vector<YoungEntry>& YoungListForTesting()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return young_;
   }

@@ -14,6 +14,7 @@
 #define GRAPHGC_MODELS_OPTIMIZERS_H_
 
 #include <string>
+#include <variant>
 
 namespace graphgc {
 
@@ -30,11 +31,11 @@ struct AdamOptions {
   float epsilon = 1e-7f;
 };
 
+// An optimizer and its options: none (a default-constructed Optimizer, which
+// Compile refuses), SGD or Adam. The options of the one kind it is are all
+// it holds, so it cannot carry another kind's.
 struct Optimizer {
-  enum class Kind { kNone, kSGD, kAdam };
-  Kind kind = Kind::kNone;
-  SGDOptions sgd;
-  AdamOptions adam;
+  std::variant<std::monostate, SGDOptions, AdamOptions> options;
 
   std::string name() const;  // "SGD", "Adam"; "none" when unset
 };

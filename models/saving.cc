@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -534,15 +535,17 @@ std::vector<std::string> WeightsPaths(const std::vector<Layer>& layers) {
 // Compile settings: Keras's "compile_config".
 
 Json OptimizerJson(const Optimizer& optimizer) {
-  if (optimizer.kind == Optimizer::Kind::kSGD) {
-    const SGDOptions& o = optimizer.sgd;
+  if (const auto* sgd = std::get_if<SGDOptions>(&optimizer.options)) {
+    const SGDOptions& o = *sgd;
     return KerasObject("keras.optimizers", "SGD",
                        {{"name", "SGD"},
                         {"learning_rate", FloatJson(o.learning_rate)},
                         {"momentum", FloatJson(o.momentum)},
                         {"nesterov", o.nesterov}});
   }
-  const AdamOptions& o = optimizer.adam;
+  // Adam; no optimizer (never compiled) is written as Adam's defaults.
+  const auto* adam = std::get_if<AdamOptions>(&optimizer.options);
+  const AdamOptions o = adam != nullptr ? *adam : AdamOptions{};
   return KerasObject("keras.optimizers", "Adam",
                      {{"name", "adam"},
                       {"learning_rate", FloatJson(o.learning_rate)},

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <random>
 #include <thread>
+#include <variant>
 
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
@@ -339,11 +340,6 @@ absl::StatusOr<Tensor> GatherLabels(const ModelState& m, LabelKind kind,
   return GatherRows(y, {m.units}, m.units, rows);
 }
 
-struct BatchResult {
-  float loss = 0;
-  std::optional<float> accuracy;
-};
-
 // Loss and metrics over (x, y) without training; weighted by batch size.
 absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
                                 const Tensor& x, const Tensor& y,
@@ -500,7 +496,7 @@ absl::Status Sequential::Compile(CompileOptions options) {
   if (m.fitting.has_value()) {  // called from a callback of its own Fit
     return InOwnFit(absl::StrCat("Compile of '", m.scope.name(), "'"));
   }
-  if (options.optimizer.kind == Optimizer::Kind::kNone) {
+  if (std::holds_alternative<std::monostate>(options.optimizer.options)) {
     return absl::InvalidArgumentError(
         absl::StrCat("Compile of '", m.scope.name(),
                      "': no optimizer (use optimizers::Adam() or SGD())"));
@@ -871,10 +867,11 @@ absl::Status Sequential::SetLearningRate(float learning_rate) {
                                {}, {m.learning_rate.assign})
                          .status());
   // The compile settings follow the variable (what a save would record).
-  if (m.compile.optimizer.kind == Optimizer::Kind::kAdam) {
-    m.compile.optimizer.adam.learning_rate = learning_rate;
-  } else {
-    m.compile.optimizer.sgd.learning_rate = learning_rate;
+  if (auto* adam = std::get_if<AdamOptions>(&m.compile.optimizer.options)) {
+    adam->learning_rate = learning_rate;
+  } else if (auto* sgd =
+                 std::get_if<SGDOptions>(&m.compile.optimizer.options)) {
+    sgd->learning_rate = learning_rate;
   }
   return absl::OkStatus();
 }

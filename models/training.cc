@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "models/losses.h"
@@ -40,24 +41,14 @@ Loss MeanSquaredError() { return Loss{.kind = Loss::Kind::kMeanSquaredError}; }
 }  // namespace losses
 
 std::string Optimizer::name() const {
-  switch (kind) {
-    case Kind::kSGD:
-      return "SGD";
-    case Kind::kAdam:
-      return "Adam";
-    case Kind::kNone:
-      break;
-  }
+  if (std::holds_alternative<SGDOptions>(options)) return "SGD";
+  if (std::holds_alternative<AdamOptions>(options)) return "Adam";
   return "none";
 }
 
 namespace optimizers {
-Optimizer SGD(SGDOptions options) {
-  return Optimizer{.kind = Optimizer::Kind::kSGD, .sgd = options};
-}
-Optimizer Adam(AdamOptions options) {
-  return Optimizer{.kind = Optimizer::Kind::kAdam, .adam = options};
-}
+Optimizer SGD(SGDOptions options) { return Optimizer{.options = options}; }
+Optimizer Adam(AdamOptions options) { return Optimizer{.options = options}; }
 }  // namespace optimizers
 
 namespace models_internal {
@@ -72,38 +63,33 @@ absl::Status BadOption(const std::string& option, float value,
 }  // namespace
 
 absl::Status CheckOptimizer(const Optimizer& optimizer) {
-  switch (optimizer.kind) {
-    case Optimizer::Kind::kAdam: {
-      const AdamOptions& o = optimizer.adam;
-      if (!std::isfinite(o.learning_rate) || o.learning_rate < 0) {
-        return BadOption("Adam learning_rate", o.learning_rate,
-                         "finite and >= 0");
-      }
-      // Written so that NaN fails too.
-      if (!(o.beta_1 >= 0 && o.beta_1 < 1)) {
-        return BadOption("Adam beta_1", o.beta_1, "in [0, 1)");
-      }
-      if (!(o.beta_2 >= 0 && o.beta_2 < 1)) {
-        return BadOption("Adam beta_2", o.beta_2, "in [0, 1)");
-      }
-      if (!std::isfinite(o.epsilon) || !(o.epsilon > 0)) {
-        return BadOption("Adam epsilon", o.epsilon, "finite and > 0");
-      }
-      return absl::OkStatus();
+  if (const auto* adam = std::get_if<AdamOptions>(&optimizer.options)) {
+    const AdamOptions& o = *adam;
+    if (!std::isfinite(o.learning_rate) || o.learning_rate < 0) {
+      return BadOption("Adam learning_rate", o.learning_rate,
+                       "finite and >= 0");
     }
-    case Optimizer::Kind::kSGD: {
-      const SGDOptions& o = optimizer.sgd;
-      if (!std::isfinite(o.learning_rate) || o.learning_rate < 0) {
-        return BadOption("SGD learning_rate", o.learning_rate,
-                         "finite and >= 0");
-      }
-      if (!(o.momentum >= 0 && o.momentum <= 1)) {
-        return BadOption("SGD momentum", o.momentum, "in [0, 1]");
-      }
-      return absl::OkStatus();
+    // Written so that NaN fails too.
+    if (!(o.beta_1 >= 0 && o.beta_1 < 1)) {
+      return BadOption("Adam beta_1", o.beta_1, "in [0, 1)");
     }
-    case Optimizer::Kind::kNone:
-      break;
+    if (!(o.beta_2 >= 0 && o.beta_2 < 1)) {
+      return BadOption("Adam beta_2", o.beta_2, "in [0, 1)");
+    }
+    if (!std::isfinite(o.epsilon) || !(o.epsilon > 0)) {
+      return BadOption("Adam epsilon", o.epsilon, "finite and > 0");
+    }
+    return absl::OkStatus();
+  }
+  if (const auto* sgd = std::get_if<SGDOptions>(&optimizer.options)) {
+    const SGDOptions& o = *sgd;
+    if (!std::isfinite(o.learning_rate) || o.learning_rate < 0) {
+      return BadOption("SGD learning_rate", o.learning_rate, "finite and >= 0");
+    }
+    if (!(o.momentum >= 0 && o.momentum <= 1)) {
+      return BadOption("SGD momentum", o.momentum, "in [0, 1]");
+    }
+    return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
       "no optimizer (use optimizers::Adam() or SGD())");
@@ -341,6 +327,167 @@ absl::StatusOr<LearningRateNodes> LearningRateVariable(Graph& g,
 // "dense_1/kernel" from the VarHandleOp's node name.
 std::string SlotBase(const Output& var) { return var.node_name(); }
 
+// What every optimizer's updates are built from (see BuildUpdates).
+struct UpdateInputs {
+  Graph& graph;
+  const std::vector<Output>& variables;
+  const std::vector<TensorShape>& shapes;
+  const std::vector<Output>& grads;
+  const std::vector<NodeHandle>& after;
+  const std::string& scope;
+  Session& session;
+};
+
+// One optimizer's nodes: its learning rate and the updates a step runs.
+struct OptimizerUpdates {
+  LearningRateNodes learning_rate;
+  std::vector<NodeHandle> updates;
+};
+
+// Adam under "<scope>/Adam": m and v per variable, ResourceApplyAdam, then
+// beta_1^t and beta_2^t advanced once every variable has used them.
+absl::StatusOr<OptimizerUpdates> BuildAdamUpdates(const AdamOptions& o,
+                                                  const UpdateInputs& in) {
+  Graph& g = in.graph;
+  const std::string s = in.scope + "/Adam";
+  OptimizerUpdates out;
+  GG_ASSIGN_OR_RETURN(out.learning_rate,
+                      LearningRateVariable(g, s, o.learning_rate, in.session));
+  const Output lr = out.learning_rate.read;
+  GG_ASSIGN_OR_RETURN(Output b1,
+                      ops::Const(g, o.beta_1, {.name = s + "/beta_1"}));
+  GG_ASSIGN_OR_RETURN(Output b2,
+                      ops::Const(g, o.beta_2, {.name = s + "/beta_2"}));
+  GG_ASSIGN_OR_RETURN(Output eps,
+                      ops::Const(g, o.epsilon, {.name = s + "/epsilon"}));
+  // beta^t for the step being taken: starts at beta (t = 1).
+  GG_ASSIGN_OR_RETURN(
+      Output b1_power,
+      SlotVariable(g, s + "/beta_1_power", Tensor::Scalar<float>(o.beta_1),
+                   in.session));
+  GG_ASSIGN_OR_RETURN(
+      Output b2_power,
+      SlotVariable(g, s + "/beta_2_power", Tensor::Scalar<float>(o.beta_2),
+                   in.session));
+  GG_ASSIGN_OR_RETURN(
+      Output b1p,
+      ops::ReadVariableOp(b1_power, {.name = s + "/beta_1_power/Read"}));
+  GG_ASSIGN_OR_RETURN(
+      Output b2p,
+      ops::ReadVariableOp(b2_power, {.name = s + "/beta_2_power/Read"}));
+  for (size_t i = 0; i < in.variables.size(); ++i) {
+    const std::string base = s + "/" + SlotBase(in.variables[i]);
+    GG_ASSIGN_OR_RETURN(
+        Tensor zeros,
+        NewTensor(DT_FLOAT, in.shapes[i], /*zero=*/true, base + "/m and /v"));
+    GG_ASSIGN_OR_RETURN(Output m,
+                        SlotVariable(g, base + "/m", zeros, in.session));
+    GG_ASSIGN_OR_RETURN(Output v,
+                        SlotVariable(g, base + "/v", zeros, in.session));
+    GG_ASSIGN_OR_RETURN(
+        Output apply,
+        ops::ResourceApplyAdam(
+            in.variables[i], m, v, b1p, b2p, lr, b1, b2, eps, in.grads[i],
+            {.name = base + "/ResourceApplyAdam", .control_inputs = in.after}));
+    out.updates.push_back(apply.handle());
+  }
+  // Advance beta^t once every variable has used this step's value.
+  std::vector<NodeHandle> applies = out.updates;
+  GG_ASSIGN_OR_RETURN(
+      Output b1_now,
+      ops::ReadVariableOp(b1_power, {.name = s + "/beta_1_power/ReadForUpdate",
+                                     .control_inputs = applies}));
+  GG_ASSIGN_OR_RETURN(
+      Output b2_now,
+      ops::ReadVariableOp(b2_power, {.name = s + "/beta_2_power/ReadForUpdate",
+                                     .control_inputs = applies}));
+  GG_ASSIGN_OR_RETURN(Output b1_next,
+                      ops::Mul(b1_now, b1, {.name = s + "/beta_1_power/mul"}));
+  GG_ASSIGN_OR_RETURN(Output b2_next,
+                      ops::Mul(b2_now, b2, {.name = s + "/beta_2_power/mul"}));
+  GG_ASSIGN_OR_RETURN(
+      Output u1, ops::AssignVariableOp(b1_power, b1_next,
+                                       {.name = s + "/beta_1_power/Update"}));
+  GG_ASSIGN_OR_RETURN(
+      Output u2, ops::AssignVariableOp(b2_power, b2_next,
+                                       {.name = s + "/beta_2_power/Update"}));
+  out.updates.push_back(u1.handle());
+  out.updates.push_back(u2.handle());
+  return out;
+}
+
+// SGD under "<scope>/SGD": ResourceApplyGradientDescent without momentum;
+// with it, a velocity per variable (and Nesterov's look-ahead step).
+absl::StatusOr<OptimizerUpdates> BuildSGDUpdates(const SGDOptions& o,
+                                                 const UpdateInputs& in) {
+  Graph& g = in.graph;
+  const std::string s = in.scope + "/SGD";
+  OptimizerUpdates out;
+  GG_ASSIGN_OR_RETURN(out.learning_rate,
+                      LearningRateVariable(g, s, o.learning_rate, in.session));
+  const Output lr = out.learning_rate.read;
+  if (o.momentum == 0.f && !o.nesterov) {
+    for (size_t i = 0; i < in.variables.size(); ++i) {
+      GG_ASSIGN_OR_RETURN(Output apply,
+                          ops::ResourceApplyGradientDescent(
+                              in.variables[i], lr, in.grads[i],
+                              {.name = s + "/" + SlotBase(in.variables[i]) +
+                                       "/ResourceApplyGradientDescent",
+                               .control_inputs = in.after}));
+      out.updates.push_back(apply.handle());
+    }
+    return out;
+  }
+  GG_ASSIGN_OR_RETURN(Output mom,
+                      ops::Const(g, o.momentum, {.name = s + "/momentum"}));
+  for (size_t i = 0; i < in.variables.size(); ++i) {
+    const std::string base = s + "/" + SlotBase(in.variables[i]);
+    GG_ASSIGN_OR_RETURN(
+        Tensor zeros,
+        NewTensor(DT_FLOAT, in.shapes[i], /*zero=*/true, base + "/momentum"));
+    GG_ASSIGN_OR_RETURN(Output velocity,
+                        SlotVariable(g, base + "/momentum", zeros, in.session));
+    GG_ASSIGN_OR_RETURN(
+        Output vel,
+        ops::ReadVariableOp(velocity, {.name = base + "/momentum/Read",
+                                       .control_inputs = in.after}));
+    GG_ASSIGN_OR_RETURN(Output mv, ops::Mul(mom, vel, {.name = base + "/mul"}));
+    GG_ASSIGN_OR_RETURN(Output lg,
+                        ops::Mul(lr, in.grads[i], {.name = base + "/mul_1"}));
+    GG_ASSIGN_OR_RETURN(Output v_new,
+                        ops::Sub(mv, lg, {.name = base + "/sub"}));
+    GG_ASSIGN_OR_RETURN(Output set_v, ops::AssignVariableOp(
+                                          velocity, v_new,
+                                          {.name = base + "/momentum/Update"}));
+    Output step = v_new;
+    if (o.nesterov) {
+      GG_ASSIGN_OR_RETURN(Output mv_new,
+                          ops::Mul(mom, v_new, {.name = base + "/mul_2"}));
+      GG_ASSIGN_OR_RETURN(step,
+                          ops::Sub(mv_new, lg, {.name = base + "/sub_1"}));
+    }
+    GG_ASSIGN_OR_RETURN(Output apply,
+                        ops::AssignAddVariableOp(in.variables[i], step,
+                                                 {.name = base + "/Update",
+                                                  .control_inputs = in.after}));
+    out.updates.push_back(set_v.handle());
+    out.updates.push_back(apply.handle());
+  }
+  return out;
+}
+
+// The updates of whichever optimizer `optimizer` holds.
+absl::StatusOr<OptimizerUpdates> BuildOptimizerUpdates(
+    const Optimizer& optimizer, const UpdateInputs& in) {
+  if (const auto* adam = std::get_if<AdamOptions>(&optimizer.options)) {
+    return BuildAdamUpdates(*adam, in);
+  }
+  if (const auto* sgd = std::get_if<SGDOptions>(&optimizer.options)) {
+    return BuildSGDUpdates(*sgd, in);
+  }
+  return absl::InvalidArgumentError("Compile: no optimizer given");
+}
+
 }  // namespace
 
 absl::StatusOr<UpdateNodes> BuildUpdates(
@@ -351,147 +498,22 @@ absl::StatusOr<UpdateNodes> BuildUpdates(
   if (variables.empty()) {
     return absl::InvalidArgumentError("Compile: the model has no weights");
   }
-  Graph& g = *variables[0].graph();
-  std::vector<NodeHandle> updates;
-  LearningRateNodes lr_nodes;
-  switch (optimizer.kind) {
-    case Optimizer::Kind::kAdam: {
-      const AdamOptions& o = optimizer.adam;
-      const std::string s = scope + "/Adam";
-      GG_ASSIGN_OR_RETURN(lr_nodes,
-                          LearningRateVariable(g, s, o.learning_rate, session));
-      const Output lr = lr_nodes.read;
-      GG_ASSIGN_OR_RETURN(Output b1,
-                          ops::Const(g, o.beta_1, {.name = s + "/beta_1"}));
-      GG_ASSIGN_OR_RETURN(Output b2,
-                          ops::Const(g, o.beta_2, {.name = s + "/beta_2"}));
-      GG_ASSIGN_OR_RETURN(Output eps,
-                          ops::Const(g, o.epsilon, {.name = s + "/epsilon"}));
-      // beta^t for the step being taken: starts at beta (t = 1).
-      GG_ASSIGN_OR_RETURN(
-          Output b1_power,
-          SlotVariable(g, s + "/beta_1_power", Tensor::Scalar<float>(o.beta_1),
-                       session));
-      GG_ASSIGN_OR_RETURN(
-          Output b2_power,
-          SlotVariable(g, s + "/beta_2_power", Tensor::Scalar<float>(o.beta_2),
-                       session));
-      GG_ASSIGN_OR_RETURN(
-          Output b1p,
-          ops::ReadVariableOp(b1_power, {.name = s + "/beta_1_power/Read"}));
-      GG_ASSIGN_OR_RETURN(
-          Output b2p,
-          ops::ReadVariableOp(b2_power, {.name = s + "/beta_2_power/Read"}));
-      for (size_t i = 0; i < variables.size(); ++i) {
-        const std::string base = s + "/" + SlotBase(variables[i]);
-        GG_ASSIGN_OR_RETURN(
-            Tensor zeros,
-            NewTensor(DT_FLOAT, shapes[i], /*zero=*/true, base + "/m and /v"));
-        GG_ASSIGN_OR_RETURN(Output m,
-                            SlotVariable(g, base + "/m", zeros, session));
-        GG_ASSIGN_OR_RETURN(Output v,
-                            SlotVariable(g, base + "/v", zeros, session));
-        GG_ASSIGN_OR_RETURN(
-            Output apply,
-            ops::ResourceApplyAdam(variables[i], m, v, b1p, b2p, lr, b1, b2,
-                                   eps, grads[i],
-                                   {.name = base + "/ResourceApplyAdam",
-                                    .control_inputs = after}));
-        updates.push_back(apply.handle());
-      }
-      // Advance beta^t once every variable has used this step's value.
-      std::vector<NodeHandle> applies = updates;
-      GG_ASSIGN_OR_RETURN(
-          Output b1_now,
-          ops::ReadVariableOp(b1_power,
-                              {.name = s + "/beta_1_power/ReadForUpdate",
-                               .control_inputs = applies}));
-      GG_ASSIGN_OR_RETURN(
-          Output b2_now,
-          ops::ReadVariableOp(b2_power,
-                              {.name = s + "/beta_2_power/ReadForUpdate",
-                               .control_inputs = applies}));
-      GG_ASSIGN_OR_RETURN(
-          Output b1_next,
-          ops::Mul(b1_now, b1, {.name = s + "/beta_1_power/mul"}));
-      GG_ASSIGN_OR_RETURN(
-          Output b2_next,
-          ops::Mul(b2_now, b2, {.name = s + "/beta_2_power/mul"}));
-      GG_ASSIGN_OR_RETURN(Output u1, ops::AssignVariableOp(
-                                         b1_power, b1_next,
-                                         {.name = s + "/beta_1_power/Update"}));
-      GG_ASSIGN_OR_RETURN(Output u2, ops::AssignVariableOp(
-                                         b2_power, b2_next,
-                                         {.name = s + "/beta_2_power/Update"}));
-      updates.push_back(u1.handle());
-      updates.push_back(u2.handle());
-      break;
-    }
-    case Optimizer::Kind::kSGD: {
-      const SGDOptions& o = optimizer.sgd;
-      const std::string s = scope + "/SGD";
-      GG_ASSIGN_OR_RETURN(lr_nodes,
-                          LearningRateVariable(g, s, o.learning_rate, session));
-      const Output lr = lr_nodes.read;
-      if (o.momentum == 0.f && !o.nesterov) {
-        for (size_t i = 0; i < variables.size(); ++i) {
-          GG_ASSIGN_OR_RETURN(Output apply,
-                              ops::ResourceApplyGradientDescent(
-                                  variables[i], lr, grads[i],
-                                  {.name = s + "/" + SlotBase(variables[i]) +
-                                           "/ResourceApplyGradientDescent",
-                                   .control_inputs = after}));
-          updates.push_back(apply.handle());
-        }
-        break;
-      }
-      GG_ASSIGN_OR_RETURN(Output mom,
-                          ops::Const(g, o.momentum, {.name = s + "/momentum"}));
-      for (size_t i = 0; i < variables.size(); ++i) {
-        const std::string base = s + "/" + SlotBase(variables[i]);
-        GG_ASSIGN_OR_RETURN(
-            Tensor zeros,
-            NewTensor(DT_FLOAT, shapes[i], /*zero=*/true, base + "/momentum"));
-        GG_ASSIGN_OR_RETURN(Output velocity, SlotVariable(g, base + "/momentum",
-                                                          zeros, session));
-        GG_ASSIGN_OR_RETURN(
-            Output vel,
-            ops::ReadVariableOp(velocity, {.name = base + "/momentum/Read",
-                                           .control_inputs = after}));
-        GG_ASSIGN_OR_RETURN(Output mv,
-                            ops::Mul(mom, vel, {.name = base + "/mul"}));
-        GG_ASSIGN_OR_RETURN(Output lg,
-                            ops::Mul(lr, grads[i], {.name = base + "/mul_1"}));
-        GG_ASSIGN_OR_RETURN(Output v_new,
-                            ops::Sub(mv, lg, {.name = base + "/sub"}));
-        GG_ASSIGN_OR_RETURN(
-            Output set_v,
-            ops::AssignVariableOp(velocity, v_new,
-                                  {.name = base + "/momentum/Update"}));
-        Output step = v_new;
-        if (o.nesterov) {
-          GG_ASSIGN_OR_RETURN(Output mv_new,
-                              ops::Mul(mom, v_new, {.name = base + "/mul_2"}));
-          GG_ASSIGN_OR_RETURN(step,
-                              ops::Sub(mv_new, lg, {.name = base + "/sub_1"}));
-        }
-        GG_ASSIGN_OR_RETURN(
-            Output apply, ops::AssignAddVariableOp(variables[i], step,
-                                                   {.name = base + "/Update",
-                                                    .control_inputs = after}));
-        updates.push_back(set_v.handle());
-        updates.push_back(apply.handle());
-      }
-      break;
-    }
-    case Optimizer::Kind::kNone:
-      return absl::InvalidArgumentError("Compile: no optimizer given");
-  }
+  const UpdateInputs in{.graph = *variables[0].graph(),
+                        .variables = variables,
+                        .shapes = shapes,
+                        .grads = grads,
+                        .after = after,
+                        .scope = scope,
+                        .session = session};
+  GG_ASSIGN_OR_RETURN(OptimizerUpdates built,
+                      BuildOptimizerUpdates(optimizer, in));
+  std::vector<NodeHandle>& updates = built.updates;
   updates.insert(updates.end(), extra_updates.begin(), extra_updates.end());
   UpdateNodes out;
-  GG_ASSIGN_OR_RETURN(out.train_op, ops::NoOp(g, {.name = scope + "/train_step",
-                                                  .control_inputs = updates}));
-  out.learning_rate = std::move(lr_nodes);
+  GG_ASSIGN_OR_RETURN(out.train_op,
+                      ops::NoOp(in.graph, {.name = scope + "/train_step",
+                                           .control_inputs = updates}));
+  out.learning_rate = std::move(built.learning_rate);
   return out;
 }
 

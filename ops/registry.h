@@ -20,10 +20,11 @@
 //
 // Example:
 //   GG_ASSIGN_OR_RETURN(const RegisteredOp* op,
-//   GlobalOpRegistry().Lookup("MatMul")); GG_ASSIGN_OR_RETURN(NodeHandle n,
-//   BuildNode(g, "MatMul", "dense/MatMul",
-//                                               {x, w}, {}, {{"transpose_b",
-//                                               true}}));
+//                       GlobalOpRegistry().Lookup("MatMul"));
+//   GG_ASSIGN_OR_RETURN(
+//       NodeHandle n,
+//       BuildNode(g, "MatMul", "dense/MatMul", {x, w}, {},
+//                 {{"transpose_b", true}}));
 #ifndef GRAPHGC_OPS_REGISTRY_H_
 #define GRAPHGC_OPS_REGISTRY_H_
 

@@ -624,7 +624,7 @@ absl::StatusOr<gc::PinScope> Graph::Pin(absl::Span<const NodeId> ids) const {
   return gc::PinIds(*heap_, ids);
 }
 
-size_t Graph::name_table_size_for_testing() const {
+size_t Graph::NameTableSizeForTesting() const {
   ReaderLock lock(heap_->mu());
   return names().size() + heap_->label_table_size();
 }

@@ -340,7 +340,7 @@ class Graph : private gc::SweepObserver {
   gc::Heap& heap() const { return *heap_; }
 
   // Sizes of the name tables, for tests that bookkeeping stays bounded.
-  size_t name_table_size_for_testing() const;
+  size_t NameTableSizeForTesting() const;
 
  private:
   void OnSweep(gc::Heap& heap, absl::Span<const NodeId> garbage) override

@@ -79,7 +79,6 @@ class OpKernelContext {
   const AttrMap& attrs() const { return node_.attrs; }
   const std::string& node_name() const { return node_.name; }
   const std::string& op() const { return node_.op; }
-  const Node& node() const { return node_; }
   // The intra-op thread pool device (one thread by default).
   const Eigen::ThreadPoolDevice& device() const { return *device_; }
   int64_t step_id() const { return step_id_; }

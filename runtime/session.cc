@@ -101,7 +101,7 @@ Session::Session(Graph& g, SessionOptions options)
 // Touches nothing of the graph, which may be gone.
 Session::~Session() = default;
 
-size_t Session::cached_plans_ForTesting() const {
+size_t Session::CachedPlansForTesting() const {
   cache_->EvictStale(graph_.heap());
   ReaderLock l(cache_->mu);
   return cache_->plans.size();

@@ -86,12 +86,12 @@ class Session {
   // --- test hooks ---
 
   // Plans built since construction (a cache hit builds none).
-  int64_t plan_builds_ForTesting() const {
+  int64_t PlanBuildsForTesting() const {
     return plan_builds_.load(std::memory_order_relaxed);
   }
   // Plans in the cache now, once those that are no longer current were
   // evicted (as the next plan build evicts them).
-  size_t cached_plans_ForTesting() const;
+  size_t CachedPlansForTesting() const;
   // Builds (without caching or running) the plan of a combination and
   // returns how many nodes it would run.
   absl::StatusOr<int64_t> PlanSizeForTesting(

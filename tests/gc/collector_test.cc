@@ -20,13 +20,13 @@ using testing::AddTestNode;
 // (gc/heap.h's invariants, and marking after the mark phase).
 class CollectorTest : public ::testing::Test {
  protected:
-  CollectorTest() { g_.heap().set_verify_collections_for_testing(true); }
+  CollectorTest() { g_.heap().SetVerifyCollectionsForTesting(true); }
   Graph g_;
 };
 
 TEST(CollectorDeathTest, AVerifiedCollectionOfABrokenHeapStops) {
   Graph g;
-  g.heap().set_verify_collections_for_testing(true);
+  g.heap().SetVerifyCollectionsForTesting(true);
   NodeHandle a = AddTestNode(g, "a");
   { NodeHandle gone = AddTestNode(g, "gone"); }
   g.Collect();  // frees "gone"'s slot

@@ -91,7 +91,7 @@ TEST(HeapVerifier, NamesALiveSlotOnTheFreeList) {
   NodeHandle a = NewNode(*heap);
   NodeId dead = NewNode(*heap).id();
   heap->Free(dead.index, false);
-  heap->free_list_for_testing() = {a.id().index};
+  heap->FreeListForTesting() = {a.id().index};
   absl::Status s = heap->VerifyForTesting();
   EXPECT_TRUE(absl::StrContains(s.message(), "invariant 3")) << s.message();
 }
@@ -100,7 +100,7 @@ TEST(HeapVerifier, NamesAYoungNodeMissingFromTheYoungList) {
   auto heap = std::make_shared<gc::Heap>(nullptr);
   WriterLock l(heap->mu());
   NodeHandle a = NewNode(*heap);
-  heap->young_list_for_testing().clear();
+  heap->YoungListForTesting().clear();
   absl::Status s = heap->VerifyForTesting();
   EXPECT_TRUE(absl::StrContains(s.message(), "invariant 4")) << s.message();
 }

@@ -46,7 +46,7 @@ TEST(Stress, BuildersTrainersAndACollectorShareTheDefaultGraph) {
   Graph& g = Graph::Default();
   // Every collection below checks the heap's invariants between its phases
   // (and stops the test, naming the phase, if one is broken).
-  g.heap().set_verify_collections_for_testing(true);
+  g.heap().SetVerifyCollectionsForTesting(true);
   g.Collect();
   // Sized to take under a second normally and well under a minute under tsan
   // on two cores (measured: 0.4 s, asan 2.6 s, tsan 9.5 s).

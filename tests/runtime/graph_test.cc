@@ -234,7 +234,7 @@ TEST(GraphBookkeeping, StaysBoundedOverManyBuildAndDropCycles) {
   Graph g;
   NodeHandle keep = AddTestNode(g, "keep");
   g.Collect();
-  const size_t names_before = g.name_table_size_for_testing();
+  const size_t names_before = g.NameTableSizeForTesting();
   uint32_t slots_after_first = 0;
   for (int cycle = 0; cycle < 100000; ++cycle) {
     NodeHandle a = AddTestNode(g, "cycle/a", {keep});
@@ -249,7 +249,7 @@ TEST(GraphBookkeeping, StaysBoundedOverManyBuildAndDropCycles) {
   }
   g.Collect();
   EXPECT_EQ(g.num_nodes(), 1);
-  EXPECT_EQ(g.name_table_size_for_testing(), names_before);
+  EXPECT_EQ(g.NameTableSizeForTesting(), names_before);
   ReaderLock l(g.heap().mu());
   EXPECT_EQ(g.heap().num_slots(), slots_after_first);
 }
@@ -506,7 +506,7 @@ TEST(GraphScopes, UniqueScopeReservesNothing) {
 
 TEST(GraphScopes, ScopeBookkeepingIsGoneOnceEveryScopeIsFree) {
   Graph g;
-  const size_t before = g.name_table_size_for_testing();
+  const size_t before = g.NameTableSizeForTesting();
   {
     std::vector<ScopeReservation> held;
     std::vector<NodeHandle> nodes;
@@ -517,7 +517,7 @@ TEST(GraphScopes, ScopeBookkeepingIsGoneOnceEveryScopeIsFree) {
     for (int i = 0; i < 100; i += 2) held[i] = ScopeReservation();
   }
   g.Collect();
-  EXPECT_EQ(g.name_table_size_for_testing(), before);
+  EXPECT_EQ(g.NameTableSizeForTesting(), before);
   EXPECT_EQ(g.ReserveScope("dense").name(), "dense");
 }
 

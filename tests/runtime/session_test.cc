@@ -102,8 +102,8 @@ TEST_F(SessionTest, SecondRunReusesThePlan) {
   ASSERT_TRUE(s.Run({{x, Vec({1})}}, {sq}).ok());
   std::vector<Tensor> out = s.Run({{x, Vec({3, 4})}}, {sq}).value();
   EXPECT_EQ(Values(out[0]), (std::vector<float>{9, 16}));
-  EXPECT_EQ(s.plan_builds_ForTesting(), 1);
-  EXPECT_EQ(s.cached_plans_ForTesting(), 1u);
+  EXPECT_EQ(s.PlanBuildsForTesting(), 1);
+  EXPECT_EQ(s.CachedPlansForTesting(), 1u);
 }
 
 TEST_F(SessionTest, DifferentFetchesBuildDifferentPlans) {
@@ -113,8 +113,8 @@ TEST_F(SessionTest, DifferentFetchesBuildDifferentPlans) {
   ASSERT_TRUE(s.Run({}, {sq}).ok());
   ASSERT_TRUE(s.Run({}, {a}).ok());
   ASSERT_TRUE(s.Run({}, {sq, a}).ok());
-  EXPECT_EQ(s.plan_builds_ForTesting(), 3);
-  EXPECT_EQ(s.cached_plans_ForTesting(), 3u);
+  EXPECT_EQ(s.PlanBuildsForTesting(), 3);
+  EXPECT_EQ(s.CachedPlansForTesting(), 3u);
 }
 
 TEST_F(SessionTest, CachedPlanKeepsNoNodeAlive) {
@@ -137,12 +137,12 @@ TEST_F(SessionTest, SweepDropsEveryPlanNamingASweptNode) {
     ASSERT_TRUE(s.Run({}, {id}).ok());
   }
   ASSERT_TRUE(s.Run({}, {sq}).ok());
-  ASSERT_EQ(s.cached_plans_ForTesting(), 2u);
+  ASSERT_EQ(s.CachedPlansForTesting(), 2u);
   EXPECT_EQ(g_.Collect().swept, 1);  // the Identity
-  EXPECT_EQ(s.cached_plans_ForTesting(), 1u);
+  EXPECT_EQ(s.CachedPlansForTesting(), 1u);
   // The surviving plan still runs, without being rebuilt.
   EXPECT_EQ(Values(s.Run({}, {sq}).value()[0]), (std::vector<float>{4}));
-  EXPECT_EQ(s.plan_builds_ForTesting(), 2);
+  EXPECT_EQ(s.PlanBuildsForTesting(), 2);
 }
 
 TEST_F(SessionTest, MinorCollectionDropsThePlansNamingTheSweptNodes) {
@@ -156,11 +156,11 @@ TEST_F(SessionTest, MinorCollectionDropsThePlansNamingTheSweptNodes) {
     Output id = ops_.Identity(sq).value();
     ASSERT_TRUE(s.Run({}, {id}).ok());
   }
-  ASSERT_EQ(s.cached_plans_ForTesting(), 2u);
+  ASSERT_EQ(s.CachedPlansForTesting(), 2u);
   EXPECT_EQ(g_.CollectYoung().swept, 1);  // the Identity
-  EXPECT_EQ(s.cached_plans_ForTesting(), 1u);
+  EXPECT_EQ(s.CachedPlansForTesting(), 1u);
   EXPECT_EQ(Values(s.Run({}, {sq}).value()[0]), (std::vector<float>{4}));
-  EXPECT_EQ(s.plan_builds_ForTesting(), 2);
+  EXPECT_EQ(s.PlanBuildsForTesting(), 2);
 }
 
 TEST_F(SessionTest, SweepOfUnrelatedNodesKeepsEveryPlan) {
@@ -170,9 +170,9 @@ TEST_F(SessionTest, SweepOfUnrelatedNodesKeepsEveryPlan) {
   ASSERT_TRUE(s.Run({}, {sq}).ok());
   { ops_.Const(g_, Vec({1})).value(); }  // garbage no plan names
   EXPECT_EQ(g_.Collect().swept, 1);
-  EXPECT_EQ(s.cached_plans_ForTesting(), 1u);
+  EXPECT_EQ(s.CachedPlansForTesting(), 1u);
   EXPECT_EQ(Values(s.Run({}, {sq}).value()[0]), (std::vector<float>{9}));
-  EXPECT_EQ(s.plan_builds_ForTesting(), 1);
+  EXPECT_EQ(s.PlanBuildsForTesting(), 1);
 }
 
 TEST_F(SessionTest, ControlEdgeAddedAfterCachingIsHonoured) {
@@ -196,8 +196,8 @@ TEST_F(SessionTest, APlanIsRebuiltOnceAfterOneOfItsNodesGainsAnInput) {
   ASSERT_TRUE(g_.AddControlEdge(sq.handle(), id.handle()).ok());
   ASSERT_TRUE(s.Run({}, {id}).ok());
   ASSERT_TRUE(s.Run({}, {id}).ok());
-  EXPECT_EQ(s.plan_builds_ForTesting(), 2);
-  EXPECT_EQ(s.cached_plans_ForTesting(), 1u);
+  EXPECT_EQ(s.PlanBuildsForTesting(), 2);
+  EXPECT_EQ(s.CachedPlansForTesting(), 1u);
 }
 
 TEST_F(SessionTest, AnEdgeAddedOutsideAPlanKeepsIt) {
@@ -209,7 +209,7 @@ TEST_F(SessionTest, AnEdgeAddedOutsideAPlanKeepsIt) {
   ASSERT_TRUE(s.Run({}, {sq}).ok());
   ASSERT_TRUE(g_.AddControlEdge(b.handle(), c.handle()).ok());
   EXPECT_EQ(Values(s.Run({}, {sq}).value()[0]), (std::vector<float>{4}));
-  EXPECT_EQ(s.plan_builds_ForTesting(), 1);
+  EXPECT_EQ(s.PlanBuildsForTesting(), 1);
 }
 
 TEST_F(SessionTest, RunsSurviveConcurrentSweepsAndAddedEdges) {
@@ -247,7 +247,7 @@ TEST_F(SessionTest, RunsSurviveConcurrentSweepsAndAddedEdges) {
   });
   for (auto& th : threads) th.join();
   EXPECT_EQ(failures.load(), 0);
-  EXPECT_EQ(s.plan_builds_ForTesting(), 1);
+  EXPECT_EQ(s.PlanBuildsForTesting(), 1);
   EXPECT_EQ(g_.heap().pin_count(), 0u);
 }
 
@@ -277,7 +277,7 @@ TEST_F(SessionTest, ConcurrentCollectCannotSweepPinnedNodes) {
   for (NodeId id : ids) EXPECT_FALSE(g_.heap().IsPinned(id.index));
   // With the run over and its fetch dropped, nothing holds the nodes.
   EXPECT_EQ(g_.Collect().swept, 3);
-  EXPECT_EQ(s.cached_plans_ForTesting(), 0u);
+  EXPECT_EQ(s.CachedPlansForTesting(), 0u);
 }
 
 TEST_F(SessionTest, UnfedPlaceholderIsAnError) {
@@ -677,7 +677,7 @@ TEST_F(SessionTest, FailingConstantKernelFailsEveryRunNamingItsNode) {
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_EQ(r.status().message(), "NoValue 'bad': no value");
   }
-  EXPECT_EQ(s.cached_plans_ForTesting(), 0u);
+  EXPECT_EQ(s.CachedPlansForTesting(), 0u);
 }
 
 TEST_F(SessionTest, HandleKernelIsNeverRun) {
@@ -739,7 +739,7 @@ TEST_F(SessionTest, RunsConcurrentlyFromManyThreads) {
   });
   for (auto& th : threads) th.join();
   EXPECT_EQ(failures.load(), 0);
-  EXPECT_EQ(s.cached_plans_ForTesting(), 2u);
+  EXPECT_EQ(s.CachedPlansForTesting(), 2u);
 }
 
 TEST_F(SessionTest, PlanSizeDoesNotDependOnUnrelatedNodes) {

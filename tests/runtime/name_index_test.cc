@@ -1,0 +1,134 @@
+#include "runtime/name_index.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "gtest/gtest.h"
+#include "runtime/node.h"
+
+namespace graphgc {
+namespace {
+
+// A NameIndex and the nodes it points to, named as a graph names them.
+class NameIndexTest : public ::testing::Test {
+ protected:
+  // Adds a node asking for `base`; it gets the name Unique(base) gives.
+  Node& Add(absl::string_view base) {
+    auto node = std::make_unique<Node>();
+    node->name = index_.Unique(base);
+    node->base_length = static_cast<uint32_t>(base.size());
+    index_.Insert(*node, next_slot_++);
+    nodes_.push_back(std::move(node));
+    return *nodes_.back();
+  }
+  void Erase(std::vector<Node*> nodes) { index_.Erase(absl::MakeSpan(nodes)); }
+
+  // Declared before the index, so the index goes first.
+  std::vector<std::unique_ptr<Node>> nodes_;
+  NameIndex index_;
+  uint32_t next_slot_ = 0;
+};
+
+TEST_F(NameIndexTest, FindsTheSlotOfALiveNodeByName) {
+  Add("x");
+  Add("dense/MatMul");
+  EXPECT_EQ(index_.Find("dense/MatMul"), std::optional<uint32_t>(1));
+  EXPECT_TRUE(index_.Contains("x"));
+  EXPECT_EQ(index_.Find("dense/BiasAdd"), std::nullopt);
+}
+
+TEST_F(NameIndexTest, UniqueIsTheRequestedNameWhenItIsFree) {
+  Add("dense/MatMul");
+  EXPECT_EQ(index_.Unique("dense/BiasAdd"), "dense/BiasAdd");
+}
+
+TEST_F(NameIndexTest, UniqueAppendsTensorFlowSuffixesToATakenName) {
+  EXPECT_EQ(Add("dense/MatMul").name, "dense/MatMul");
+  EXPECT_EQ(Add("dense/MatMul").name, "dense/MatMul_1");
+  EXPECT_EQ(index_.Unique("dense/MatMul"), "dense/MatMul_2");
+}
+
+TEST_F(NameIndexTest, UniqueStartsAfterTheHighestSuffixGivenAmongLiveNodes) {
+  Add("x");
+  Node& x_1 = Add("x");
+  Add("x");  // x_2
+  Erase({&x_1});
+  EXPECT_EQ(index_.Unique("x"), "x_3");
+}
+
+TEST_F(NameIndexTest, AnErasedNameIsFreeAgain) {
+  Node& x = Add("x");
+  Erase({&x});
+  EXPECT_FALSE(index_.Contains("x"));
+  EXPECT_EQ(index_.Unique("x"), "x");
+}
+
+TEST_F(NameIndexTest, ScopeIsInUseWhileANodeLivesUnderIt) {
+  Add("a/b/c");
+  EXPECT_TRUE(index_.IsScopeInUse("a"));
+  EXPECT_TRUE(index_.IsScopeInUse("a/b"));
+  EXPECT_FALSE(index_.IsScopeInUse("a/bc"));
+  EXPECT_FALSE(index_.IsScopeInUse("b"));
+}
+
+TEST_F(NameIndexTest, ReserveScopeHandsOutTheBaseThenItsSuffixes) {
+  EXPECT_EQ(index_.ReserveScope("dense", ""), "dense");
+  EXPECT_EQ(index_.ReserveScope("dense", ""), "dense_1");
+  EXPECT_EQ(index_.ReserveScope("dense", ""), "dense_2");
+}
+
+TEST_F(NameIndexTest, ReserveScopeSkipsAScopeALiveNodeIsIn) {
+  Add("dense/MatMul");
+  EXPECT_EQ(index_.ReserveScope("dense", ""), "dense_1");
+}
+
+TEST_F(NameIndexTest, AReleasedScopeIsHandedOutAgainSmallestFirst) {
+  index_.ReserveScope("dense", "");
+  index_.ReserveScope("dense", "");  // dense_1
+  index_.ReserveScope("dense", "");  // dense_2
+  index_.ReleaseScope("dense_2");
+  index_.ReleaseScope("dense");
+  EXPECT_EQ(index_.ReserveScope("dense", ""), "dense");
+  EXPECT_EQ(index_.ReserveScope("dense", ""), "dense_2");
+}
+
+TEST_F(NameIndexTest, FirstFreeScopeReservesNothing) {
+  EXPECT_EQ(index_.FirstFreeScope("dense"), "dense");
+  EXPECT_FALSE(index_.IsScopeTaken("dense"));
+  EXPECT_EQ(index_.ReserveScope("dense", ""), "dense");
+}
+
+TEST_F(NameIndexTest, ReservedScopeOfNamesTheScopeAndItsOwner) {
+  index_.ReserveScope("sequential", "Sequential 'sequential'");
+  EXPECT_EQ(index_.ReservedScopeOf("sequential/dense/MatMul"),
+            std::make_pair(std::string("sequential"),
+                           std::string("Sequential 'sequential'")));
+  EXPECT_EQ(index_.ReservedScopeOf("sequential_1/dense"), std::nullopt);
+}
+
+TEST_F(NameIndexTest, ErasingEveryNodeLeavesNoBookkeeping) {
+  Node& a = Add("dense/MatMul");
+  Node& b = Add("dense/MatMul");
+  Node& c = Add("x");
+  ASSERT_GT(index_.size(), 0u);
+  Erase({&a, &b, &c});
+  EXPECT_EQ(index_.size(), 0u);
+}
+
+TEST_F(NameIndexTest, ReleasingEveryScopeLeavesNoBookkeeping) {
+  index_.ReserveScope("dense", "");
+  index_.ReserveScope("dense", "");  // dense_1
+  ASSERT_GT(index_.size(), 0u);
+  index_.ReleaseScope("dense");
+  index_.ReleaseScope("dense_1");
+  EXPECT_EQ(index_.size(), 0u);
+}
+
+}  // namespace
+}  // namespace graphgc
