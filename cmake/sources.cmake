@@ -38,6 +38,7 @@ set(GRAPHGC_SOURCES
     ops/random_ops.cc
     ops/registry.cc
     ops/resources.cc
+    ops/fused_kernels.cc
     ops/small_gemm.cc
     ops/state_ops.cc
     models/callbacks.cc
@@ -98,6 +99,7 @@ set(GRAPHGC_HEADERS
     ops/random_ops.h
     ops/registry.h
     ops/resources.h
+    ops/fused_kernels.h
     ops/small_gemm.h
     ops/state_ops.h
     models/callbacks.h

@@ -14,9 +14,12 @@
 //     these ranges follow one another in step order and end at num_slots.
 //     output_checks has one entry per slot (DT_INVALID for a feed slot).
 //  3. Step s reads inputs[input_begin, input_begin + num_inputs), one per
-//     data input of its node. An InputRef with constant >= 0 reads
-//     constants[constant] in place: its slot is never filled by any run.
-//     A kConstant step's outputs are all in constants, so no run touches it.
+//     data input of its node, or for a fused step (Step::fused) one per
+//     data input of the chain it runs (MatMul's a and b, BiasAdd's bias);
+//     the chain's other steps are kSkip and read nothing. An InputRef with
+//     constant >= 0 reads constants[constant] in place: its slot is never
+//     filled by any run. A kConstant step's outputs are all in constants, so no
+//     run touches it.
 //  4. A slot is taken (InputRef::take) by its last reader only, and never
 //     when a fetch reads it. takes[take_begin, take_begin + num_takes) lists
 //     the slots step s takes; bit k of forwardable is set only if input k is
@@ -92,6 +95,9 @@ struct Step {
   // (OpDef::Dispatch::kNothing, resource handles).
   enum class Kind : uint8_t { kRun, kConstant, kSkip };
   Kind kind = Kind::kRun;
+  // The step runs a chain ending at its node (MatMul -> BiasAdd [-> Relu],
+  // ops/fused_kernels.h) in one kernel; its output is the node's.
+  bool fused = false;
 };
 
 struct InputRef {

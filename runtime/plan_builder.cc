@@ -5,6 +5,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "ops/fused_kernels.h"
 #include "runtime/algorithm.h"
 #include "runtime/node.h"
 #include "runtime/op_def.h"
@@ -308,6 +309,108 @@ absl::Status BindKernelsAndFold(PlanBuild& b,
   return absl::OkStatus();
 }
 
+void FuseMatMulChains(PlanBuild& b, const std::vector<Output>& fetches) {
+  Plan& plan = *b.plan;
+  // Per slot: how many run-time readers it has (step inputs read from a
+  // slot, fetches) and the step of the last input read from it.
+  std::vector<uint32_t> readers(plan.num_slots, 0);
+  std::vector<uint32_t> reader_step(plan.num_slots, kNoSlot);
+  std::vector<uint32_t> producer(plan.num_slots, kNoSlot);
+  for (uint32_t s = 0; s < plan.steps.size(); ++s) {
+    const Step& step = plan.steps[s];
+    for (uint32_t k = 0; k < step.num_outputs; ++k) {
+      producer[step.output_base + k] = s;
+    }
+    if (step.kind == Step::Kind::kConstant) continue;
+    for (uint32_t k = 0; k < step.num_inputs; ++k) {
+      const InputRef& ref = plan.inputs[step.input_begin + k];
+      if (ref.constant >= 0) continue;
+      ++readers[ref.slot];
+      reader_step[ref.slot] = s;
+    }
+  }
+  for (const Output& o : fetches) {
+    ++readers[SlotOf(b, o.handle().id(), o.index())];
+  }
+  // Nodes another step must run after: a chain holding one is left alone.
+  absl::flat_hash_set<uint32_t> control_inputs;
+  for (const Step& step : plan.steps) {
+    for (NodeId c : b.graph.NodeForRuntime(step.id).control_inputs) {
+      control_inputs.insert(c.index);
+    }
+  }
+  auto type_of = [&](const Step& step) -> const std::string& {
+    static const std::string kNone;
+    const Node& n = b.graph.NodeForRuntime(step.id);
+    return n.op_def != nullptr ? n.op_def->type : kNone;
+  };
+  // The one step that reads `slot`, when it runs and nothing else (no
+  // other step, no fetch) reads the slot; else kNoSlot.
+  auto sole_reader = [&](uint32_t slot) {
+    return readers[slot] == 1 ? reader_step[slot] : kNoSlot;
+  };
+  for (uint32_t bs = 0; bs < plan.steps.size(); ++bs) {
+    Step& bias_add = plan.steps[bs];
+    if (bias_add.kind != Step::Kind::kRun || type_of(bias_add) != "BiasAdd" ||
+        bias_add.num_inputs != 2 ||
+        control_inputs.contains(bias_add.id.index)) {
+      continue;
+    }
+    const InputRef& value = plan.inputs[bias_add.input_begin];
+    if (value.constant >= 0 || value.slot < plan.feeds.size() ||
+        sole_reader(value.slot) != bs) {
+      continue;
+    }
+    Step& matmul = plan.steps[producer[value.slot]];
+    if (matmul.kind != Step::Kind::kRun || type_of(matmul) != "MatMul" ||
+        matmul.num_inputs != 2 || control_inputs.contains(matmul.id.index)) {
+      continue;
+    }
+    const Node& matmul_node = b.graph.NodeForRuntime(matmul.id);
+    const Node& bias_add_node = b.graph.NodeForRuntime(bias_add.id);
+    FusedMatMulSpec spec{
+        .transpose_a = GetAttrOr<bool>(matmul_node.attrs, "transpose_a", false),
+        .transpose_b = GetAttrOr<bool>(matmul_node.attrs, "transpose_b", false),
+        .matmul_name = matmul_node.name,
+        .bias_add_name = bias_add_node.name};
+    // The chain ends at a Relu that alone reads the BiasAdd, or at the
+    // BiasAdd itself.
+    Step* end = &bias_add;
+    const uint32_t relu = sole_reader(bias_add.output_base);
+    if (relu != kNoSlot && plan.steps[relu].kind == Step::Kind::kRun &&
+        type_of(plan.steps[relu]) == "Relu" &&
+        plan.steps[relu].num_inputs == 1) {
+      end = &plan.steps[relu];
+      spec.activation = FusedActivation::kRelu;
+    }
+    // The end step reads (a, b, bias), appended to plan.inputs with their
+    // producers' resources; the MatMul and the BiasAdd become kSkip with no
+    // inputs, so no later pass counts them as readers.
+    const uint32_t begin = static_cast<uint32_t>(plan.inputs.size());
+    const InputRef refs[3] = {plan.inputs[matmul.input_begin],
+                              plan.inputs[matmul.input_begin + 1],
+                              plan.inputs[bias_add.input_begin + 1]};
+    const NodeInput* ins[3] = {&matmul_node.inputs[0], &matmul_node.inputs[1],
+                               &bias_add_node.inputs[1]};
+    for (int k = 0; k < 3; ++k) {
+      plan.inputs.push_back(refs[k]);
+      plan.pointers.AddInput(
+          b.graph.NodeForRuntime(ins[k]->node).resource.get());
+    }
+    end->input_begin = begin;
+    end->num_inputs = 3;
+    end->kernel = BindFusedMatMul(std::move(spec));
+    end->fused = true;
+    plan.max_inputs = std::max(plan.max_inputs, 3u);
+    for (Step* s : {&matmul, &bias_add}) {
+      if (s == end) continue;
+      s->kind = Step::Kind::kSkip;
+      s->num_inputs = 0;
+      s->kernel = nullptr;
+    }
+  }
+}
+
 void FindLastUses(PlanBuild& b, const std::vector<Output>& fetches) {
   Plan& plan = *b.plan;
   std::vector<uint32_t> last_reader(plan.num_slots, kNoSlot);
@@ -373,6 +476,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
   GG_RETURN_IF_ERROR(WalkSubgraph(b, fetches, targets));
   AssignSlots(b);
   GG_RETURN_IF_ERROR(BindKernelsAndFold(b, device));
+  FuseMatMulChains(b, fetches);
   FindLastUses(b, fetches);
   MarkForwarding(*b.plan);
   StampPlan(b);

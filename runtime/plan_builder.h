@@ -20,12 +20,20 @@
 //      its kind set; what needs no kernel per run (Consts, constant inputs
 //      folded, shape-only ops of static shapes) is computed into
 //      plan.constants and read in place (invariant 3).
-//   5. FindLastUses(): after it, the fetches have their slots (or
+//   5. FuseMatMulChains(): after it, every chain MatMul -> BiasAdd ->
+//      Relu (or MatMul -> BiasAdd) of kRun steps whose intermediates are
+//      read only inside the chain (no other step, no fetch) and whose
+//      nodes no step has as a control input, runs as one fused step at the
+//      chain's last node (Step::fused, ops/fused_kernels.h) reading the
+//      chain's inputs; the chain's other steps are kSkip with no inputs.
+//      Fused or not, a run computes the same values (invariant 3). The
+//      graph is not changed: exported GraphDefs keep the plain ops.
+//   6. FindLastUses(): after it, the fetches have their slots (or
 //      constants), and InputRef::take is set on the last reader of every
 //      slot that no fetch reads (invariant 4, first half).
-//   6. MarkForwarding(): after it, each step lists the slots it takes and
+//   7. MarkForwarding(): after it, each step lists the slots it takes and
 //      the inputs a kernel may take over as outputs (invariant 4).
-//   7. StampPlan(): after it, edge_counts has each id's edges and
+//   8. StampPlan(): after it, edge_counts has each id's edges and
 //      current_as_of the heap's structure_version(): the plan is current
 //      (invariants 6 and 7) until a node it names is swept or gains an
 //      input.
@@ -105,13 +113,16 @@ absl::Status BindKernelsAndFold(PlanBuild& b,
                                 const Eigen::ThreadPoolDevice* device)
     ABSL_SHARED_LOCKS_REQUIRED(b.graph.heap().mu());
 // Pass 5.
-void FindLastUses(PlanBuild& b, const std::vector<Output>& fetches);
+void FuseMatMulChains(PlanBuild& b, const std::vector<Output>& fetches)
+    ABSL_SHARED_LOCKS_REQUIRED(b.graph.heap().mu());
 // Pass 6.
-void MarkForwarding(Plan& plan);
+void FindLastUses(PlanBuild& b, const std::vector<Output>& fetches);
 // Pass 7.
+void MarkForwarding(Plan& plan);
+// Pass 8.
 void StampPlan(PlanBuild& b) ABSL_SHARED_LOCKS_REQUIRED(b.graph.heap().mu());
 
-// Runs passes 1-7 under the graph's lock and returns the plan.
+// Runs passes 1-8 under the graph's lock and returns the plan.
 absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
     const Graph& graph, const Eigen::ThreadPoolDevice* device,
     const Feeds& feeds, const std::vector<Output>& fetches,

@@ -1,13 +1,16 @@
 #include "runtime/plan_builder.h"
 
+#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "ops/ops.h"
 #include "runtime/executor.h"
 #include "runtime/graph.h"
 #include "runtime/plan.h"
+#include "runtime/session.h"
 #include "tests/runtime/test_ops.h"
 
 namespace graphgc {
@@ -156,6 +159,91 @@ TEST_F(PlanBuilderTest, MarkForwardingWithholdsASlotTheStepReadsTwice) {
   const Step& mul = plan->steps[1];
   EXPECT_EQ(mul.num_takes, 1u);
   EXPECT_EQ(mul.forwardable, 0u);
+}
+
+// A Dense layer's chain with the real ops: x [-1, 7] fed, then MatMul by a
+// 7 x 19 constant, BiasAdd of 19 values and Relu (19: a row that is not a
+// whole number of packets). Weights of both signs, so Relu zeroes some.
+struct DenseChain {
+  Output x, matmul, bias_add, relu;
+};
+DenseChain BuildDenseChain(Graph& g) {
+  std::vector<float> w(7 * 19), bias(19);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.37f * (i % 11) - 1.7f;
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.21f * (i % 5) - 0.4f;
+  DenseChain c;
+  c.x = ops::Placeholder(g, DT_FLOAT, {-1, 7}).value();
+  Output wc =
+      ops::Const(g, Tensor::FromData<float>({7, 19}, w).value()).value();
+  Output bc =
+      ops::Const(g, Tensor::FromData<float>({19}, bias).value()).value();
+  c.matmul = ops::MatMul(c.x, wc).value();
+  c.bias_add = ops::BiasAdd(c.matmul, bc).value();
+  c.relu = ops::Relu(c.bias_add).value();
+  return c;
+}
+Tensor Batch(int rows) {
+  std::vector<float> v(rows * 7);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = 0.13f * (i % 17) - 1.1f;
+  return Tensor::FromData<float>({rows, 7}, v).value();
+}
+// The steps of `plan` that run a kernel, by node.
+std::vector<NodeId> RunSteps(const Plan& plan) {
+  std::vector<NodeId> ids;
+  for (const Step& s : plan.steps) {
+    if (s.kind == Step::Kind::kRun) ids.push_back(s.id);
+  }
+  return ids;
+}
+
+TEST_F(PlanBuilderTest, FuseMatMulChainsRunsMatMulBiasAddReluAsOneStep) {
+  DenseChain c = BuildDenseChain(g_);
+  std::shared_ptr<const Plan> plan = Build({{c.x, Batch(5)}}, {c.relu}).value();
+  EXPECT_EQ(RunSteps(*plan), std::vector<NodeId>{c.relu.handle().id()});
+  for (const Step& s : plan->steps) {
+    EXPECT_EQ(s.fused, s.id == c.relu.handle().id());
+  }
+}
+
+TEST_F(PlanBuilderTest, FuseMatMulChainsLeavesAChainWhoseProductIsFetched) {
+  DenseChain c = BuildDenseChain(g_);
+  std::shared_ptr<const Plan> plan =
+      Build({{c.x, Batch(5)}}, {c.relu, c.matmul}).value();
+  EXPECT_EQ(RunSteps(*plan), (std::vector<NodeId>{c.matmul.handle().id(),
+                                                  c.bias_add.handle().id(),
+                                                  c.relu.handle().id()}));
+}
+
+TEST_F(PlanBuilderTest, FuseMatMulChainsEndsAtABiasAddThatAnotherStepReads) {
+  DenseChain c = BuildDenseChain(g_);
+  Output other = ops::Square(c.bias_add).value();
+  std::shared_ptr<const Plan> plan =
+      Build({{c.x, Batch(5)}}, {c.relu, other}).value();
+  // MatMul and BiasAdd run as one step; Relu and Square read its output.
+  std::vector<NodeId> run = RunSteps(*plan);
+  ASSERT_EQ(run.size(), 3u);
+  EXPECT_EQ(run[0], c.bias_add.handle().id());
+  for (const Step& s : plan->steps) {
+    EXPECT_EQ(s.fused, s.id == c.bias_add.handle().id());
+  }
+}
+
+TEST_F(PlanBuilderTest, AFusedChainComputesBitForBitWhatItsThreeKernelsDo) {
+  DenseChain c = BuildDenseChain(g_);
+  Session session(g_);
+  const Tensor x = Batch(5);
+  // Fetching the product too keeps the chain unfused.
+  std::vector<Tensor> fused = session.Run({{c.x, x}}, {c.relu}).value();
+  std::vector<Tensor> plain =
+      session.Run({{c.x, x}}, {c.relu, c.matmul}).value();
+  ASSERT_EQ(fused[0].shape(), plain[0].shape());
+  const absl::Span<const float> a = fused[0].data<float>();
+  const absl::Span<const float> b = plain[0].data<float>();
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0);
+  int zeros = 0, positives = 0;
+  for (float v : a) (v == 0 ? zeros : positives)++;
+  EXPECT_GT(zeros, 0);
+  EXPECT_GT(positives, 0);
 }
 
 }  // namespace

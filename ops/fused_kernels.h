@@ -1,0 +1,44 @@
+// ops/fused_kernels.h
+//
+// Kernels that a plan runs in place of a chain of nodes (TensorFlow's
+// remapper and its _FusedMatMul, but in the plan only: the graph, and every
+// GraphDef exported from it, keeps the plain ops). The plan builder's
+// FuseMatMulChains pass (runtime/plan_builder.h) binds them.
+//
+// FusedMatMul computes act(op(a) op(b) + bias) for MatMul -> BiasAdd ->
+// (Relu | nothing): the product (gemm::MatMul, as the MatMul kernel), then
+// bias and activation in one pass over the output while it is in cache.
+// Its values are those of the three kernels run one after the other, bit
+// for bit: the same product, then the same float addition, then max(v, 0).
+//
+// Thread safety: a bound kernel is immutable and may run on many threads.
+#ifndef GRAPHGC_OPS_FUSED_KERNELS_H_
+#define GRAPHGC_OPS_FUSED_KERNELS_H_
+
+#include <string>
+
+#include "runtime/op_def.h"
+
+namespace graphgc {
+
+enum class FusedActivation { kNone, kRelu };
+
+// What a fused MatMul chain does, from its nodes' attributes, and the
+// names its errors use.
+struct FusedMatMulSpec {
+  bool transpose_a = false;
+  bool transpose_b = false;
+  FusedActivation activation = FusedActivation::kNone;
+  std::string matmul_name;    // the MatMul node's, for its shape errors
+  std::string bias_add_name;  // the BiasAdd node's
+};
+
+// The kernel of a fused chain: inputs (a, b, bias), one float output
+// [m, n]. Inputs that MatMul or BiasAdd would refuse are InvalidArgument
+// with that kernel's message, naming that node ("MatMul 'dense/MatMul':
+// inner dimensions 3 vs 4 ...").
+KernelFn BindFusedMatMul(FusedMatMulSpec spec);
+
+}  // namespace graphgc
+
+#endif  // GRAPHGC_OPS_FUSED_KERNELS_H_
