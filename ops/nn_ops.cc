@@ -71,7 +71,9 @@ absl::StatusOr<std::vector<OutputInfo>> BiasAddShape(
 // out[r, j] = x[r, j] + bias[j] for `rows` rows of c values (out may be
 // x itself, not bias). Packets along each row; when c is not a multiple of the
 // packet size, the row's last packet ends at c and overlaps the one before
-// it, recomputing the shared lanes to the same values. Rows shorter than a
+// it. That packet is computed from the row's x before any store to the row,
+// so when out is x (a forwarded input) the shared lanes still get the bias
+// once, not twice. Rows shorter than a
 // packet are added one value at a time. (Eigen's column-wise broadcast
 // peeled each short row into scalar prologues and epilogues.)
 void AddBiasRows(const float* x, const float* bias, int64_t rows, int64_t c,
@@ -89,12 +91,13 @@ void AddBiasRows(const float* x, const float* bias, int64_t rows, int64_t c,
   for (int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * c;
     float* outr = out + r * c;
+    const Packet tail = ei::padd(ei::ploadu<Packet>(xr + last),
+                                 ei::ploadu<Packet>(bias + last));
     for (int64_t j = 0; j < last; j += kPacket) {
       ei::pstoreu(outr + j, ei::padd(ei::ploadu<Packet>(xr + j),
                                      ei::ploadu<Packet>(bias + j)));
     }
-    ei::pstoreu(outr + last, ei::padd(ei::ploadu<Packet>(xr + last),
-                                      ei::ploadu<Packet>(bias + last)));
+    ei::pstoreu(outr + last, tail);
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "ops/ops.h"
+#include "runtime/session.h"
 #include "tests/ops/kernel_test_util.h"
 
 namespace graphgc {
@@ -35,6 +36,31 @@ TEST_F(NnOpsTest, BiasAddAddsToEveryRow) {
   Output y =
       ops::BiasAdd(C(F({2, 2}, {1, 2, 3, 4})), C(F({2}, {10, 20}))).value();
   EXPECT_THAT(Values(run_.Run1(y).value()), ElementsAre(11, 22, 13, 24));
+}
+
+// In a session the executor forwards an intermediate's buffer into BiasAdd,
+// which then writes in place. Widths that are not a multiple of the packet
+// size (and 16-lane AVX-512 widths) make the row's last packet overlap the
+// one before; each element must still get its bias once.
+TEST_F(NnOpsTest, BiasAddInPlaceAddsTheBiasOnceToEveryColumn) {
+  for (int64_t c : {5, 6, 7, 9, 10, 13, 17, 19, 33}) {
+    Graph g;
+    Output p = ops::Placeholder(g, DT_FLOAT, {-1, c}).value();
+    std::vector<float> bias_values(static_cast<size_t>(c));
+    for (int64_t j = 0; j < c; ++j) bias_values[j] = 100.f * (j + 1);
+    Output bias = ops::Const(g, F({c}, bias_values)).value();
+    Output y = ops::BiasAdd(ops::Add(p, p).value(), bias).value();
+    Tensor x = RandomTensor({3, c}, static_cast<uint32_t>(c));
+    Session session(g);
+    std::vector<Tensor> out = session.Run({{p, x}}, {y}).value();
+    std::vector<float> got = Values(out[0]);
+    std::vector<float> in = Values(x);
+    ASSERT_EQ(got.size(), in.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i], 2 * in[i] + bias_values[i % c])
+          << "width " << c << ", element " << i;
+    }
+  }
 }
 
 TEST_F(NnOpsTest, BiasAddRejectsWrongBiasLength) {
