@@ -72,17 +72,19 @@ TEST(AddGradients, GradientNodesGoUnderTheGivenScope) {
       << grads[0].node_name();
 }
 
-TEST(AddGradients, AnEmptyXIsRefusedAndLeavesNothingBehind) {
+TEST(AddGradients, AnEmptyXIsRefusedBeforeAnyNodeIsBuilt) {
   Graph g;
   Output x = ops::Placeholder(g, DT_FLOAT, {2}).value();
   Output y = ops::Square(x, {.name = "y"}).value();
   g.Collect();
   const int64_t before = g.num_nodes();
+  ASSERT_EQ(g.gc_stats().peak_nodes, before);
   absl::StatusOr<std::vector<Output>> grads = AddGradients(y, {x, Output()});
   EXPECT_EQ(grads.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(grads.status().message(), "empty Output"))
       << grads.status();
-  g.Collect();
+  // Refused before building: not one node was added, even for a moment.
+  EXPECT_EQ(g.gc_stats().peak_nodes, before);
   EXPECT_EQ(g.num_nodes(), before);
 }
 
