@@ -29,7 +29,8 @@
 # on the same machine) recompiles only what changed: Bazel's disk cache
 # (~/.cache/graphgc/bazel-disk, set in .bazelrc and tests/downstream/.bazelrc)
 # and ccache for the fuzzers' clang build and the CMake build
-# (~/.cache/graphgc/ccache; CMake's build trees in ~/.cache/graphgc/cmake).
+# (~/.cache/graphgc/ccache; CMake's build trees are the clone's build-cmake/,
+# inside the clone so ccache sees the same relative paths from any clone).
 set -uo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)

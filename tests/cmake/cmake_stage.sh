@@ -4,17 +4,20 @@
 # graphgc with CMake (-j2, through ccache), installs it into a scratch
 # prefix, then builds and runs tests/downstream_cmake/ against the installed
 # tree twice: with find_package(graphgc) and with pkg-config's graphgc.pc.
-# Build trees live in ~/.cache/graphgc/cmake/<hash of the clone's path>
-# (CMAKE_BUILD_DIR overrides), so a rerun compiles only what changed.
+# The build trees live in the clone, in build-cmake/ (CMAKE_BUILD_DIR
+# overrides), so a rerun compiles only what changed.
 # Exit 0 when everything passed.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-# One build tree per clone (CMake refuses a tree configured from another
-# source directory); ccache, with paths taken relative to the clone, makes a
-# new clone's first build cheap when another clone compiled the same files.
-BUILD=${CMAKE_BUILD_DIR:-$HOME/.cache/graphgc/cmake/$(printf '%s' "$ROOT" | md5sum | cut -c1-12)}
+# Inside the clone, as build-fuzz/ is: ccache rewrites every path under
+# CCACHE_BASEDIR (the clone) relative to the compiler's working directory,
+# which is then inside the clone too, so two clones of the same tree send
+# ccache the same command lines and a new clone's first build hits the
+# cache the other clone filled. (A tree outside the clone, named after its
+# path, made those relative paths differ per clone: every file missed.)
+BUILD=${CMAKE_BUILD_DIR:-$ROOT/build-cmake}
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/graphgc/ccache}
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT} CCACHE_NOHASHDIR=true
 mkdir -p "$BUILD"
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
