@@ -123,7 +123,7 @@ void BM_MaybeCollectNothingToDo(benchmark::State& state) {
   std::vector<NodeHandle> roots = BuildChains(g, 10000, 10);
   g.Collect();
   for (auto _ : state) {
-    benchmark::DoNotOptimize(g.MaybeCollect());
+    benchmark::DoNotOptimize(g.collector().MaybeCollect());
   }
 }
 BENCHMARK(BM_MaybeCollectNothingToDo);
@@ -174,7 +174,7 @@ void BM_CollectYoung(benchmark::State& state) {
         BuildChains(g, kYoung, 10, one_scope ? "n" : "young/n");
     young.resize(young.size() / 10);
     const auto start = std::chrono::steady_clock::now();
-    CollectStats s = g.CollectYoung();
+    CollectStats s = g.collector().CollectYoung();
     const auto end = std::chrono::steady_clock::now();
     benchmark::DoNotOptimize(s);
     state.SetIterationTime(std::chrono::duration<double>(end - start).count());
@@ -371,7 +371,7 @@ void BM_PeerGraphgcSteadyDrops(benchmark::State& state) {
         return;
       }
       roots->push_back(std::move(added->front()));
-      if (std::optional<CollectStats> s = g.MaybeCollect()) {
+      if (std::optional<CollectStats> s = g.collector().MaybeCollect()) {
         longest_ns = std::max(longest_ns, s->pause_ns);
         total_ns += s->pause_ns;
         ++collections;

@@ -232,24 +232,19 @@ void Collector::set_policy(const GcPolicy& policy) {
   UpdateThreshold(live);
 }
 
-int Collector::AddListener(Listener listener) {
-  WriterLock l(state_mu_);
-  const int id = next_listener_++;
-  listeners_.push_back({id, std::make_shared<Listener>(std::move(listener))});
-  return id;
-}
-
-void Collector::RemoveListener(int id) {
-  WriterLock l(state_mu_);
-  std::erase_if(listeners_,
-                [id](const ListenerEntry& e) { return e.id == id; });
+ListenerRegistration Collector::Listen(Listener listener) {
+  auto fn = std::make_shared<const Listener>(std::move(listener));
+  WriterLock lock(listeners_->mu);
+  const int id = listeners_->next_id++;
+  listeners_->entries.push_back({id, std::move(fn)});
+  return ListenerRegistration(listeners_, id);
 }
 
 void Collector::Notify(const CollectEvent& event) {
-  std::vector<std::shared_ptr<Listener>> listeners;
+  std::vector<std::shared_ptr<const Listener>> listeners;
   {
-    ReaderLock l(state_mu_);
-    for (const ListenerEntry& e : listeners_) listeners.push_back(e.fn);
+    ReaderLock l(listeners_->mu);
+    for (const auto& e : listeners_->entries) listeners.push_back(e.fn);
   }
   if (listeners.empty()) return;
   // Listeners of concurrent collections on other threads run concurrently;
@@ -257,6 +252,28 @@ void Collector::Notify(const CollectEvent& event) {
   // collector".
   NotifyingScope scope(this);
   for (const auto& fn : listeners) (*fn)(event);
+}
+
+void ListenerRegistration::Reset() {
+  std::shared_ptr<collector_internal::Listeners> listeners = listeners_.lock();
+  listeners_.reset();
+  const int id = std::exchange(id_, 0);
+  if (listeners == nullptr) return;  // empty, moved from, or collector gone
+  WriterLock lock(listeners->mu);
+  std::erase_if(listeners->entries,
+                [id](const collector_internal::Listeners::Entry& e) {
+                  return e.id == id;
+                });
+}
+
+ListenerRegistration& ListenerRegistration::operator=(
+    ListenerRegistration&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    listeners_ = std::exchange(other.listeners_, {});
+    id_ = std::exchange(other.id_, 0);
+  }
+  return *this;
 }
 
 size_t Collector::saved_count() const {

@@ -59,6 +59,11 @@
 // graph A that asks graph B to collect gets a real collection of B (whose
 // own listeners, if they ask A to collect, are deferred in turn, since the
 // thread is still inside A's listener).
+//
+// A Graph owns one Collector (Graph::collector()); the graph itself keeps
+// only Collect(), gc_stats() and set_gc_policy(), the public contract's
+// spelling, and callers reach the rest here: graph.collector().MaybeCollect()
+// at safe points, CollectYoung(), policy(), Listen(), ClearSaved().
 #ifndef GRAPHGC_GC_COLLECTOR_H_
 #define GRAPHGC_GC_COLLECTOR_H_
 
@@ -67,6 +72,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "gc/heap.h"
@@ -118,50 +124,127 @@ class SweepObserver {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu()) = 0;
 };
 
+namespace collector_internal {
+
+// A collector's listeners. The collector shares it (weakly) with the
+// registrations it hands out, so a registration dropped after its
+// collector finds it expired.
+struct Listeners {
+  using Fn = std::function<void(const CollectEvent&)>;
+  struct Entry {
+    int id;
+    std::shared_ptr<const Fn> fn;
+  };
+  Mutex mu;
+  int next_id ABSL_GUARDED_BY(mu) = 1;
+  std::vector<Entry> entries ABSL_GUARDED_BY(mu);
+};
+
+}  // namespace collector_internal
+
+// ListenerRegistration: keeps one listener of a collector (Collector::Listen)
+// registered while it lives; destroying it, or Reset(), removes the
+// listener. Move-only: the moved-to registration removes it, the moved-from
+// one is empty. May outlive its collector (and the graph owning it):
+// removing then does nothing, the listeners went with the collector.
+// Thread safety: one registration is used by one thread at a time;
+// registrations of one collector may be reset from any threads at once.
+class ListenerRegistration {
+ public:
+  ListenerRegistration() = default;
+  ListenerRegistration(ListenerRegistration&& other) noexcept
+      : listeners_(std::exchange(other.listeners_, {})),
+        id_(std::exchange(other.id_, 0)) {}
+  ListenerRegistration& operator=(ListenerRegistration&& other) noexcept;
+  ~ListenerRegistration() { Reset(); }
+
+  // Removes the listener now; the registration is empty afterwards. Not an
+  // error when it is already empty or its collector is gone. May be called
+  // from a listener (its own registration too). It does not wait for a
+  // notification already under way, on this thread or another: that one
+  // may still call the listener after Reset() returns.
+  void Reset();
+
+ private:
+  friend class Collector;
+  ListenerRegistration(std::weak_ptr<collector_internal::Listeners> listeners,
+                       int id)
+      : listeners_(std::move(listeners)), id_(id) {}
+
+  std::weak_ptr<collector_internal::Listeners> listeners_;
+  int id_ = 0;
+};
+
 class Collector {
  public:
-  using Listener = std::function<void(const CollectEvent&)>;
+  using Listener = collector_internal::Listeners::Fn;
 
+  // Collects `heap`; `observer` (may be null) is told of every sweep.
+  // Both must outlive the collector.
   Collector(Heap& heap, SweepObserver* observer)
-      : heap_(heap), observer_(observer) {}
+      : heap_(heap),
+        observer_(observer),
+        listeners_(std::make_shared<collector_internal::Listeners>()) {}
   Collector(const Collector&) = delete;
   Collector& operator=(const Collector&) = delete;
 
-  // A full collection.
+  // A full collection, phases 1-6 above. When it returns, every node no
+  // root reached at phase 2 is destroyed (or set aside under
+  // GcPolicy::save_garbage), its name is free and its id stale, the
+  // survivors aged one collection, stats() counts it, and the end
+  // listeners have run. Called from inside one of this collector's
+  // listeners it is deferred instead: returns empty stats, does nothing,
+  // and the next MaybeCollect() collects.
   CollectStats Collect() ABSL_LOCKS_EXCLUDED(heap_.mu());
-  // A minor collection (see above), whatever the policy says.
+  // A minor collection (see Generations above), whatever the policy says.
+  // When it returns, every young node no young root and no old node reached
+  // is swept as Collect() sweeps; old nodes, garbage or not, are untouched
+  // (stats().minor_collections counts it). Deferred like Collect().
   CollectStats CollectYoung() ABSL_LOCKS_EXCLUDED(heap_.mu());
-  // Collects when the policy says so; nullopt when it did not.
+  // A safe point (see Safe points above): nullopt, having taken no lock,
+  // when the policy says there is nothing to do; otherwise the stats of
+  // the full or minor collection it ran. A collection deferred from a
+  // listener runs here (full), policy or not.
   std::optional<CollectStats> MaybeCollect() ABSL_LOCKS_EXCLUDED(heap_.mu());
 
+  // Totals since the collector was made, with the live and peak node
+  // counts of the heap now.
   GcStats stats() const ABSL_LOCKS_EXCLUDED(heap_.mu(), state_mu_);
+  // The policy last set (promote_after clamped to 0-100).
   GcPolicy policy() const ABSL_LOCKS_EXCLUDED(state_mu_);
+  // Takes effect at the next collection or MaybeCollect(); the full
+  // collection threshold is recomputed from the live nodes now.
   void set_policy(const GcPolicy& policy)
       ABSL_LOCKS_EXCLUDED(heap_.mu(), state_mu_);
 
-  // Listeners see every collection's start and end (diagnostics, tests);
-  // the id removes one. Listeners must not block on the graph's lock (they
-  // run without it, but a Collect() they request is deferred). Nothing in
-  // the runtime needs them: a cache of ids checks Heap::structure_version()
-  // when it uses them instead.
-  int AddListener(Listener listener) ABSL_LOCKS_EXCLUDED(state_mu_);
-  void RemoveListener(int id) ABSL_LOCKS_EXCLUDED(state_mu_);
+  // Calls `listener` at the start (phase 1) and the end (phase 6) of every
+  // collection of this collector, on the collecting thread with no lock
+  // held, until the returned registration is destroyed or reset
+  // (diagnostics, tests). A listener must not block on the graph's lock,
+  // and a collection it asks for is deferred (see Thread safety above).
+  // Nothing in the runtime listens: a cache of ids checks
+  // Heap::structure_version() when it uses them instead.
+  [[nodiscard]] ListenerRegistration Listen(Listener listener)
+      ABSL_LOCKS_EXCLUDED(listeners_->mu);
 
   // With GcPolicy::save_garbage: the swept objects set aside so far.
-  // Calls fn(const Object&) for each; TakeSaved() frees them.
+  // Calls fn(const Object&) for each; ClearSaved() destroys them. The
+  // graph's SavedGarbage() names them.
   template <typename Fn>
   void ForEachSaved(Fn fn) const ABSL_LOCKS_EXCLUDED(saved_mu_) {
     ReaderLock l(saved_mu_);
     for (const auto& o : saved_) fn(*o);
   }
   size_t saved_count() const ABSL_LOCKS_EXCLUDED(saved_mu_);
+  // Destroys the objects set aside; saved_count() is 0 when it returns
+  // (until the next collection under save_garbage).
   void ClearSaved() ABSL_LOCKS_EXCLUDED(saved_mu_);
 
  private:
   CollectStats Run(bool minor) ABSL_LOCKS_EXCLUDED(heap_.mu(), state_mu_);
   // Whether the calling thread is inside a listener this collector called.
   bool InsideListenerOnThisThread() const;
-  void Notify(const CollectEvent& event) ABSL_LOCKS_EXCLUDED(state_mu_);
+  void Notify(const CollectEvent& event) ABSL_LOCKS_EXCLUDED(listeners_->mu);
   void UpdateThreshold(int64_t live_after) ABSL_LOCKS_EXCLUDED(state_mu_);
 
   Heap& heap_;
@@ -190,12 +273,8 @@ class Collector {
   Marker marker_ ABSL_GUARDED_BY(heap_.mu());
   std::vector<uint32_t> roots_ ABSL_GUARDED_BY(heap_.mu());
   std::vector<NodeId> garbage_ ABSL_GUARDED_BY(heap_.mu());
-  int next_listener_ ABSL_GUARDED_BY(state_mu_) = 1;
-  struct ListenerEntry {
-    int id;
-    std::shared_ptr<Listener> fn;
-  };
-  std::vector<ListenerEntry> listeners_ ABSL_GUARDED_BY(state_mu_);
+  // Shared (weakly) with the registrations Listen() hands out.
+  const std::shared_ptr<collector_internal::Listeners> listeners_;
 
   mutable Mutex saved_mu_;
   std::vector<std::unique_ptr<Object>> saved_ ABSL_GUARDED_BY(saved_mu_);

@@ -381,7 +381,7 @@ absl::StatusOr<Sequential> Sequential::Create(std::vector<Layer> layers,
   }
   Graph& graph = options.graph != nullptr ? *options.graph : Graph::Default();
   // A safe point: no model is built or run by this call yet.
-  graph.MaybeCollect();
+  graph.collector().MaybeCollect();
   std::vector<LayerState*> states;
   for (size_t i = 0; i < layers.size(); ++i) {
     LayerState* s = layers[i].state_.get();
@@ -491,7 +491,7 @@ absl::Status Sequential::Compile(CompileOptions options) {
   if (state_ == nullptr) return MovedFrom("Compile");
   ModelState& m = *state_;
   // A safe point, before the model's lock (collect listeners never need it).
-  m.graph->MaybeCollect();
+  m.graph->collector().MaybeCollect();
   ModelCall call(m);
   if (m.fitting.has_value()) {  // called from a callback of its own Fit
     return InOwnFit(absl::StrCat("Compile of '", m.scope.name(), "'"));
@@ -591,7 +591,7 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
                                         FitOptions options) {
   if (state_ == nullptr) return MovedFrom("Fit");
   ModelState& m = *state_;
-  m.graph->MaybeCollect();
+  m.graph->collector().MaybeCollect();
   const std::string where = absl::StrCat("Fit of '", m.scope.name(), "'");
   // The checks run under the model's lock; the fit itself does not hold it
   // (its callbacks may call the model): `running` keeps other threads'
@@ -680,7 +680,7 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
       GG_ASSIGN_OR_RETURN(feeds[1].second,
                           GatherLabels(m, c.label_kind, y, rows));
       // A safe point: nothing of this model is in flight.
-      m.graph->MaybeCollect();
+      m.graph->collector().MaybeCollect();
       GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
                           m.session->Run(feeds, fetches, targets));
       Logs batch_logs;
@@ -725,7 +725,7 @@ absl::StatusOr<std::map<std::string, float>> Sequential::Evaluate(
     const Tensor& x, const Tensor& y, int batch_size) {
   if (state_ == nullptr) return MovedFrom("Evaluate");
   ModelState& m = *state_;
-  m.graph->MaybeCollect();
+  m.graph->collector().MaybeCollect();
   ModelCall call(m);
   const std::string where = absl::StrCat("Evaluate of '", m.scope.name(), "'");
   if (!m.compiled) {
@@ -747,7 +747,7 @@ absl::StatusOr<std::map<std::string, float>> Sequential::Evaluate(
 absl::StatusOr<Tensor> Sequential::Predict(const Tensor& x, int batch_size) {
   if (state_ == nullptr) return MovedFrom("Predict");
   ModelState& m = *state_;
-  m.graph->MaybeCollect();
+  m.graph->collector().MaybeCollect();
   ModelCall call(m);
   const std::string where = absl::StrCat("Predict of '", m.scope.name(), "'");
   if (batch_size < 1) {
@@ -800,7 +800,7 @@ std::vector<Tensor> Sequential::GetWeights() const {
 absl::Status Sequential::SetWeights(const std::vector<Tensor>& weights) {
   if (state_ == nullptr) return MovedFrom("SetWeights");
   ModelState& m = *state_;
-  m.graph->MaybeCollect();
+  m.graph->collector().MaybeCollect();
   ModelCall call(m);
   std::vector<const models_internal::Variable*> vars;
   for (const BuiltLayer* layer : m.weighted) {
@@ -1035,7 +1035,8 @@ namespace models_internal {
 absl::StatusOr<ModelSnapshot> SavingAccess::Snapshot(const Sequential& model) {
   if (model.state_ == nullptr) return MovedFrom("Save");
   ModelState& m = *model.state_;
-  m.graph->MaybeCollect();  // Save, SaveWeights, ModelToJson: safe points
+  // Save, SaveWeights, ModelToJson: safe points.
+  m.graph->collector().MaybeCollect();
   ModelCall call(m);
   ModelSnapshot snap;
   snap.name = m.scope.name();
@@ -1075,7 +1076,7 @@ absl::Status SavingAccess::AssignWeights(Sequential& model,
                                          const std::string& where) {
   if (model.state_ == nullptr) return MovedFrom("SetWeights");
   ModelState& m = *model.state_;
-  m.graph->MaybeCollect();
+  m.graph->collector().MaybeCollect();
   ModelCall call(m);
   std::vector<const Variable*> vars;
   for (const BuiltLayer* layer : m.built) {

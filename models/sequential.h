@@ -13,12 +13,12 @@
 // step as graph nodes: the loss, the metrics, the gradients and the
 // optimizer's updates (under the model's name scope, "sequential_3/...").
 // Fit() runs that step through the model's session, batch by batch, calling
-// the graph's MaybeCollect() before each step.
+// the graph's collector().MaybeCollect() before each step.
 //
 // Safe points: Create, Compile, Fit, Evaluate, Predict and SetWeights call
-// the graph's MaybeCollect() on entry, before taking the model's lock, so a
-// program that only builds and drops models (or predicts with them) is
-// collected too, not only one that trains.
+// the graph's collector().MaybeCollect() on entry, before taking the model's
+// lock, so a program that only builds and drops models (or predicts with them)
+// is collected too, not only one that trains.
 //
 // Ownership: the model holds its nodes with handles labelled
 // "Sequential '<name>'"; its layers hold their variables. Dropping the last

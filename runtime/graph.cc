@@ -78,7 +78,7 @@ void KeepOrphanedHeap(std::shared_ptr<gc::Heap> heap) {
 
 Graph::Graph()
     : heap_(std::make_shared<gc::Heap>(this)),
-      collector_(std::make_shared<gc::Collector>(
+      collector_(std::make_unique<gc::Collector>(
           *heap_, static_cast<gc::SweepObserver*>(this))),
       names_(std::make_shared<graph_internal::Names>(heap_)) {}
 
@@ -489,23 +489,6 @@ ScopeReservation& ScopeReservation::operator=(
   return *this;
 }
 
-void CollectListenerRegistration::Reset() {
-  std::shared_ptr<gc::Collector> collector = collector_.lock();
-  collector_.reset();
-  if (collector != nullptr) collector->RemoveListener(id_);
-  id_ = 0;
-}
-
-CollectListenerRegistration& CollectListenerRegistration::operator=(
-    CollectListenerRegistration&& other) noexcept {
-  if (this != &other) {
-    Reset();
-    collector_ = std::exchange(other.collector_, {});
-    id_ = std::exchange(other.id_, 0);
-  }
-  return *this;
-}
-
 absl::StatusOr<std::vector<NodeHandle>> Graph::ReachableFrom(
     absl::Span<const NodeHandle> roots) const {
   ReaderLock lock(heap_->mu());
@@ -552,27 +535,10 @@ absl::StatusOr<std::vector<NodeHandle>> Graph::ReachableFrom(
 
 CollectStats Graph::Collect() { return collector_->Collect(); }
 
-CollectStats Graph::CollectYoung() { return collector_->CollectYoung(); }
-
-std::optional<CollectStats> Graph::MaybeCollect() {
-  return collector_->MaybeCollect();
-}
-
 GcStats Graph::gc_stats() const { return collector_->stats(); }
-GcPolicy Graph::gc_policy() const { return collector_->policy(); }
+
 void Graph::set_gc_policy(const GcPolicy& policy) {
   collector_->set_policy(policy);
-}
-
-int Graph::AddCollectListener(
-    std::function<void(const CollectEvent&)> listener) {
-  return collector_->AddListener(std::move(listener));
-}
-
-void Graph::RemoveCollectListener(int id) { collector_->RemoveListener(id); }
-
-CollectListenerRegistration Graph::RegistrationFor(int listener_id) {
-  return CollectListenerRegistration(collector_, listener_id);
 }
 
 absl::StatusOr<std::vector<std::string>> Graph::ExplainRetention(
@@ -609,8 +575,6 @@ std::vector<std::string> Graph::SavedGarbage() const {
   });
   return out;
 }
-
-void Graph::ClearSavedGarbage() { collector_->ClearSaved(); }
 
 absl::StatusOr<gc::PinScope> Graph::Pin(absl::Span<const NodeId> ids) const {
   ReaderLock lock(heap_->mu());

@@ -199,32 +199,8 @@ class ScopeReservation {
   std::string name_;
 };
 
-// CollectListenerRegistration: removes one collect listener from its graph
-// when destroyed or Reset(). Move-only. May outlive its graph: removing then
-// does nothing (the graph's listeners went with the graph).
-class CollectListenerRegistration {
- public:
-  CollectListenerRegistration() = default;
-  CollectListenerRegistration(CollectListenerRegistration&& other) noexcept
-      : collector_(std::exchange(other.collector_, {})),
-        id_(std::exchange(other.id_, 0)) {}
-  CollectListenerRegistration& operator=(
-      CollectListenerRegistration&& other) noexcept;
-  ~CollectListenerRegistration() { Reset(); }
-
-  // Removes the listener now (if the graph still exists).
-  void Reset();
-  // The listener's id (0 when empty).
-  int id() const { return id_; }
-
- private:
-  friend class Graph;
-  CollectListenerRegistration(std::weak_ptr<gc::Collector> collector, int id)
-      : collector_(std::move(collector)), id_(id) {}
-
-  std::weak_ptr<gc::Collector> collector_;
-  int id_ = 0;
-};
+// The registration gc::Collector::Listen returns, by its older name.
+using CollectListenerRegistration = gc::ListenerRegistration;
 
 class Graph : private gc::SweepObserver {
  public:
@@ -296,15 +272,18 @@ class Graph : private gc::SweepObserver {
       absl::Span<const NodeHandle> roots) const;
 
   // --- collecting ---
+  //
+  // The graph's collector (gc/collector.h) collects. The graph keeps the
+  // public contract's entry points and what needs node names; the rest is
+  // the collector's: graph.collector().MaybeCollect() at safe points (the
+  // runtime calls it before each training step and each export),
+  // CollectYoung(), policy(), Listen(), ClearSaved().
 
+  // The graph's collector, for as long as the graph lives.
+  gc::Collector& collector() const { return *collector_; }
+  // A full collection (gc::Collector::Collect).
   CollectStats Collect();
-  // A minor collection: young nodes only (see gc/collector.h).
-  CollectStats CollectYoung();
-  // Collects when the policy says so (see gc/collector.h); the runtime calls
-  // it before each training step and each export.
-  std::optional<CollectStats> MaybeCollect();
   GcStats gc_stats() const;
-  GcPolicy gc_policy() const;
   void set_gc_policy(const GcPolicy& policy);
   // Who keeps `node_name` alive: the holding root's owner labels, then the
   // chain of node names from that root down to the node.
@@ -313,15 +292,9 @@ class Graph : private gc::SweepObserver {
   // Live nodes grouped by the owner label of the root that first reaches
   // them (roots visited in label order), largest first.
   std::vector<OwnerUsage> LeakReport() const;
-  // Collection start/end listeners (see gc/collector.h for the rules).
-  int AddCollectListener(std::function<void(const CollectEvent&)> listener);
-  void RemoveCollectListener(int id);
-  // A registration that removes listener `id` when destroyed, harmless
-  // after the graph is gone (see CollectListenerRegistration).
-  CollectListenerRegistration RegistrationFor(int listener_id);
-  // With GcPolicy::save_garbage: "name (op)" of every node set aside.
+  // With GcPolicy::save_garbage: "name (op)" of every node set aside
+  // (collector().ClearSaved() destroys them).
   std::vector<std::string> SavedGarbage() const;
-  void ClearSavedGarbage();
 
   // --- for the runtime's own code ---
 
@@ -372,9 +345,7 @@ class Graph : private gc::SweepObserver {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap_mu());
 
   std::shared_ptr<gc::Heap> heap_;
-  // Shared (weakly) with listener registrations; see
-  // CollectListenerRegistration.
-  std::shared_ptr<gc::Collector> collector_;
+  const std::unique_ptr<gc::Collector> collector_;
 
   // Names and reserved scopes; shared (weakly) with scope reservations.
   const std::shared_ptr<graph_internal::Names> names_;

@@ -25,10 +25,10 @@
 // uses) naming the node, e.g.
 // "ImportGraphDef: node 'dense/MatMul' (MatMul): input 1 'w' is not defined".
 //
-// Import is a safe point: it calls the graph's MaybeCollect() first. A name
-// is refused only when a live node holds it: if some imported name is taken,
-// the graph collects once (a full collection) and checks again, so names held
-// only by garbage (nodes whose handles were dropped) are freed and reused.
+// Import is a safe point: it calls graph.collector().MaybeCollect() first. A
+// name is refused only when a live node holds it: if some imported name is
+// taken, the graph collects once (a full collection) and checks again, so names
+// held only by garbage (nodes whose handles were dropped) are freed and reused.
 //
 // A reserved scope (Graph::ReserveScope: a live layer's or model's, such as
 // "dense" while layer 'dense' lives) belongs to its owner: import refuses,

@@ -375,7 +375,7 @@ class Importer {
 
 absl::StatusOr<std::vector<NodeHandle>> ImportGraphDef(
     const proto::GraphDef& graph_def, Graph& graph, ImportOptions options) {
-  graph.MaybeCollect();  // an import builds: a safe point
+  graph.collector().MaybeCollect();  // an import builds: a safe point
   return Importer(graph_def, graph, options).Run();
 }
 

@@ -125,7 +125,7 @@ absl::StatusOr<RunResult> RunConsecutiveModels(const Options& options) {
   GG_RETURN_IF_ERROR(CheckPath(options.logdir, "--logdir"));
   Graph& graph = options.graph ? *options.graph : Graph::Default();
   if (!options.gc) {
-    GcPolicy policy = graph.gc_policy();
+    GcPolicy policy = graph.collector().policy();
     policy.automatic = false;
     graph.set_gc_policy(policy);
   }

@@ -72,7 +72,8 @@ void RegisterCollector(py::module_& m) {
         return ValueOrThrow(Graph::Default().ExplainRetention(name));
       },
       arg("name"));
-  m.def("gc_policy", [] { return PolicyDict(Graph::Default().gc_policy()); });
+  m.def("gc_policy",
+        [] { return PolicyDict(Graph::Default().collector().policy()); });
   m.def(
       "set_gc_policy",
       [](bool automatic, double growth_ratio, int64_t min_new_nodes,

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <future>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -128,7 +129,7 @@ TEST(CollectorPolicy, MaybeCollectDoesNothingWhenNoRootWasDropped) {
   g.set_gc_policy({.automatic = true, .min_new_nodes = 1});
   std::vector<NodeHandle> held;
   for (int i = 0; i < 100; ++i) held.push_back(AddTestNode(g, "n"));
-  EXPECT_FALSE(g.MaybeCollect().has_value());
+  EXPECT_FALSE(g.collector().MaybeCollect().has_value());
   EXPECT_EQ(g.gc_stats().collections, 0);
 }
 
@@ -137,9 +138,9 @@ TEST(CollectorPolicy, MaybeCollectCollectsOnceEnoughGarbageCouldExist) {
   g.set_gc_policy(
       {.automatic = true, .growth_ratio = 1.0, .min_new_nodes = 10});
   for (int i = 0; i < 9; ++i) AddTestNode(g, "n");
-  EXPECT_FALSE(g.MaybeCollect().has_value());  // 9 < 10 new nodes
+  EXPECT_FALSE(g.collector().MaybeCollect().has_value());  // 9 < 10 new nodes
   AddTestNode(g, "n");
-  std::optional<CollectStats> s = g.MaybeCollect();
+  std::optional<CollectStats> s = g.collector().MaybeCollect();
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->swept, 10);
 }
@@ -150,9 +151,10 @@ TEST(CollectorPolicy, ByDefaultAMinorCollectionComesEvery256NewNodes) {
   Graph g;
   EXPECT_EQ(GcPolicy{}.min_new_nodes, 256);
   for (int i = 0; i < 255; ++i) AddTestNode(g, "n");
-  EXPECT_FALSE(g.MaybeCollect().has_value());  // 255 < 256 new nodes
+  // 255 < 256 new nodes.
+  EXPECT_FALSE(g.collector().MaybeCollect().has_value());
   AddTestNode(g, "n");
-  std::optional<CollectStats> s = g.MaybeCollect();
+  std::optional<CollectStats> s = g.collector().MaybeCollect();
   ASSERT_TRUE(s.has_value());
   EXPECT_TRUE(s->minor);
   EXPECT_EQ(s->swept, 256);
@@ -168,9 +170,9 @@ TEST(CollectorPolicy, WithoutGenerationsTheThresholdGrowsWithTheLiveGraph) {
   for (int i = 0; i < 50; ++i) live.push_back(AddTestNode(g, "live"));
   g.Collect();  // 50 live: the next automatic collection waits for 50 more
   for (int i = 0; i < 49; ++i) AddTestNode(g, "garbage");
-  EXPECT_FALSE(g.MaybeCollect().has_value());
+  EXPECT_FALSE(g.collector().MaybeCollect().has_value());
   AddTestNode(g, "garbage");
-  EXPECT_TRUE(g.MaybeCollect().has_value());
+  EXPECT_TRUE(g.collector().MaybeCollect().has_value());
 }
 
 // The generational policy of the CollectorPolicy tests below: a node is
@@ -195,13 +197,13 @@ TEST(CollectorPolicy, MaybeCollectIsMinorUntilEnoughNodesWerePromoted) {
   g.set_gc_policy(kPromoteAfterOne);
   std::vector<NodeHandle> held = AddHeld(g, 10);
   AddGarbage(g, 10);
-  std::optional<CollectStats> first = g.MaybeCollect();
+  std::optional<CollectStats> first = g.collector().MaybeCollect();
   ASSERT_TRUE(first.has_value());
   EXPECT_TRUE(first->minor);
   EXPECT_EQ(first->swept, 10);  // the held ten are promoted: 10 >= 10
   held.clear();
   AddGarbage(g, 10);
-  std::optional<CollectStats> second = g.MaybeCollect();
+  std::optional<CollectStats> second = g.collector().MaybeCollect();
   ASSERT_TRUE(second.has_value());
   EXPECT_FALSE(second->minor);
   EXPECT_EQ(second->swept, 20);  // old garbage too
@@ -216,9 +218,10 @@ TEST(CollectorPolicy, EnoughPromotionsScheduleAFullCollection) {
   g.set_gc_policy(kPromoteAfterOne);
   std::vector<NodeHandle> held = AddHeld(g, 10);
   AddGarbage(g, 10);
-  ASSERT_TRUE(g.MaybeCollect().value().minor);  // promotes the held ten
+  // Promotes the held ten.
+  ASSERT_TRUE(g.collector().MaybeCollect().value().minor);
   AddGarbage(g, 10);
-  std::optional<CollectStats> s = g.MaybeCollect();
+  std::optional<CollectStats> s = g.collector().MaybeCollect();
   ASSERT_TRUE(s.has_value());
   EXPECT_FALSE(s->minor);
   EXPECT_EQ(s->swept, 10);
@@ -232,9 +235,9 @@ TEST(CollectorPolicy, DroppingAnOldRootSchedulesAFullCollection) {
   g.Collect();   // held: promoted; the full threshold is now 10
   held.clear();  // ten old roots go: old garbage
   AddGarbage(g, 9);
-  EXPECT_FALSE(g.MaybeCollect().has_value());  // 9 < 10 new nodes
+  EXPECT_FALSE(g.collector().MaybeCollect().has_value());  // 9 < 10 new nodes
   AddGarbage(g, 1);
-  std::optional<CollectStats> s = g.MaybeCollect();
+  std::optional<CollectStats> s = g.collector().MaybeCollect();
   ASSERT_TRUE(s.has_value());
   EXPECT_FALSE(s->minor);
   EXPECT_EQ(s->swept, 20);
@@ -247,7 +250,7 @@ TEST(CollectorPolicy, WithNoOldRootDroppedMaybeCollectStaysMinor) {
   std::vector<NodeHandle> held = AddHeld(g, 10);
   g.Collect();
   AddGarbage(g, 10);
-  std::optional<CollectStats> s = g.MaybeCollect();
+  std::optional<CollectStats> s = g.collector().MaybeCollect();
   ASSERT_TRUE(s.has_value());
   EXPECT_TRUE(s->minor);
   EXPECT_EQ(s->swept, 10);
@@ -257,7 +260,7 @@ TEST(CollectorPolicy, AutomaticOffLeavesGarbageForExplicitCollect) {
   Graph g;
   g.set_gc_policy({.automatic = false, .min_new_nodes = 1});
   for (int i = 0; i < 10; ++i) AddTestNode(g, "n");
-  EXPECT_FALSE(g.MaybeCollect().has_value());
+  EXPECT_FALSE(g.collector().MaybeCollect().has_value());
   EXPECT_EQ(g.num_nodes(), 10);
   EXPECT_EQ(g.Collect().swept, 10);
 }
@@ -282,12 +285,13 @@ TEST(CollectorListeners, SeeStartAndEndWithTheSweptIds) {
   NodeId dead = AddTestNode(g, "a").id();
   std::vector<CollectEvent::Phase> phases;
   std::vector<NodeId> swept;
-  int id = g.AddCollectListener([&](const CollectEvent& e) {
-    phases.push_back(e.phase);
-    if (e.phase == CollectEvent::Phase::kEnd) swept = e.swept;
-  });
+  gc::ListenerRegistration listening =
+      g.collector().Listen([&](const CollectEvent& e) {
+        phases.push_back(e.phase);
+        if (e.phase == CollectEvent::Phase::kEnd) swept = e.swept;
+      });
   g.Collect();
-  g.RemoveCollectListener(id);
+  listening.Reset();
   g.Collect();
   EXPECT_EQ(phases,
             (std::vector<CollectEvent::Phase>{CollectEvent::Phase::kStart,
@@ -298,19 +302,20 @@ TEST(CollectorListeners, SeeStartAndEndWithTheSweptIds) {
 TEST(CollectorListeners, CollectDuringCallbackIsDeferred) {
   Graph g;
   int nested_swept = -1;
-  int id = g.AddCollectListener([&](const CollectEvent& e) {
-    if (e.phase == CollectEvent::Phase::kEnd && nested_swept < 0) {
-      nested_swept = static_cast<int>(g.Collect().swept);
-    }
-  });
+  gc::ListenerRegistration listening =
+      g.collector().Listen([&](const CollectEvent& e) {
+        if (e.phase == CollectEvent::Phase::kEnd && nested_swept < 0) {
+          nested_swept = static_cast<int>(g.Collect().swept);
+        }
+      });
   AddTestNode(g, "a");
   g.Collect();
-  g.RemoveCollectListener(id);
+  listening.Reset();
   EXPECT_EQ(nested_swept, 0);
   EXPECT_EQ(g.gc_stats().collections, 1);
   // The deferred request is honoured at the next safe point.
   AddTestNode(g, "b");
-  ASSERT_TRUE(g.MaybeCollect().has_value());
+  ASSERT_TRUE(g.collector().MaybeCollect().has_value());
   EXPECT_EQ(g.gc_stats().collections, 2);
 }
 
@@ -325,18 +330,19 @@ TEST(CollectorListeners, OverlappingListenersOnTwoThreadsLeaveNoStaleMarker) {
   std::shared_future<void> release_b_f = release_b.get_future().share();
   std::atomic<int> starts{0};
   CollectStats nested_in_b{.swept = -1};
-  int id = g.AddCollectListener([&](const CollectEvent& e) {
-    if (e.phase != CollectEvent::Phase::kStart) return;
-    const int n = starts.fetch_add(1);
-    if (n == 0) {  // thread A
-      a_inside.set_value();
-      release_a_f.wait();
-    } else if (n == 1) {  // thread B
-      b_inside.set_value();
-      release_b_f.wait();
-      nested_in_b = g.Collect();  // still inside: must be deferred
-    }
-  });
+  gc::ListenerRegistration listening =
+      g.collector().Listen([&](const CollectEvent& e) {
+        if (e.phase != CollectEvent::Phase::kStart) return;
+        const int n = starts.fetch_add(1);
+        if (n == 0) {  // thread A
+          a_inside.set_value();
+          release_a_f.wait();
+        } else if (n == 1) {  // thread B
+          b_inside.set_value();
+          release_b_f.wait();
+          nested_in_b = g.Collect();  // still inside: must be deferred
+        }
+      });
   CollectStats a_second{.swept = -1};
   std::thread a([&] {
     g.Collect();
@@ -370,7 +376,7 @@ TEST(CollectorListeners, OverlappingListenersOnTwoThreadsLeaveNoStaleMarker) {
   c.join();
   AddTestNode(g, "garbage_for_this_thread");
   EXPECT_EQ(g.Collect().swept, 1);
-  g.RemoveCollectListener(id);
+  listening.Reset();
 }
 
 // The deferral is per collector: a listener of graph A may collect graph B,
@@ -381,17 +387,19 @@ TEST(CollectorListeners, AListenerOfOneGraphCollectsAnotherGraphForReal) {
   Graph b;
   CollectStats b_from_a{.swept = -1};
   CollectStats a_from_b{.swept = -1};
-  int a_id = a.AddCollectListener([&](const CollectEvent& e) {
-    if (e.phase == CollectEvent::Phase::kEnd && b_from_a.swept < 0) {
-      AddTestNode(a, "a_garbage_during_listener");
-      b_from_a = b.Collect();
-    }
-  });
-  int b_id = b.AddCollectListener([&](const CollectEvent& e) {
-    if (e.phase == CollectEvent::Phase::kEnd && a_from_b.swept < 0) {
-      a_from_b = a.Collect();
-    }
-  });
+  gc::ListenerRegistration a_listening =
+      a.collector().Listen([&](const CollectEvent& e) {
+        if (e.phase == CollectEvent::Phase::kEnd && b_from_a.swept < 0) {
+          AddTestNode(a, "a_garbage_during_listener");
+          b_from_a = b.Collect();
+        }
+      });
+  gc::ListenerRegistration b_listening =
+      b.collector().Listen([&](const CollectEvent& e) {
+        if (e.phase == CollectEvent::Phase::kEnd && a_from_b.swept < 0) {
+          a_from_b = a.Collect();
+        }
+      });
   AddTestNode(b, "b_garbage");
   a.Collect();
   EXPECT_EQ(b_from_a.swept, 1);
@@ -399,8 +407,88 @@ TEST(CollectorListeners, AListenerOfOneGraphCollectsAnotherGraphForReal) {
   EXPECT_EQ(a_from_b.swept, 0);
   EXPECT_EQ(a.gc_stats().collections, 1);
   EXPECT_TRUE(a.FindNode("a_garbage_during_listener").has_value());
-  a.RemoveCollectListener(a_id);
-  b.RemoveCollectListener(b_id);
+  a_listening.Reset();
+  b_listening.Reset();
+}
+
+// A collector of its own (no graph) and the listener calls it has seen.
+class ListenerRegistrationTest : public ::testing::Test {
+ protected:
+  gc::ListenerRegistration Count(int& calls) {
+    return collector_->Listen([&calls](const CollectEvent&) { ++calls; });
+  }
+  std::shared_ptr<gc::Heap> heap_ = std::make_shared<gc::Heap>(nullptr);
+  std::unique_ptr<gc::Collector> collector_ =
+      std::make_unique<gc::Collector>(*heap_, nullptr);
+};
+
+TEST_F(ListenerRegistrationTest, KeepsItsListenerWhileItLives) {
+  int calls = 0;
+  gc::ListenerRegistration r = Count(calls);
+  collector_->Collect();
+  collector_->Collect();
+  EXPECT_EQ(calls, 4);  // start and end of each
+}
+
+TEST_F(ListenerRegistrationTest, RemovesItsListenerWhenDestroyed) {
+  int calls = 0;
+  { gc::ListenerRegistration r = Count(calls); }
+  collector_->Collect();
+  EXPECT_EQ(calls, 0);
+}
+
+TEST_F(ListenerRegistrationTest, ResetRemovesItsListener) {
+  int calls = 0;
+  gc::ListenerRegistration r = Count(calls);
+  r.Reset();
+  collector_->Collect();
+  EXPECT_EQ(calls, 0);
+  r.Reset();  // empty: nothing to do
+}
+
+TEST_F(ListenerRegistrationTest, AMovedFromRegistrationRemovesNothing) {
+  int calls = 0;
+  gc::ListenerRegistration moved_to;
+  {
+    gc::ListenerRegistration r = Count(calls);
+    moved_to = std::move(r);
+  }
+  collector_->Collect();
+  EXPECT_EQ(calls, 2);
+  moved_to.Reset();
+  collector_->Collect();
+  EXPECT_EQ(calls, 2);
+}
+
+TEST_F(ListenerRegistrationTest, MoveAssigningRemovesTheListenerItReplaced) {
+  int replaced_calls = 0;
+  int kept_calls = 0;
+  gc::ListenerRegistration r = Count(replaced_calls);
+  r = Count(kept_calls);
+  collector_->Collect();
+  EXPECT_EQ(replaced_calls, 0);
+  EXPECT_EQ(kept_calls, 2);
+}
+
+TEST_F(ListenerRegistrationTest, MayBeResetAndDroppedAfterItsCollector) {
+  int calls = 0;
+  gc::ListenerRegistration reset_later = Count(calls);
+  gc::ListenerRegistration dropped_later = Count(calls);
+  collector_.reset();
+  heap_.reset();
+  reset_later.Reset();
+  EXPECT_EQ(calls, 0);
+}
+
+TEST_F(ListenerRegistrationTest, AListenerMayRemoveItself) {
+  int calls = 0;
+  gc::ListenerRegistration r;
+  r = collector_->Listen([&](const CollectEvent&) {
+    ++calls;
+    r.Reset();
+  });
+  collector_->Collect();
+  EXPECT_EQ(calls, 1);  // the start only: gone before the end
 }
 
 TEST(CollectorDebug, SaveGarbageKeepsSweptNodesForInspection) {
@@ -411,7 +499,7 @@ TEST(CollectorDebug, SaveGarbageKeepsSweptNodesForInspection) {
   EXPECT_EQ(g.num_nodes(), 0);
   EXPECT_FALSE(g.FindNode("lost").has_value());
   EXPECT_EQ(g.SavedGarbage(), std::vector<std::string>{"lost (Test)"});
-  g.ClearSavedGarbage();
+  g.collector().ClearSaved();
   EXPECT_TRUE(g.SavedGarbage().empty());
 }
 
@@ -467,7 +555,7 @@ TEST(CollectorGenerations, MinorCollectionSweepsYoungGarbageAndMarksOnlyYoung) {
   std::vector<NodeHandle> old = PromotedNodes(g, 5);
   NodeHandle young = AddTestNode(g, "young", {old[0]});
   for (int i = 0; i < 3; ++i) AddTestNode(g, "garbage", {old[1]});
-  CollectStats s = g.CollectYoung();
+  CollectStats s = g.collector().CollectYoung();
   EXPECT_TRUE(s.minor);
   EXPECT_EQ(s.swept, 3);
   EXPECT_EQ(s.marked, 1);  // `young`; its old input is not traced
@@ -477,7 +565,7 @@ TEST(CollectorGenerations, MinorCollectionSweepsYoungGarbageAndMarksOnlyYoung) {
 TEST(CollectorGenerations, MinorCollectionLeavesOldGarbageForAFullOne) {
   Graph g;
   PromotedNodes(g, 4);  // dropped at once: old garbage
-  EXPECT_EQ(g.CollectYoung().swept, 0);
+  EXPECT_EQ(g.collector().CollectYoung().swept, 0);
   EXPECT_EQ(g.num_nodes(), 4);
   EXPECT_EQ(g.Collect().swept, 4);
 }
@@ -486,14 +574,14 @@ TEST(CollectorGenerations, NodesStayYoungUntilTheySurvivePromoteAfter) {
   Graph g;
   g.set_gc_policy({.promote_after = 3});
   std::optional<NodeHandle> a = AddTestNode(g, "a");
-  g.CollectYoung();
+  g.collector().CollectYoung();
   g.Collect();  // full collections age survivors too: a has survived 2
   a.reset();
-  EXPECT_EQ(g.CollectYoung().swept, 1);  // still young: swept
+  EXPECT_EQ(g.collector().CollectYoung().swept, 1);  // still young: swept
   std::optional<NodeHandle> b = AddTestNode(g, "b");
-  for (int i = 0; i < 3; ++i) g.CollectYoung();
+  for (int i = 0; i < 3; ++i) g.collector().CollectYoung();
   b.reset();
-  EXPECT_EQ(g.CollectYoung().swept, 0);  // old now
+  EXPECT_EQ(g.collector().CollectYoung().swept, 0);  // old now
   EXPECT_EQ(g.Collect().swept, 1);
 }
 
@@ -504,7 +592,7 @@ TEST(CollectorGenerations, YoungInputsOfYoungRootsSurvive) {
     NodeHandle input = AddTestNode(g, "input");
     consumer = AddTestNode(g, "consumer", {input});
   }
-  EXPECT_EQ(g.CollectYoung().swept, 0);
+  EXPECT_EQ(g.collector().CollectYoung().swept, 0);
   EXPECT_TRUE(g.FindNode("input").has_value());
 }
 
@@ -517,7 +605,7 @@ TEST(CollectorGenerations, YoungNodeReadByAnOldOneThroughAControlEdgeSurvives) {
     ASSERT_TRUE(g.AddControlEdge(young_input, young).ok());
     ASSERT_TRUE(g.AddControlEdge(young, old[0]).ok());
   }
-  EXPECT_EQ(g.CollectYoung().swept, 0);
+  EXPECT_EQ(g.collector().CollectYoung().swept, 0);
   EXPECT_TRUE(g.FindNode("young").has_value());
   EXPECT_TRUE(g.FindNode("young_input").has_value());
   old.clear();
@@ -529,9 +617,9 @@ TEST(CollectorGenerations, PinnedYoungNodeSurvivesAMinorCollection) {
   const NodeId id = AddTestNode(g, "pinned").id();
   {
     gc::PinScope pin = g.Pin({id}).value();
-    EXPECT_EQ(g.CollectYoung().swept, 0);
+    EXPECT_EQ(g.collector().CollectYoung().swept, 0);
   }
-  EXPECT_EQ(g.CollectYoung().swept, 1);
+  EXPECT_EQ(g.collector().CollectYoung().swept, 1);
 }
 
 TEST(CollectorGenerations, AMinorCollectionThatSweepsChangesTheStructure) {
@@ -543,7 +631,7 @@ TEST(CollectorGenerations, AMinorCollectionThatSweepsChangesTheStructure) {
     ReaderLock l(g.heap().mu());
     before = g.heap().structure_version();
   }
-  EXPECT_EQ(g.CollectYoung().swept, 1);
+  EXPECT_EQ(g.collector().CollectYoung().swept, 1);
   ReaderLock l(g.heap().mu());
   EXPECT_NE(g.heap().structure_version(), before);
 }
@@ -557,7 +645,7 @@ TEST(CollectorGenerations, ACollectionThatSweepsNothingLeavesTheStructure) {
     before = g.heap().structure_version();
   }
   EXPECT_EQ(g.Collect().swept, 0);
-  EXPECT_EQ(g.CollectYoung().swept, 0);
+  EXPECT_EQ(g.collector().CollectYoung().swept, 0);
   ReaderLock l(g.heap().mu());
   EXPECT_EQ(g.heap().structure_version(), before);
 }
@@ -571,7 +659,7 @@ TEST(CollectorConcurrency, BuildersAndMinorCollectionsShareTheGraph) {
       if (i % 8 == 7) {
         g.Collect();
       } else {
-        g.CollectYoung();
+        g.collector().CollectYoung();
       }
     }
   });

@@ -549,7 +549,7 @@ TEST(GraphLifetime, HandlesMayBeDroppedAfterTheirGraph) {
 TEST(GraphLifetime, AListenerRegistrationMayBeDroppedAfterItsGraph) {
   auto g = std::make_unique<Graph>();
   CollectListenerRegistration r =
-      g->RegistrationFor(g->AddCollectListener([](const CollectEvent&) {}));
+      g->collector().Listen([](const CollectEvent&) {});
   g.reset();
   r.Reset();
 }
@@ -558,8 +558,8 @@ TEST(GraphLifetime, AListenerRegistrationRemovesItsListener) {
   Graph g;
   int calls = 0;
   {
-    CollectListenerRegistration r = g.RegistrationFor(
-        g.AddCollectListener([&](const CollectEvent&) { ++calls; }));
+    CollectListenerRegistration r =
+        g.collector().Listen([&](const CollectEvent&) { ++calls; });
     g.Collect();
   }
   g.Collect();

@@ -157,7 +157,7 @@ TEST_F(SessionTest, MinorCollectionDropsThePlansNamingTheSweptNodes) {
     ASSERT_TRUE(s.Run({}, {id}).ok());
   }
   ASSERT_EQ(s.CachedPlansForTesting(), 2u);
-  EXPECT_EQ(g_.CollectYoung().swept, 1);  // the Identity
+  EXPECT_EQ(g_.collector().CollectYoung().swept, 1);  // the Identity
   EXPECT_EQ(s.CachedPlansForTesting(), 1u);
   EXPECT_EQ(Values(s.Run({}, {sq}).value()[0]), (std::vector<float>{4}));
   EXPECT_EQ(s.PlanBuildsForTesting(), 2);
@@ -241,7 +241,7 @@ TEST_F(SessionTest, RunsSurviveConcurrentSweepsAndAddedEdges) {
       if (i % 2) {
         g_.Collect();
       } else {
-        g_.CollectYoung();
+        g_.collector().CollectYoung();
       }
     }
   });

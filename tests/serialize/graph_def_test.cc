@@ -206,9 +206,10 @@ TEST(ExportGraphDef, DoesNotCollect) {
   WeakNodeHandle garbage(
       ops::Placeholder(g, DT_FLOAT, {1}, {.name = "garbage"}).value().handle());
   int starts = 0;
-  g.AddCollectListener([&](const CollectEvent& e) {
-    if (e.phase == CollectEvent::Phase::kStart) ++starts;
-  });
+  gc::ListenerRegistration counting =
+      g.collector().Listen([&](const CollectEvent& e) {
+        if (e.phase == CollectEvent::Phase::kStart) ++starts;
+      });
   ASSERT_TRUE(ExportGraphDef(m.roots()).ok());
   EXPECT_EQ(starts, 0);
   EXPECT_TRUE(garbage.Lock().has_value());
@@ -274,9 +275,10 @@ TEST(ImportGraphDef, IsASafePoint) {
           .value()
           .handle());
   int starts = 0;
-  g2.AddCollectListener([&](const CollectEvent& e) {
-    if (e.phase == CollectEvent::Phase::kStart) ++starts;
-  });
+  gc::ListenerRegistration counting =
+      g2.collector().Listen([&](const CollectEvent& e) {
+        if (e.phase == CollectEvent::Phase::kStart) ++starts;
+      });
   ASSERT_TRUE(ImportGraphDef(def, g2).ok());
   EXPECT_EQ(starts, 1);
   EXPECT_FALSE(garbage.Lock().has_value());

@@ -66,7 +66,7 @@ TEST_F(ConsecutiveModelsTest, GcOffLiveNodesGrowLinearly) {
   Graph g;
   const RunResult r = RunOn(g, 4, /*gc=*/false);
   ASSERT_EQ(r.rows.size(), 4u);
-  EXPECT_FALSE(g.gc_policy().automatic);
+  EXPECT_FALSE(g.collector().policy().automatic);
   EXPECT_EQ(r.gc.collections, 0);
   const int64_t per_model = r.rows[1].live_nodes - r.rows[0].live_nodes;
   EXPECT_GT(per_model, 0);
