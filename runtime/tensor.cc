@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -235,6 +236,10 @@ thread_local BlockCache::Owner BlockCache::owner_;
 // steady state (BlockCache).
 struct Tensor::Buffer : Tensor::Counted {
   int cls = -1;  // BlockCache class, -1 when not cached
+  // A borrowed buffer's (Borrow): a header alone, allocated with new, and
+  // the lender's release.
+  ReleaseFn release = nullptr;
+  void* release_arg = nullptr;
 };
 Tensor::Buffer* Tensor::NewBuffer(size_t bytes, bool zero) {
   static_assert(sizeof(Buffer) <= kBufferHeaderBytes);
@@ -249,6 +254,7 @@ Tensor::Buffer* Tensor::NewBuffer(size_t bytes, bool zero) {
   if (block == nullptr) return nullptr;
   auto* buffer = new (block) Buffer();
   buffer->cls = cls;
+  buffer->data = static_cast<char*>(block) + kBufferHeaderBytes;
   if (zero) {
     std::memset(static_cast<char*>(block) + kBufferHeaderBytes, 0, bytes);
   }
@@ -263,6 +269,13 @@ Tensor::Buffer* Tensor::BufferRef::get() const {
 
 void Tensor::BufferRef::Destroy(Counted* p) {
   auto* buffer = static_cast<Buffer*>(p);
+  if (buffer->borrowed) {
+    const ReleaseFn release = buffer->release;
+    void* const arg = buffer->release_arg;
+    delete buffer;
+    release(arg);
+    return;
+  }
   const int cls = buffer->cls;
   buffer->~Buffer();
   if (cls >= 0) {
@@ -313,6 +326,50 @@ absl::Status Tensor::Reset(DataType dtype, const TensorShape& shape,
   num_elements_ = num_elements;
   buffer_ = std::move(buffer);
   return absl::OkStatus();
+}
+
+absl::StatusOr<Tensor> Tensor::Borrow(DataType dtype, const TensorShape& shape,
+                                      const void* data, size_t bytes,
+                                      ReleaseFn release, void* release_arg) {
+  if (!IsTensorDataType(dtype)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Tensor::Borrow: a tensor cannot hold dtype ", DataTypeString(dtype)));
+  }
+  const int64_t num_elements = shape.num_elements();
+  if (num_elements < 0) {
+    absl::Status s = TensorShape::Validate(shape.dim_sizes(), false);
+    return absl::InvalidArgumentError(
+        absl::StrCat("Tensor::Borrow: tensor shape: ", s.message()));
+  }
+  // At most 2^40 elements of at most 8 bytes: no overflow.
+  const int64_t expected = num_elements * DataTypeSize(dtype);
+  if (bytes != static_cast<size_t>(expected)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Tensor::Borrow: a ", DataTypeString(dtype),
+                     " tensor of shape ", shape.DebugString(), " needs ",
+                     expected, " bytes, but ", bytes, " were lent"));
+  }
+  if (reinterpret_cast<uintptr_t>(data) % 64 != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Tensor::Borrow: the lent memory at ",
+                     absl::Hex(reinterpret_cast<uintptr_t>(data)),
+                     " is not 64-byte aligned"));
+  }
+  if (release == nullptr) {
+    return absl::InvalidArgumentError("Tensor::Borrow: no release function");
+  }
+  auto* buffer = new (std::nothrow) Buffer();
+  if (buffer == nullptr) {
+    return absl::ResourceExhaustedError(
+        "Tensor::Borrow: cannot allocate a buffer header");
+  }
+  buffer->borrowed = true;
+  // Never written through: unique() is false for a borrowed buffer, and
+  // mutable_data asserts unique().
+  buffer->data = const_cast<void*>(data);
+  buffer->release = release;
+  buffer->release_arg = release_arg;
+  return Tensor(dtype, shape, BufferRef(buffer));
 }
 
 absl::StatusOr<Tensor> Tensor::Allocate(DataType dtype,

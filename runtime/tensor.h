@@ -205,6 +205,27 @@ class Tensor {
   // tensor is unchanged. `shape` must not be this tensor's own.
   absl::Status Reset(DataType dtype, const TensorShape& shape, bool zero);
 
+  // What Borrow calls when the last tensor sharing a borrowed buffer goes.
+  using ReleaseFn = void (*)(void* arg);
+  // A tensor that reads `data`, memory its caller owns, without copying it:
+  // for callers (the Python module) that lend graphgc an existing array for
+  // the length of one call. `release(release_arg)` runs exactly once, when
+  // the last tensor sharing the buffer is destroyed, on whichever thread
+  // that is. A borrowed buffer is never unique (RefCountIsOne() is false
+  // for every tensor on it), so no kernel, no forwarding and no optimizer
+  // ever writes it: graphgc only reads the lender's memory. The lender must
+  // not write it until `release` runs.
+  // InvalidArgument, taking nothing (`release` never runs), when `data` is
+  // not 64-byte aligned (the Eigen views below assume it), the dtype is not
+  // a tensor dtype, the shape is not fully defined and valid, or `bytes` is
+  // not its element count times the dtype's size. ResourceExhausted when
+  // the buffer's header cannot be allocated.
+  static absl::StatusOr<Tensor> Borrow(DataType dtype, const TensorShape& shape,
+                                       const void* data, size_t bytes,
+                                       ReleaseFn release, void* release_arg);
+  // Whether this tensor reads memory lent by Borrow.
+  bool IsBorrowed() const { return buffer_.borrowed(); }
+
   // Copies `data` into a new tensor of `shape`; the sizes must agree and the
   // shape must be fully defined with no negative dimension.
   template <typename T>
@@ -315,9 +336,14 @@ class Tensor {
   // A buffer for `bytes` of elements (zeroed if `zero`), with one
   // reference; nullptr when memory is exhausted.
   static Buffer* NewBuffer(size_t bytes, bool zero);
-  // What a Buffer starts with: its reference count.
+  // What a Buffer starts with: its reference count, whether its elements
+  // are lent (Borrow), and where they are (kBufferHeaderBytes past the
+  // header for graphgc's own buffers, the lender's memory for a borrowed
+  // one).
   struct Counted {
     std::atomic<int32_t> refs{1};
+    bool borrowed = false;
+    void* data = nullptr;
   };
   // An intrusive counted reference to a Buffer: one allocation per tensor
   // fewer than a shared_ptr, and a uniqueness check with acquire ordering.
@@ -340,13 +366,13 @@ class Tensor {
       Release(p);
     }
     Buffer* get() const;
-    // The elements, which follow the header in the buffer's block.
-    void* data() const {
-      return p_ == nullptr ? nullptr
-                           : reinterpret_cast<char*>(p_) + kBufferHeaderBytes;
-    }
+    // The elements.
+    void* data() const { return p_ == nullptr ? nullptr : p_->data; }
+    bool borrowed() const { return p_ != nullptr && p_->borrowed; }
+    // A borrowed buffer is never unique: its memory is the lender's.
     bool unique() const {
-      return p_ != nullptr && p_->refs.load(std::memory_order_acquire) == 1;
+      return p_ != nullptr && !p_->borrowed &&
+             p_->refs.load(std::memory_order_acquire) == 1;
     }
 
    private:

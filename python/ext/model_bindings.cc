@@ -59,8 +59,10 @@ std::optional<std::pair<Tensor, Tensor>> ValidationData(
         std::to_string(pair.size()) + " items");
   }
   return std::make_pair(
-      TensorFromArray(pair[0], ArrayRole::kFeatures, "validation_data[0]"),
-      TensorFromArray(pair[1], ArrayRole::kTargets, "validation_data[1]"));
+      TensorFromArray(pair[0], ArrayRole::kFeatures, ArrayUse::kDuringTheCall,
+                      "validation_data[0]"),
+      TensorFromArray(pair[1], ArrayRole::kTargets, ArrayUse::kDuringTheCall,
+                      "validation_data[1]"));
 }
 
 py::tuple Fit(const Sequential& model, py::handle x, py::handle y, int epochs,
@@ -73,8 +75,10 @@ py::tuple Fit(const Sequential& model, py::handle x, py::handle y, int epochs,
                      .verbose = verbose,
                      .validation_data = ValidationData(validation_data),
                      .seed = seed};
-  Tensor xt = TensorFromArray(x, ArrayRole::kFeatures, "x");
-  Tensor yt = TensorFromArray(y, ArrayRole::kTargets, "y");
+  Tensor xt =
+      TensorFromArray(x, ArrayRole::kFeatures, ArrayUse::kDuringTheCall, "x");
+  Tensor yt =
+      TensorFromArray(y, ArrayRole::kTargets, ArrayUse::kDuringTheCall, "y");
   FitCallbacks fit_callbacks = MakeCallbacks(callbacks, callback_base);
   options.callbacks = fit_callbacks.all;
   Sequential handle = model;
@@ -98,6 +102,7 @@ std::vector<Tensor> WeightsFromArrays(const py::sequence& arrays) {
   out.reserve(py::len(arrays));
   for (size_t i = 0; i < py::len(arrays); ++i) {
     out.push_back(TensorFromArray(arrays[i], ArrayRole::kFeatures,
+                                  ArrayUse::kKept,
                                   "weights[" + std::to_string(i) + "]"));
   }
   return out;
@@ -142,8 +147,10 @@ void RegisterModels(py::module_& m) {
           "evaluate",
           [](const Sequential& model, py::handle x, py::handle y,
              int batch_size) {
-            Tensor xt = TensorFromArray(x, ArrayRole::kFeatures, "x");
-            Tensor yt = TensorFromArray(y, ArrayRole::kTargets, "y");
+            Tensor xt = TensorFromArray(x, ArrayRole::kFeatures,
+                                        ArrayUse::kDuringTheCall, "x");
+            Tensor yt = TensorFromArray(y, ArrayRole::kTargets,
+                                        ArrayUse::kDuringTheCall, "y");
             Sequential handle = model;
             absl::StatusOr<std::map<std::string, float>> out;
             {
@@ -156,7 +163,8 @@ void RegisterModels(py::module_& m) {
       .def(
           "predict",
           [](const Sequential& model, py::handle x, int batch_size) {
-            Tensor xt = TensorFromArray(x, ArrayRole::kFeatures, "x");
+            Tensor xt = TensorFromArray(x, ArrayRole::kFeatures,
+                                        ArrayUse::kDuringTheCall, "x");
             Sequential handle = model;
             absl::StatusOr<Tensor> out;
             {

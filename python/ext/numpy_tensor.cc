@@ -1,6 +1,7 @@
 #include "python/ext/numpy_tensor.h"
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -46,9 +47,36 @@ Tensor CopyIn(const py::array& array, const TensorShape& shape,
   return *std::move(tensor);
 }
 
+// What a lent array's tensor calls when its last sharer goes: drops the
+// reference Lend took, on whichever thread that is (taking the GIL there).
+// After the interpreter is gone the reference is left, not dropped.
+void ReleaseLentArray(void* array) {
+  if (!Py_IsInitialized()) return;
+  PyGILState_STATE state = PyGILState_Ensure();
+  Py_DECREF(static_cast<PyObject*>(array));
+  PyGILState_Release(state);
+}
+
+// A tensor reading `array`'s memory, holding a reference to it; nullopt
+// when it cannot be lent (unaligned, or empty).
+std::optional<Tensor> Lend(const py::array& array, DataType dtype,
+                           const TensorShape& shape) {
+  if (array.size() == 0 ||
+      reinterpret_cast<uintptr_t>(array.data()) % 64 != 0) {
+    return std::nullopt;
+  }
+  PyObject* ref = array.ptr();
+  absl::StatusOr<Tensor> tensor = Tensor::Borrow(
+      dtype, shape, array.data(), static_cast<size_t>(array.nbytes()),
+      &ReleaseLentArray, ref);
+  if (!tensor.ok()) return std::nullopt;  // nothing taken: copy instead
+  Py_INCREF(ref);                         // dropped by ReleaseLentArray
+  return *std::move(tensor);
+}
+
 }  // namespace
 
-Tensor TensorFromArray(py::handle obj, ArrayRole role,
+Tensor TensorFromArray(py::handle obj, ArrayRole role, ArrayUse use,
                        const std::string& what) {
   if (obj.is_none()) throw py::value_error(what + ": None is not an array");
   py::array array = py::array::ensure(obj);
@@ -68,6 +96,15 @@ Tensor TensorFromArray(py::handle obj, ArrayRole role,
   }
   std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
   TensorShape shape(dims);
+  const DataType dtype = target.is(py::dtype::of<float>())     ? DT_FLOAT
+                         : target.is(py::dtype::of<int32_t>()) ? DT_INT32
+                                                               : DT_INT64;
+  if (use == ArrayUse::kDuringTheCall &&
+      TensorShape::Validate(dims, false).ok()) {
+    if (std::optional<Tensor> lent = Lend(array, dtype, shape)) {
+      return *std::move(lent);
+    }
+  }
   if (target.is(py::dtype::of<float>()))
     return CopyIn<float>(array, shape, what);
   if (target.is(py::dtype::of<int32_t>())) {

@@ -1,8 +1,11 @@
 """NumPy in and out of the model (python/ext/numpy_tensor.h)."""
 
+import sys
+
 import numpy as np
 import pytest
 
+import graphgc
 from conftest import make_model
 
 
@@ -58,3 +61,65 @@ def test_complex_labels_are_refused_by_name(model, data):
 def test_none_is_refused(model):
     with pytest.raises(ValueError, match="None"):
         model.predict(None)
+
+
+def test_arrays_made_after_import_are_64_byte_aligned():
+    assert graphgc._graphgc._numpy_allocator_name() == "graphgc_aligned64"
+    for n in (1, 3, 100, 100_000):
+        assert np.empty(n, np.float32).ctypes.data % 64 == 0
+        assert np.zeros((n, 3), np.int64).ctypes.data % 64 == 0
+
+
+def test_an_aligned_float32_array_is_lent_not_copied():
+    x = np.ones((256, 10), np.float32)
+    address, lent = graphgc._graphgc._features_tensor_for_testing(x)
+    assert lent
+    assert address == x.ctypes.data
+
+
+def test_an_unaligned_array_is_copied():
+    x = np.ones(2561, np.float32)[1:].reshape(256, 10)
+    assert x.ctypes.data % 64 != 0
+    address, lent = graphgc._graphgc._features_tensor_for_testing(x)
+    assert not lent
+    assert address != x.ctypes.data
+
+
+def test_a_converted_array_is_lent_from_numpys_own_conversion():
+    x = np.ones((256, 10), np.float64)
+    address, lent = graphgc._graphgc._features_tensor_for_testing(x)
+    assert lent  # NumPy's float32 copy, not a second one of ours
+    assert address != x.ctypes.data
+
+
+def test_a_lent_array_is_released_when_the_call_returns(model, data):
+    x, y = data
+    x = np.ascontiguousarray(x)
+    before = sys.getrefcount(x)
+    model.fit(x, y, verbose=0, validation_data=(x, y))
+    model.evaluate(x, y, verbose=0)
+    model.predict(x)
+    assert sys.getrefcount(x) == before
+
+
+def test_training_never_writes_a_lent_array(model, data):
+    x, y = data
+    x_before, y_before = x.copy(), y.copy()
+    model.fit(x, y, epochs=2, verbose=0)
+    model.predict(x)
+    np.testing.assert_array_equal(x, x_before)
+    np.testing.assert_array_equal(y, y_before)
+
+
+def test_set_weights_copies_so_later_writes_do_not_reach_the_model(model):
+    weights = [np.full(w.shape, 0.5, np.float32) for w in model.get_weights()]
+    model.set_weights(weights)
+    weights[0][...] = 9.0
+    assert np.all(model.get_weights()[0] == 0.5)
+
+
+def test_lent_and_copied_inputs_predict_the_same(model, data):
+    x, _ = data
+    unaligned = np.empty(x.size + 1, np.float32)[1:].reshape(x.shape)
+    unaligned[...] = x
+    np.testing.assert_array_equal(model.predict(unaligned), model.predict(x))

@@ -110,6 +110,103 @@ TEST(Tensor, RefCountIsOneOnlyWhileNoCopyShares) {
   EXPECT_FALSE(Tensor().RefCountIsOne());
 }
 
+// Memory lent to Borrow: 64-byte aligned floats, and a count of releases.
+struct Lender {
+  alignas(64) float values[16] = {1, 2, 3, 4, 5, 6};
+  int releases = 0;
+  static void Release(void* arg) { ++static_cast<Lender*>(arg)->releases; }
+};
+
+TEST(Tensor, BorrowReadsTheLentMemoryWithoutCopying) {
+  Lender lender;
+  Tensor t = Tensor::Borrow(DT_FLOAT, {2, 3}, lender.values, 6 * sizeof(float),
+                            &Lender::Release, &lender)
+                 .value();
+  EXPECT_TRUE(t.IsBorrowed());
+  EXPECT_EQ(t.data<float>().data(), lender.values);
+  EXPECT_EQ(t.matrix<float>()(1, 2), 6.0f);
+  lender.values[0] = 10;  // the lender's memory, not a copy
+  EXPECT_EQ(t.data<float>()[0], 10.0f);
+}
+
+TEST(Tensor, ABorrowedBufferIsNeverUniqueSoNothingWritesItInPlace) {
+  Lender lender;
+  Tensor t = Tensor::Borrow(DT_FLOAT, {6}, lender.values, 6 * sizeof(float),
+                            &Lender::Release, &lender)
+                 .value();
+  EXPECT_FALSE(t.RefCountIsOne());
+  Tensor reshaped = t.Reshaped({3, 2}).value();
+  EXPECT_TRUE(reshaped.IsBorrowed());
+  t = Tensor();
+  EXPECT_FALSE(reshaped.RefCountIsOne());
+  EXPECT_FALSE(Tensor::Zeros(DT_FLOAT, {2}).value().IsBorrowed());
+}
+
+TEST(Tensor, BorrowReleasesOnceWhenTheLastSharerGoes) {
+  Lender lender;
+  {
+    Tensor t = Tensor::Borrow(DT_FLOAT, {6}, lender.values, 6 * sizeof(float),
+                              &Lender::Release, &lender)
+                   .value();
+    Tensor copy = t;
+    Tensor reshaped = t.Reshaped({2, 3}).value();
+    t = Tensor();
+    copy = Tensor();
+    EXPECT_EQ(lender.releases, 0);
+  }
+  EXPECT_EQ(lender.releases, 1);
+}
+
+TEST(Tensor, BorrowReleasesOnTheThreadThatDropsTheLastSharer) {
+  Lender lender;
+  Tensor t = Tensor::Borrow(DT_FLOAT, {6}, lender.values, 6 * sizeof(float),
+                            &Lender::Release, &lender)
+                 .value();
+  std::thread other([moved = std::move(t)]() mutable { moved = Tensor(); });
+  other.join();
+  EXPECT_EQ(lender.releases, 1);
+}
+
+TEST(Tensor, BorrowRefusesMisalignedMemoryAndTakesNothing) {
+  Lender lender;
+  absl::StatusOr<Tensor> t =
+      Tensor::Borrow(DT_FLOAT, {2}, lender.values + 1, 2 * sizeof(float),
+                     &Lender::Release, &lender);
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(t.status().message().find("64-byte aligned"), std::string::npos);
+  EXPECT_EQ(lender.releases, 0);
+}
+
+TEST(Tensor, BorrowRefusesAByteCountThatIsNotTheShapes) {
+  Lender lender;
+  absl::StatusOr<Tensor> t =
+      Tensor::Borrow(DT_FLOAT, {2, 3}, lender.values, 5 * sizeof(float),
+                     &Lender::Release, &lender);
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(t.status().message().find("needs 24 bytes, but 20"),
+            std::string::npos);
+  EXPECT_EQ(lender.releases, 0);
+}
+
+TEST(Tensor, BorrowRefusesAShapeOrDtypeATensorCannotHave) {
+  Lender lender;
+  EXPECT_EQ(Tensor::Borrow(DT_FLOAT, {-1, 2}, lender.values, 8,
+                           &Lender::Release, &lender)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Tensor::Borrow(DT_INVALID, {2}, lender.values, 8, &Lender::Release,
+                           &lender)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Tensor::Borrow(DT_FLOAT, {2}, lender.values, 8, nullptr, &lender)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(lender.releases, 0);
+}
+
 TEST(Tensor, BuffersAreAlignedForEigen) {
   for (int n : {1, 3, 17, 100}) {
     Tensor t = Tensor::Zeros(DT_FLOAT, {n}).value();
