@@ -1,7 +1,12 @@
 // RegisterCoreOps: every op file's registration, in one place (no static
-// registrars, so nothing depends on link order or alwayslink).
+// registrars, so nothing depends on link order or alwayslink), then the
+// fusion rules over them.
+#include <cassert>
+#include <utility>
+
 #include "ops/array_ops.h"
 #include "ops/conv_ops.h"
+#include "ops/fused_kernels.h"
 #include "ops/math_ops.h"
 #include "ops/nn_ops.h"
 #include "ops/random_ops.h"
@@ -9,6 +14,27 @@
 #include "ops/state_ops.h"
 
 namespace graphgc {
+namespace {
+
+// The fusion rules over the ops registered before them (so registering
+// cannot fail).
+void RegisterFusionRules(OpRegistry& registry) {
+  absl::StatusOr<const RegisteredOp*> matmul = registry.Lookup("MatMul");
+  absl::StatusOr<const RegisteredOp*> bias_add = registry.Lookup("BiasAdd");
+  absl::StatusOr<const RegisteredOp*> relu = registry.Lookup("Relu");
+  if (!matmul.ok() || !bias_add.ok() || !relu.ok()) {
+    assert(false);
+    return;
+  }
+  for (FusionRule& rule :
+       FusedMatMulRules((*matmul)->def, (*bias_add)->def, (*relu)->def)) {
+    absl::Status s = registry.RegisterFusion(std::move(rule));
+    assert(s.ok());
+    (void)s;
+  }
+}
+
+}  // namespace
 
 void RegisterCoreOps(OpRegistry& registry) {
   RegisterArrayOps(registry);
@@ -17,6 +43,7 @@ void RegisterCoreOps(OpRegistry& registry) {
   RegisterStateOps(registry);
   RegisterRandomOps(registry);
   RegisterConvOps(registry);
+  RegisterFusionRules(registry);
 }
 
 }  // namespace graphgc

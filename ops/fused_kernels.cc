@@ -91,4 +91,31 @@ KernelFn BindFusedMatMul(FusedMatMulSpec spec) {
   };
 }
 
+std::vector<FusionRule> FusedMatMulRules(const OpDef& matmul,
+                                         const OpDef& bias_add,
+                                         const OpDef& relu) {
+  auto binder = [](FusedActivation activation) {
+    return [activation](absl::Span<const FusedNode> nodes) -> KernelFn {
+      for (const FusedNode& n : nodes) {
+        if (GetAttrOr<DataType>(*n.attrs, "T", DT_FLOAT) != DT_FLOAT) {
+          return nullptr;
+        }
+      }
+      const AttrMap& attrs = *nodes[0].attrs;
+      return BindFusedMatMul(
+          {.transpose_a = GetAttrOr<bool>(attrs, "transpose_a", false),
+           .transpose_b = GetAttrOr<bool>(attrs, "transpose_b", false),
+           .activation = activation,
+           .matmul_name = std::string(nodes[0].name),
+           .bias_add_name = std::string(nodes[1].name)});
+    };
+  };
+  std::vector<FusionRule> rules;
+  rules.push_back({.chain = {&matmul, &bias_add, &relu},
+                   .bind = binder(FusedActivation::kRelu)});
+  rules.push_back(
+      {.chain = {&matmul, &bias_add}, .bind = binder(FusedActivation::kNone)});
+  return rules;
+}
+
 }  // namespace graphgc

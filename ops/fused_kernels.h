@@ -2,8 +2,10 @@
 //
 // Kernels that a plan runs in place of a chain of nodes (TensorFlow's
 // remapper and its _FusedMatMul, but in the plan only: the graph, and every
-// GraphDef exported from it, keeps the plain ops). The plan builder's
-// FuseMatMulChains pass (runtime/plan_builder.h) binds them.
+// GraphDef exported from it, keeps the plain ops), and the fusion rules
+// (runtime/fusion.h) that bind them. RegisterCoreOps registers the rules
+// with the core ops; the plan builder's FuseChains pass
+// (runtime/plan_builder.h) applies them.
 //
 // FusedMatMul computes act(op(a) op(b) + bias) for MatMul -> BiasAdd ->
 // (Relu | nothing): the product (gemm::MatMul, as the MatMul kernel), then
@@ -16,7 +18,9 @@
 #define GRAPHGC_OPS_FUSED_KERNELS_H_
 
 #include <string>
+#include <vector>
 
+#include "runtime/fusion.h"
 #include "runtime/op_def.h"
 
 namespace graphgc {
@@ -38,6 +42,14 @@ struct FusedMatMulSpec {
 // with that kernel's message, naming that node ("MatMul 'dense/MatMul':
 // inner dimensions 3 vs 4 ...").
 KernelFn BindFusedMatMul(FusedMatMulSpec spec);
+
+// The rules MatMul -> BiasAdd -> Relu and MatMul -> BiasAdd over these
+// OpDefs (a registry's), binding BindFusedMatMul with the MatMul's
+// transposes and the nodes' names; a chain of another dtype than float is
+// left unfused.
+std::vector<FusionRule> FusedMatMulRules(const OpDef& matmul,
+                                         const OpDef& bias_add,
+                                         const OpDef& relu);
 
 }  // namespace graphgc
 

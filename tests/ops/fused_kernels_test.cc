@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "ops/ops.h"
+#include "ops/registry.h"
 #include "runtime/graph.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 #include "unsupported/Eigen/CXX11/ThreadPool"
@@ -93,6 +94,31 @@ TEST_F(FusedMatMulTest, ABiasOfAnotherLengthIsRefusedNamingTheBiasAdd) {
   EXPECT_TRUE(absl::StrContains(out.status().message(),
                                 "BiasAdd 'dense/BiasAdd': bias of shape"))
       << out.status();
+}
+
+// The rules of FusedMatMulRules over the global registry's OpDefs.
+std::vector<FusionRule> CoreRules() {
+  const OpRegistry& r = GlobalOpRegistry();
+  return FusedMatMulRules((*r.Lookup("MatMul"))->def,
+                          (*r.Lookup("BiasAdd"))->def,
+                          (*r.Lookup("Relu"))->def);
+}
+
+TEST(FusedMatMulRules, BindAFloatChain) {
+  const AttrMap matmul{{"T", DT_FLOAT}, {"transpose_b", true}};
+  const AttrMap bias_add{{"T", DT_FLOAT}}, relu{{"T", DT_FLOAT}};
+  const FusedNode nodes[3] = {
+      {"mm", &matmul}, {"ba", &bias_add}, {"relu", &relu}};
+  std::vector<FusionRule> rules = CoreRules();
+  ASSERT_EQ(rules.size(), 2u);
+  EXPECT_TRUE(static_cast<bool>(rules[0].bind(nodes)));
+  EXPECT_TRUE(static_cast<bool>(rules[1].bind(absl::MakeSpan(nodes, 2))));
+}
+
+TEST(FusedMatMulRules, LeaveAChainOfAnotherDtypeUnfused) {
+  const AttrMap matmul{{"T", DT_DOUBLE}}, bias_add{{"T", DT_DOUBLE}};
+  const FusedNode nodes[2] = {{"mm", &matmul}, {"ba", &bias_add}};
+  EXPECT_FALSE(static_cast<bool>(CoreRules()[1].bind(nodes)));
 }
 
 }  // namespace
