@@ -3,6 +3,7 @@
 // fusion rules over them.
 #include <cassert>
 #include <utility>
+#include <vector>
 
 #include "ops/array_ops.h"
 #include "ops/conv_ops.h"
@@ -22,12 +23,15 @@ void RegisterFusionRules(OpRegistry& registry) {
   absl::StatusOr<const RegisteredOp*> matmul = registry.Lookup("MatMul");
   absl::StatusOr<const RegisteredOp*> bias_add = registry.Lookup("BiasAdd");
   absl::StatusOr<const RegisteredOp*> relu = registry.Lookup("Relu");
-  if (!matmul.ok() || !bias_add.ok() || !relu.ok()) {
+  absl::StatusOr<const RegisteredOp*> relu_grad = registry.Lookup("ReluGrad");
+  if (!matmul.ok() || !bias_add.ok() || !relu.ok() || !relu_grad.ok()) {
     assert(false);
     return;
   }
-  for (FusionRule& rule :
-       FusedMatMulRules((*matmul)->def, (*bias_add)->def, (*relu)->def)) {
+  std::vector<FusionRule> rules =
+      FusedMatMulRules((*matmul)->def, (*bias_add)->def, (*relu)->def);
+  rules.push_back(FusedMatMulReluGradRule((*matmul)->def, (*relu_grad)->def));
+  for (FusionRule& rule : rules) {
     absl::Status s = registry.RegisterFusion(std::move(rule));
     assert(s.ok());
     (void)s;

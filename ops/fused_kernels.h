@@ -12,6 +12,8 @@
 // bias and activation in one pass over the output while it is in cache.
 // Its values are those of the three kernels run one after the other, bit
 // for bit: the same product, then the same float addition, then max(v, 0).
+// FusedMatMulReluGrad does the same for MatMul -> ReluGrad (the backward
+// chain): the product, then the ReLU mask in the same pass.
 //
 // Thread safety: a bound kernel is immutable and may run on many threads.
 #ifndef GRAPHGC_OPS_FUSED_KERNELS_H_
@@ -42,6 +44,27 @@ struct FusedMatMulSpec {
 // with that kernel's message, naming that node ("MatMul 'dense/MatMul':
 // inner dimensions 3 vs 4 ...").
 KernelFn BindFusedMatMul(FusedMatMulSpec spec);
+
+// What a fused MatMul -> ReluGrad chain does (the backward pass of a Dense
+// layer under a ReLU: the gradient of the ReLU's output, MatMul(dy, w^T),
+// masked by the ReLU's output), and the names its errors use.
+struct FusedMatMulReluGradSpec {
+  bool transpose_a = false;
+  bool transpose_b = false;
+  std::string matmul_name;     // the MatMul node's
+  std::string relu_grad_name;  // the ReluGrad node's
+};
+
+// The kernel of a fused MatMul -> ReluGrad chain: inputs (a, b, features),
+// one float output [m, n]: op(a) op(b) where features > 0, else 0, bit for
+// bit what the two kernels compute. Inputs either kernel would refuse are
+// InvalidArgument with that kernel's message, naming that node.
+KernelFn BindFusedMatMulReluGrad(FusedMatMulReluGradSpec spec);
+
+// The rule MatMul -> ReluGrad over these OpDefs (a registry's), binding
+// BindFusedMatMulReluGrad; a chain of another dtype than float is left
+// unfused.
+FusionRule FusedMatMulReluGradRule(const OpDef& matmul, const OpDef& relu_grad);
 
 // The rules MatMul -> BiasAdd -> Relu and MatMul -> BiasAdd over these
 // OpDefs (a registry's), binding BindFusedMatMul with the MatMul's

@@ -145,16 +145,19 @@ TEST(OpRegistry, RegisterFusionRefusesAChainOfOneOrNoBinder) {
   EXPECT_TRUE(a->fusions.empty());
 }
 
-TEST(OpRegistry, TheCoreOpsFuseMatMulBiasAddAndRelu) {
+TEST(OpRegistry, TheCoreOpsFuseMatMulWithBiasAddReluAndReluGrad) {
   const OpRegistry& r = GlobalOpRegistry();
   const OpDef* matmul = &(*r.Lookup("MatMul"))->def;
   const OpDef* bias_add = &(*r.Lookup("BiasAdd"))->def;
   const OpDef* relu = &(*r.Lookup("Relu"))->def;
-  ASSERT_EQ(matmul->fusions.size(), 2u);
+  const OpDef* relu_grad = &(*r.Lookup("ReluGrad"))->def;
+  ASSERT_EQ(matmul->fusions.size(), 3u);
   EXPECT_EQ(matmul->fusions[0]->chain,
             (std::vector<const OpDef*>{matmul, bias_add, relu}));
   EXPECT_EQ(matmul->fusions[1]->chain,
             (std::vector<const OpDef*>{matmul, bias_add}));
+  EXPECT_EQ(matmul->fusions[2]->chain,
+            (std::vector<const OpDef*>{matmul, relu_grad}));
 }
 
 class BuildNodeTest : public ::testing::Test {

@@ -259,6 +259,53 @@ std::vector<uint32_t> Bits(const Tensor& t) {
   return bits;
 }
 
+// A Dense layer's backward chain under a ReLU: dh = MatMul(dy, w^T), then
+// ReluGrad(dh, h), with dy [-1, 19] fed and h a fed [-1, 7] of both signs.
+struct BackwardChain {
+  Output dy, h, matmul, relu_grad;
+};
+BackwardChain BuildBackwardChain(Graph& g) {
+  std::vector<float> w(7 * 19);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.37f * (i % 11) - 1.7f;
+  BackwardChain c;
+  c.dy = ops::Placeholder(g, DT_FLOAT, {-1, 19}).value();
+  c.h = ops::Placeholder(g, DT_FLOAT, {-1, 7}).value();
+  Output wc =
+      ops::Const(g, Tensor::FromData<float>({7, 19}, w).value()).value();
+  c.matmul = ops::MatMul(c.dy, wc, {.transpose_b = true}).value();
+  c.relu_grad = ops::ReluGrad(c.matmul, c.h).value();
+  return c;
+}
+Tensor Values(int rows, int cols, float scale) {
+  std::vector<float> v(rows * cols);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = scale * (i % 17) - 1.1f;
+  return Tensor::FromData<float>({rows, cols}, v).value();
+}
+
+TEST_F(PlanBuilderTest, FuseChainsRunsMatMulReluGradAsOneStep) {
+  BackwardChain c = BuildBackwardChain(g_);
+  std::shared_ptr<const Plan> plan =
+      Build({{c.dy, Values(5, 19, 0.1f)}, {c.h, Values(5, 7, 0.13f)}},
+            {c.relu_grad})
+          .value();
+  EXPECT_EQ(RunSteps(*plan), std::vector<NodeId>{c.relu_grad.handle().id()});
+}
+
+TEST_F(PlanBuilderTest, AFusedBackwardChainComputesBitForBitWhatItsKernelsDo) {
+  BackwardChain c = BuildBackwardChain(g_);
+  Session session(g_);
+  const Feeds feeds = {{c.dy, Values(5, 19, 0.1f)}, {c.h, Values(5, 7, 0.13f)}};
+  std::vector<Tensor> fused = session.Run(feeds, {c.relu_grad}).value();
+  // Fetching the product too keeps the chain unfused.
+  std::vector<Tensor> plain =
+      session.Run(feeds, {c.relu_grad, c.matmul}).value();
+  EXPECT_EQ(Bits(fused[0]), Bits(plain[0]));
+  int zeros = 0, others = 0;
+  for (float v : fused[0].data<float>()) (v == 0 ? zeros : others)++;
+  EXPECT_GT(zeros, 0);
+  EXPECT_GT(others, 0);
+}
+
 TEST_F(PlanBuilderTest, FuseChainsLeavesAChainThatAStepWaitsOnUnfused) {
   DenseChain c = BuildDenseChain(g_);
   Output after = ops::Square(c.relu).value();
