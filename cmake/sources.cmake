@@ -77,6 +77,7 @@ set(GRAPHGC_HEADERS
     runtime/algorithm.h
     runtime/attr_value.h
     runtime/executor.h
+    runtime/fusion.h
     runtime/gradient_walk.h
     runtime/gradients.h
     runtime/graph.h

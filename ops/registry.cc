@@ -118,6 +118,33 @@ absl::Status OpRegistry::Register(RegisteredOp op) {
   return absl::OkStatus();
 }
 
+absl::Status OpRegistry::RegisterFusion(FusionRule rule) {
+  if (rule.chain.size() < 2 || !rule.bind) {
+    return absl::InvalidArgumentError(
+        "OpRegistry::RegisterFusion: a rule needs a chain of two or more ops "
+        "and a binder");
+  }
+  RegisteredOp* head = nullptr;
+  for (size_t k = 0; k < rule.chain.size(); ++k) {
+    auto it = std::find_if(ops_.begin(), ops_.end(), [&](const auto& entry) {
+      return &entry.second->def == rule.chain[k];
+    });
+    if (it == ops_.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("OpRegistry::RegisterFusion: op ", k,
+                       " of the chain is not an OpDef of this registry"));
+    }
+    if (k == 0) head = it->second.get();
+  }
+  std::vector<std::shared_ptr<const FusionRule>>& fusions = head->def.fusions;
+  const size_t length = rule.chain.size();
+  auto after = std::find_if(fusions.begin(), fusions.end(), [&](const auto& r) {
+    return r->chain.size() < length;
+  });
+  fusions.insert(after, std::make_shared<const FusionRule>(std::move(rule)));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<const RegisteredOp*> OpRegistry::Lookup(
     absl::string_view type) const {
   auto it = ops_.find(std::string(type));

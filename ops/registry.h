@@ -40,6 +40,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "runtime/attr_value.h"
+#include "runtime/fusion.h"
 #include "runtime/graph.h"
 #include "runtime/node.h"
 #include "runtime/op_def.h"
@@ -112,6 +113,11 @@ class OpRegistry {
   // entry is incomplete (no type, no shape function). The registry owns the
   // entry for its whole life, so OpDef pointers into it stay valid.
   absl::Status Register(RegisteredOp op);
+  // Adds a fusion rule (runtime/fusion.h) to the OpDef of its chain's
+  // first op, after the rules with longer chains. InvalidArgument, adding
+  // nothing, if the chain has fewer than two ops, an op that is not one of
+  // this registry's OpDefs, or no binder.
+  absl::Status RegisterFusion(FusionRule rule);
   // NotFound naming the op type when it is not registered.
   absl::StatusOr<const RegisteredOp*> Lookup(absl::string_view type) const;
   // Registered type names, sorted.
@@ -121,7 +127,8 @@ class OpRegistry {
   absl::flat_hash_map<std::string, std::unique_ptr<RegisteredOp>> ops_;
 };
 
-// Registers every op of ops/ (math, nn, array, state, random).
+// Registers every op of ops/ (math, nn, array, state, random, conv) and the
+// fusion rules of ops/fused_kernels.h.
 void RegisterCoreOps(OpRegistry& registry);
 
 // The process-wide registry with the core ops, built on first use.

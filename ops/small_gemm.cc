@@ -8,8 +8,11 @@
 // must be contiguous packets: with transpose_b, B is first copied
 // transposed into a scratch on the stack. When n is not a multiple of the
 // packet size, the last packet ends at n and overlaps its neighbour; only
-// n < one packet pads B and stores C lane by lane. With transpose_a and few
-// columns, C^T = B^T A^T is computed instead (see PreferTransposed).
+// n < one packet pads B and stores C lane by lane. With few columns and
+// enough rows, C^T = B^T A^T may be computed instead (PreferTransposed),
+// reading A in place with transpose_a and from a transposed copy without:
+// a 32 x 10 x 64 product (an MLP's output layer) then fills every lane of
+// a 16-float AVX-512 packet instead of padding 10 columns to 16.
 #include "ops/small_gemm.h"
 
 #include <algorithm>
@@ -169,16 +172,23 @@ void Multiply(const Operands& o, int64_t m, int64_t n) {
 
 // Whether to compute C^T = B^T A^T (vectorised over C's rows, then
 // transposed into C) rather than C = A B (vectorised over C's columns).
-// Only with transpose_a, where A's columns are contiguous in memory. Costs
-// in packet multiply-adds, padded lanes included, plus a guess for the
-// transposes (of C here, of B there).
+// A^T must have contiguous rows: A as stored with transpose_a, else (for
+// n below a packet) a transposed copy of A, which must fit in the scratch
+// after C^T. Costs in packet multiply-adds, padded lanes included, plus a
+// guess for the transposes (of C and of A here, of B there).
 bool PreferTransposed(int64_t m, int64_t n, int64_t k, bool transpose_a,
                       bool transpose_b) {
-  if (!transpose_a || m < kPacket || m * n > kScratchFloats) return false;
+  if (m < kPacket || m * n > kScratchFloats) return false;
+  // Without transpose_a only for fewer columns than a packet, where the
+  // direct product would pad B's rows.
+  if (!transpose_a && (n >= kPacket || m * (n + k) > kScratchFloats)) {
+    return false;
+  }
   auto packets = [](int64_t x) { return (x + kPacket - 1) / kPacket; };
   const int64_t direct =
       m * packets(n) * k + (transpose_b ? n * k / kPacket : 0);
-  const int64_t transposed = n * packets(m) * k + m * n / kPacket;
+  const int64_t transposed = n * packets(m) * k + m * n / kPacket +
+                             (transpose_a ? 0 : m * k / kPacket);
   return transposed < direct;
 }
 
@@ -218,12 +228,19 @@ void SmallMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
   Operands o;
   o.k = k;
   if (PreferTransposed(m, n, k, transpose_a, transpose_b)) {
-    // C^T (n x m) = B^T A^T into the scratch: A^T is A as stored, B^T is
-    // read in place like any left operand.
+    // C^T (n x m) = B^T A^T into the scratch: A^T is A as stored with
+    // transpose_a, else copied transposed after C^T; B^T is read in place
+    // like any left operand.
+    const float* a_t = a;
+    if (!transpose_a) {
+      float* copy = scratch + n * m;
+      Transpose(a, m, k, k, copy, m);
+      a_t = copy;
+    }
     o.a = b;
     o.a_row_stride = transpose_b ? k : 1;
     o.a_col_stride = transpose_b ? 1 : n;
-    o.b = a;
+    o.b = a_t;
     o.ldb = m;
     o.c = scratch;
     o.ldc = m;

@@ -18,6 +18,7 @@
 #define GRAPHGC_RUNTIME_OP_DEF_H_
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,8 @@ struct ThreadPoolDevice;  // a struct in Eigen
 }  // namespace Eigen
 
 namespace graphgc {
+
+struct FusionRule;  // runtime/fusion.h
 
 // What a kernel sees of one execution of its node.
 class OpKernelContext {
@@ -195,6 +198,10 @@ struct OpDef {
   // `kernel` on that node, errors included. Empty: plans use `kernel`.
   std::function<KernelFn(const AttrMap&)> bind;
   GradFn gradient;  // empty: not differentiable
+  // The fusion rules whose chain starts with this op, longest chain first
+  // (runtime/fusion.h; filled by OpRegistry::RegisterFusion). A plan tries
+  // them in this order at each step of the op.
+  std::vector<std::shared_ptr<const FusionRule>> fusions;
 };
 
 }  // namespace graphgc

@@ -15,7 +15,7 @@
 //     output_checks has one entry per slot (DT_INVALID for a feed slot).
 //  3. Step s reads inputs[input_begin, input_begin + num_inputs), one per
 //     data input of its node, or for a fused step (Step::fused) one per
-//     data input of the chain it runs (MatMul's a and b, BiasAdd's bias);
+//     data input of the chain it runs but the links (runtime/fusion.h);
 //     the chain's other steps are kSkip and read nothing. An InputRef with
 //     constant >= 0 reads constants[constant] in place: its slot is never
 //     filled by any run. A kConstant step's outputs are all in constants, so no
@@ -95,8 +95,9 @@ struct Step {
   // (OpDef::Dispatch::kNothing, resource handles).
   enum class Kind : uint8_t { kRun, kConstant, kSkip };
   Kind kind = Kind::kRun;
-  // The step runs a chain ending at its node (MatMul -> BiasAdd [-> Relu],
-  // ops/fused_kernels.h) in one kernel; its output is the node's.
+  // The step runs a chain ending at its node in one kernel (a FusionRule's,
+  // runtime/fusion.h, e.g. MatMul -> BiasAdd -> Relu); its outputs are the
+  // node's.
   bool fused = false;
 };
 

@@ -5,8 +5,8 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
-#include "ops/fused_kernels.h"
 #include "runtime/algorithm.h"
+#include "runtime/fusion.h"
 #include "runtime/node.h"
 #include "runtime/op_def.h"
 #include "unsupported/Eigen/CXX11/Tensor"
@@ -309,104 +309,139 @@ absl::Status BindKernelsAndFold(PlanBuild& b,
   return absl::OkStatus();
 }
 
-void FuseMatMulChains(PlanBuild& b, const std::vector<Output>& fetches) {
-  Plan& plan = *b.plan;
-  // Per slot: how many run-time readers it has (step inputs read from a
-  // slot, fetches) and the step of the last input read from it.
-  std::vector<uint32_t> readers(plan.num_slots, 0);
-  std::vector<uint32_t> reader_step(plan.num_slots, kNoSlot);
-  std::vector<uint32_t> producer(plan.num_slots, kNoSlot);
+namespace {
+
+// Who reads what at run time, for FuseChains: per slot, how many readers it
+// has (step inputs read from a slot, fetches) and the step of the last
+// input read from it; the step producing each slot; the nodes another step
+// waits on through a control input.
+struct Readers {
+  std::vector<uint32_t> count;
+  std::vector<uint32_t> step;
+  std::vector<uint32_t> producer;
+  absl::flat_hash_set<uint32_t> control_inputs;
+
+  // The one step that reads `slot`, when nothing else (no other input, no
+  // fetch) reads it; else kNoSlot.
+  uint32_t SoleReader(uint32_t slot) const {
+    return count[slot] == 1 ? step[slot] : kNoSlot;
+  }
+};
+
+Readers CountReaders(const PlanBuild& b, const std::vector<Output>& fetches)
+    ABSL_SHARED_LOCKS_REQUIRED(b.graph.heap().mu()) {
+  const Plan& plan = *b.plan;
+  Readers r{.count = std::vector<uint32_t>(plan.num_slots, 0),
+            .step = std::vector<uint32_t>(plan.num_slots, kNoSlot),
+            .producer = std::vector<uint32_t>(plan.num_slots, kNoSlot)};
   for (uint32_t s = 0; s < plan.steps.size(); ++s) {
     const Step& step = plan.steps[s];
     for (uint32_t k = 0; k < step.num_outputs; ++k) {
-      producer[step.output_base + k] = s;
+      r.producer[step.output_base + k] = s;
+    }
+    for (NodeId c : b.graph.NodeForRuntime(step.id).control_inputs) {
+      r.control_inputs.insert(c.index);
     }
     if (step.kind == Step::Kind::kConstant) continue;
     for (uint32_t k = 0; k < step.num_inputs; ++k) {
       const InputRef& ref = plan.inputs[step.input_begin + k];
       if (ref.constant >= 0) continue;
-      ++readers[ref.slot];
-      reader_step[ref.slot] = s;
+      ++r.count[ref.slot];
+      r.step[ref.slot] = s;
     }
   }
   for (const Output& o : fetches) {
-    ++readers[SlotOf(b, o.handle().id(), o.index())];
+    ++r.count[SlotOf(b, o.handle().id(), o.index())];
   }
-  // Nodes another step must run after: a chain holding one is left alone.
-  absl::flat_hash_set<uint32_t> control_inputs;
-  for (const Step& step : plan.steps) {
-    for (NodeId c : b.graph.NodeForRuntime(step.id).control_inputs) {
-      control_inputs.insert(c.index);
+  return r;
+}
+
+// The steps `rule` matches from step `head` on (runtime/fusion.h), in chain
+// order, or an empty vector.
+absl::InlinedVector<uint32_t, 4> MatchChain(const PlanBuild& b,
+                                            const Readers& readers,
+                                            const FusionRule& rule,
+                                            uint32_t head)
+    ABSL_SHARED_LOCKS_REQUIRED(b.graph.heap().mu()) {
+  const Plan& plan = *b.plan;
+  auto runs_op = [&](uint32_t s, const OpDef* def) {
+    const Step& step = plan.steps[s];
+    return step.kind == Step::Kind::kRun && !step.fused &&
+           b.graph.NodeForRuntime(step.id).op_def == def;
+  };
+  absl::InlinedVector<uint32_t, 4> chain;
+  if (rule.chain.size() < 2 || !runs_op(head, rule.chain[0])) return {};
+  chain.push_back(head);
+  for (size_t k = 1; k < rule.chain.size(); ++k) {
+    const Step& prev = plan.steps[chain.back()];
+    if (prev.num_outputs == 0 ||
+        readers.control_inputs.contains(prev.id.index)) {
+      return {};
     }
+    for (uint32_t o = 1; o < prev.num_outputs; ++o) {
+      if (readers.count[prev.output_base + o] != 0) return {};
+    }
+    const uint32_t next = readers.SoleReader(prev.output_base);
+    if (next == kNoSlot || !runs_op(next, rule.chain[k])) return {};
+    const Step& step = plan.steps[next];
+    const InputRef& link = plan.inputs[step.input_begin];
+    if (step.num_inputs == 0 || link.constant >= 0 ||
+        link.slot != prev.output_base) {
+      return {};
+    }
+    chain.push_back(next);
   }
-  auto type_of = [&](const Step& step) -> const std::string& {
-    static const std::string kNone;
-    const Node& n = b.graph.NodeForRuntime(step.id);
-    return n.op_def != nullptr ? n.op_def->type : kNone;
-  };
-  // The one step that reads `slot`, when it runs and nothing else (no
-  // other step, no fetch) reads the slot; else kNoSlot.
-  auto sole_reader = [&](uint32_t slot) {
-    return readers[slot] == 1 ? reader_step[slot] : kNoSlot;
-  };
-  for (uint32_t bs = 0; bs < plan.steps.size(); ++bs) {
-    Step& bias_add = plan.steps[bs];
-    if (bias_add.kind != Step::Kind::kRun || type_of(bias_add) != "BiasAdd" ||
-        bias_add.num_inputs != 2 ||
-        control_inputs.contains(bias_add.id.index)) {
-      continue;
-    }
-    const InputRef& value = plan.inputs[bias_add.input_begin];
-    if (value.constant >= 0 || value.slot < plan.feeds.size() ||
-        sole_reader(value.slot) != bs) {
-      continue;
-    }
-    Step& matmul = plan.steps[producer[value.slot]];
-    if (matmul.kind != Step::Kind::kRun || type_of(matmul) != "MatMul" ||
-        matmul.num_inputs != 2 || control_inputs.contains(matmul.id.index)) {
-      continue;
-    }
-    const Node& matmul_node = b.graph.NodeForRuntime(matmul.id);
-    const Node& bias_add_node = b.graph.NodeForRuntime(bias_add.id);
-    FusedMatMulSpec spec{
-        .transpose_a = GetAttrOr<bool>(matmul_node.attrs, "transpose_a", false),
-        .transpose_b = GetAttrOr<bool>(matmul_node.attrs, "transpose_b", false),
-        .matmul_name = matmul_node.name,
-        .bias_add_name = bias_add_node.name};
-    // The chain ends at a Relu that alone reads the BiasAdd, or at the
-    // BiasAdd itself.
-    Step* end = &bias_add;
-    const uint32_t relu = sole_reader(bias_add.output_base);
-    if (relu != kNoSlot && plan.steps[relu].kind == Step::Kind::kRun &&
-        type_of(plan.steps[relu]) == "Relu" &&
-        plan.steps[relu].num_inputs == 1) {
-      end = &plan.steps[relu];
-      spec.activation = FusedActivation::kRelu;
-    }
-    // The end step reads (a, b, bias), appended to plan.inputs with their
-    // producers' resources; the MatMul and the BiasAdd become kSkip with no
-    // inputs, so no later pass counts them as readers.
-    const uint32_t begin = static_cast<uint32_t>(plan.inputs.size());
-    const InputRef refs[3] = {plan.inputs[matmul.input_begin],
-                              plan.inputs[matmul.input_begin + 1],
-                              plan.inputs[bias_add.input_begin + 1]};
-    const NodeInput* ins[3] = {&matmul_node.inputs[0], &matmul_node.inputs[1],
-                               &bias_add_node.inputs[1]};
-    for (int k = 0; k < 3; ++k) {
-      plan.inputs.push_back(refs[k]);
-      plan.pointers.AddInput(
-          b.graph.NodeForRuntime(ins[k]->node).resource.get());
-    }
-    end->input_begin = begin;
-    end->num_inputs = 3;
-    end->kernel = BindFusedMatMul(std::move(spec));
-    end->fused = true;
-    plan.max_inputs = std::max(plan.max_inputs, 3u);
-    for (Step* s : {&matmul, &bias_add}) {
-      if (s == end) continue;
-      s->kind = Step::Kind::kSkip;
-      s->num_inputs = 0;
-      s->kernel = nullptr;
+  return chain;
+}
+
+}  // namespace
+
+void FuseChains(PlanBuild& b, const std::vector<Output>& fetches) {
+  Plan& plan = *b.plan;
+  const Readers readers = CountReaders(b, fetches);
+  for (uint32_t head = 0; head < plan.steps.size(); ++head) {
+    const Step& head_step = plan.steps[head];
+    if (head_step.kind != Step::Kind::kRun || head_step.fused) continue;
+    const Node& head_node = b.graph.NodeForRuntime(head_step.id);
+    if (head_node.op_def == nullptr) continue;
+    for (const std::shared_ptr<const FusionRule>& rule :
+         head_node.op_def->fusions) {
+      const absl::InlinedVector<uint32_t, 4> chain =
+          MatchChain(b, readers, *rule, head);
+      if (chain.empty()) continue;
+      absl::InlinedVector<FusedNode, 4> nodes;
+      for (uint32_t s : chain) {
+        const Node& n = b.graph.NodeForRuntime(plan.steps[s].id);
+        nodes.push_back({.name = n.name, .attrs = &n.attrs});
+      }
+      KernelFn kernel = rule->bind(nodes);
+      if (!kernel) continue;
+      // The end step reads the chain's inputs but its links, appended to
+      // plan.inputs with their producers' resources; the other steps become
+      // kSkip with no inputs, so no later pass counts them as readers.
+      const uint32_t begin = static_cast<uint32_t>(plan.inputs.size());
+      for (size_t k = 0; k < chain.size(); ++k) {
+        Step& step = plan.steps[chain[k]];
+        const Node& n = b.graph.NodeForRuntime(step.id);
+        for (uint32_t i = k == 0 ? 0 : 1; i < step.num_inputs; ++i) {
+          const InputRef ref = plan.inputs[step.input_begin + i];
+          plan.inputs.push_back(ref);
+          plan.pointers.AddInput(
+              b.graph.NodeForRuntime(n.inputs[i].node).resource.get());
+        }
+        if (k + 1 < chain.size()) {
+          step.kind = Step::Kind::kSkip;
+          step.num_inputs = 0;
+          step.kernel = nullptr;
+        }
+      }
+      Step& end = plan.steps[chain.back()];
+      end.input_begin = begin;
+      end.num_inputs = static_cast<uint32_t>(plan.inputs.size()) - begin;
+      end.kernel = std::move(kernel);
+      end.fused = true;
+      plan.max_inputs = std::max(plan.max_inputs, end.num_inputs);
+      break;
     }
   }
 }
@@ -476,7 +511,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> BuildPlan(
   GG_RETURN_IF_ERROR(WalkSubgraph(b, fetches, targets));
   AssignSlots(b);
   GG_RETURN_IF_ERROR(BindKernelsAndFold(b, device));
-  FuseMatMulChains(b, fetches);
+  FuseChains(b, fetches);
   FindLastUses(b, fetches);
   MarkForwarding(*b.plan);
   StampPlan(b);

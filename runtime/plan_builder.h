@@ -20,14 +20,17 @@
 //      its kind set; what needs no kernel per run (Consts, constant inputs
 //      folded, shape-only ops of static shapes) is computed into
 //      plan.constants and read in place (invariant 3).
-//   5. FuseMatMulChains(): after it, every chain MatMul -> BiasAdd ->
-//      Relu (or MatMul -> BiasAdd) of kRun steps whose intermediates are
-//      read only inside the chain (no other step, no fetch) and whose
-//      nodes no step has as a control input, runs as one fused step at the
-//      chain's last node (Step::fused, ops/fused_kernels.h) reading the
-//      chain's inputs; the chain's other steps are kSkip with no inputs.
-//      Fused or not, a run computes the same values (invariant 3). The
-//      graph is not changed: exported GraphDefs keep the plain ops.
+//   5. FuseChains(): after it, every chain of kRun steps that a fusion
+//      rule of its first node's OpDef matches (runtime/fusion.h: the OpDefs
+//      in order, each intermediate read only by the next step of the chain,
+//      no fetch of it, no step waiting on it through a control input) runs
+//      as one fused step at the chain's last node (Step::fused) with the
+//      kernel the rule binds, reading the chain's other inputs; the chain's
+//      other steps are kSkip with no inputs. Rules are tried longest first
+//      and heads in step order, and a step is in one chain at most. Fused or
+//      not, a run computes the same values (invariant 3). The graph is not
+//      changed: exported GraphDefs keep the plain ops. A graph whose OpDefs
+//      carry no rule is left as it is.
 //   6. FindLastUses(): after it, the fetches have their slots (or
 //      constants), and InputRef::take is set on the last reader of every
 //      slot that no fetch reads (invariant 4, first half).
@@ -113,7 +116,7 @@ absl::Status BindKernelsAndFold(PlanBuild& b,
                                 const Eigen::ThreadPoolDevice* device)
     ABSL_SHARED_LOCKS_REQUIRED(b.graph.heap().mu());
 // Pass 5.
-void FuseMatMulChains(PlanBuild& b, const std::vector<Output>& fetches)
+void FuseChains(PlanBuild& b, const std::vector<Output>& fetches)
     ABSL_SHARED_LOCKS_REQUIRED(b.graph.heap().mu());
 // Pass 6.
 void FindLastUses(PlanBuild& b, const std::vector<Output>& fetches);

@@ -1,8 +1,12 @@
 #include "ops/registry.h"
 
+#include <memory>
+#include <vector>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ops/ops.h"
+#include "runtime/fusion.h"
 
 namespace graphgc {
 namespace {
@@ -85,6 +89,75 @@ TEST(OpRegistry, RegisterWithoutShapeFunctionIsRejected) {
   RegisteredOp op;
   op.def.type = "X";
   EXPECT_EQ(r.Register(op).code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A registry holding ops "A", "B" and "C", with no kernels.
+std::unique_ptr<OpRegistry> RegistryOfABC() {
+  auto r = std::make_unique<OpRegistry>();
+  for (const char* type : {"A", "B", "C"}) {
+    RegisteredOp op;
+    op.def.type = type;
+    op.shape_fn = [](const AttrMap&, absl::Span<const InputInfo>)
+        -> absl::StatusOr<std::vector<OutputInfo>> {
+      return std::vector<OutputInfo>{};
+    };
+    EXPECT_TRUE(r->Register(std::move(op)).ok());
+  }
+  return r;
+}
+
+FusionRule RuleOf(std::vector<const OpDef*> chain) {
+  return {.chain = std::move(chain),
+          .bind = [](absl::Span<const FusedNode>) { return KernelFn(); }};
+}
+
+TEST(OpRegistry, RegisterFusionPutsRulesOnTheHeadLongestFirst) {
+  std::unique_ptr<OpRegistry> r = RegistryOfABC();
+  const OpDef* a = &(*r->Lookup("A"))->def;
+  const OpDef* b = &(*r->Lookup("B"))->def;
+  const OpDef* c = &(*r->Lookup("C"))->def;
+  ASSERT_TRUE(r->RegisterFusion(RuleOf({a, b})).ok());
+  ASSERT_TRUE(r->RegisterFusion(RuleOf({a, b, c})).ok());
+  ASSERT_EQ(a->fusions.size(), 2u);
+  EXPECT_EQ(a->fusions[0]->chain.size(), 3u);
+  EXPECT_EQ(a->fusions[1]->chain.size(), 2u);
+  EXPECT_TRUE(b->fusions.empty());
+}
+
+TEST(OpRegistry, RegisterFusionRefusesAnOpDefOfAnotherRegistry) {
+  std::unique_ptr<OpRegistry> r = RegistryOfABC();
+  const OpDef* a = &(*r->Lookup("A"))->def;
+  const OpDef stranger{.type = "B"};
+  absl::Status s = r->RegisterFusion(RuleOf({a, &stranger}));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("op 1 of the chain"));
+  EXPECT_TRUE(a->fusions.empty());
+}
+
+TEST(OpRegistry, RegisterFusionRefusesAChainOfOneOrNoBinder) {
+  std::unique_ptr<OpRegistry> r = RegistryOfABC();
+  const OpDef* a = &(*r->Lookup("A"))->def;
+  const OpDef* b = &(*r->Lookup("B"))->def;
+  EXPECT_EQ(r->RegisterFusion(RuleOf({a})).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(r->RegisterFusion(FusionRule{.chain = {a, b}}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(a->fusions.empty());
+}
+
+TEST(OpRegistry, TheCoreOpsFuseMatMulWithBiasAddReluAndReluGrad) {
+  const OpRegistry& r = GlobalOpRegistry();
+  const OpDef* matmul = &(*r.Lookup("MatMul"))->def;
+  const OpDef* bias_add = &(*r.Lookup("BiasAdd"))->def;
+  const OpDef* relu = &(*r.Lookup("Relu"))->def;
+  const OpDef* relu_grad = &(*r.Lookup("ReluGrad"))->def;
+  ASSERT_EQ(matmul->fusions.size(), 3u);
+  EXPECT_EQ(matmul->fusions[0]->chain,
+            (std::vector<const OpDef*>{matmul, bias_add, relu}));
+  EXPECT_EQ(matmul->fusions[1]->chain,
+            (std::vector<const OpDef*>{matmul, bias_add}));
+  EXPECT_EQ(matmul->fusions[2]->chain,
+            (std::vector<const OpDef*>{matmul, relu_grad}));
 }
 
 class BuildNodeTest : public ::testing::Test {

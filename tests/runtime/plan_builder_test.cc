@@ -6,8 +6,13 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "ops/array_ops.h"
+#include "ops/math_ops.h"
+#include "ops/nn_ops.h"
 #include "ops/ops.h"
+#include "ops/registry.h"
 #include "runtime/executor.h"
+#include "runtime/fusion.h"
 #include "runtime/graph.h"
 #include "runtime/plan.h"
 #include "runtime/session.h"
@@ -196,7 +201,7 @@ std::vector<NodeId> RunSteps(const Plan& plan) {
   return ids;
 }
 
-TEST_F(PlanBuilderTest, FuseMatMulChainsRunsMatMulBiasAddReluAsOneStep) {
+TEST_F(PlanBuilderTest, FuseChainsRunsMatMulBiasAddReluAsOneStep) {
   DenseChain c = BuildDenseChain(g_);
   std::shared_ptr<const Plan> plan = Build({{c.x, Batch(5)}}, {c.relu}).value();
   EXPECT_EQ(RunSteps(*plan), std::vector<NodeId>{c.relu.handle().id()});
@@ -205,7 +210,7 @@ TEST_F(PlanBuilderTest, FuseMatMulChainsRunsMatMulBiasAddReluAsOneStep) {
   }
 }
 
-TEST_F(PlanBuilderTest, FuseMatMulChainsLeavesAChainWhoseProductIsFetched) {
+TEST_F(PlanBuilderTest, FuseChainsLeavesAChainWhoseProductIsFetched) {
   DenseChain c = BuildDenseChain(g_);
   std::shared_ptr<const Plan> plan =
       Build({{c.x, Batch(5)}}, {c.relu, c.matmul}).value();
@@ -214,7 +219,7 @@ TEST_F(PlanBuilderTest, FuseMatMulChainsLeavesAChainWhoseProductIsFetched) {
                                                   c.relu.handle().id()}));
 }
 
-TEST_F(PlanBuilderTest, FuseMatMulChainsEndsAtABiasAddThatAnotherStepReads) {
+TEST_F(PlanBuilderTest, FuseChainsEndsAtABiasAddThatAnotherStepReads) {
   DenseChain c = BuildDenseChain(g_);
   Output other = ops::Square(c.bias_add).value();
   std::shared_ptr<const Plan> plan =
@@ -244,6 +249,175 @@ TEST_F(PlanBuilderTest, AFusedChainComputesBitForBitWhatItsThreeKernelsDo) {
   for (float v : a) (v == 0 ? zeros : positives)++;
   EXPECT_GT(zeros, 0);
   EXPECT_GT(positives, 0);
+}
+
+// The bits of a float tensor, for bit-for-bit comparisons.
+std::vector<uint32_t> Bits(const Tensor& t) {
+  const absl::Span<const float> v = t.data<float>();
+  std::vector<uint32_t> bits(v.size());
+  std::memcpy(bits.data(), v.data(), v.size() * sizeof(float));
+  return bits;
+}
+
+// A Dense layer's backward chain under a ReLU: dh = MatMul(dy, w^T), then
+// ReluGrad(dh, h), with dy [-1, 19] fed and h a fed [-1, 7] of both signs.
+struct BackwardChain {
+  Output dy, h, matmul, relu_grad;
+};
+BackwardChain BuildBackwardChain(Graph& g) {
+  std::vector<float> w(7 * 19);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.37f * (i % 11) - 1.7f;
+  BackwardChain c;
+  c.dy = ops::Placeholder(g, DT_FLOAT, {-1, 19}).value();
+  c.h = ops::Placeholder(g, DT_FLOAT, {-1, 7}).value();
+  Output wc =
+      ops::Const(g, Tensor::FromData<float>({7, 19}, w).value()).value();
+  c.matmul = ops::MatMul(c.dy, wc, {.transpose_b = true}).value();
+  c.relu_grad = ops::ReluGrad(c.matmul, c.h).value();
+  return c;
+}
+Tensor Values(int rows, int cols, float scale) {
+  std::vector<float> v(rows * cols);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = scale * (i % 17) - 1.1f;
+  return Tensor::FromData<float>({rows, cols}, v).value();
+}
+
+TEST_F(PlanBuilderTest, FuseChainsRunsMatMulReluGradAsOneStep) {
+  BackwardChain c = BuildBackwardChain(g_);
+  std::shared_ptr<const Plan> plan =
+      Build({{c.dy, Values(5, 19, 0.1f)}, {c.h, Values(5, 7, 0.13f)}},
+            {c.relu_grad})
+          .value();
+  EXPECT_EQ(RunSteps(*plan), std::vector<NodeId>{c.relu_grad.handle().id()});
+}
+
+TEST_F(PlanBuilderTest, AFusedBackwardChainComputesBitForBitWhatItsKernelsDo) {
+  BackwardChain c = BuildBackwardChain(g_);
+  Session session(g_);
+  const Feeds feeds = {{c.dy, Values(5, 19, 0.1f)}, {c.h, Values(5, 7, 0.13f)}};
+  std::vector<Tensor> fused = session.Run(feeds, {c.relu_grad}).value();
+  // Fetching the product too keeps the chain unfused.
+  std::vector<Tensor> plain =
+      session.Run(feeds, {c.relu_grad, c.matmul}).value();
+  EXPECT_EQ(Bits(fused[0]), Bits(plain[0]));
+  int zeros = 0, others = 0;
+  for (float v : fused[0].data<float>()) (v == 0 ? zeros : others)++;
+  EXPECT_GT(zeros, 0);
+  EXPECT_GT(others, 0);
+}
+
+TEST_F(PlanBuilderTest, FuseChainsLeavesAChainThatAStepWaitsOnUnfused) {
+  DenseChain c = BuildDenseChain(g_);
+  Output after = ops::Square(c.relu).value();
+  ASSERT_TRUE(g_.AddControlEdge(c.bias_add.handle(), after.handle()).ok());
+  std::shared_ptr<const Plan> plan = Build({{c.x, Batch(5)}}, {after}).value();
+  // MatMul and BiasAdd still fuse (the BiasAdd ends that chain); the Relu
+  // runs alone.
+  EXPECT_EQ(RunSteps(*plan),
+            (std::vector<NodeId>{c.bias_add.handle().id(), c.relu.handle().id(),
+                                 after.handle().id()}));
+}
+
+TEST_F(PlanBuilderTest,
+       FuseChainsLeavesAGraphFromARegistryWithoutRulesUnfused) {
+  OpRegistry registry;  // the core ops without RegisterCoreOps' rules
+  RegisterArrayOps(registry);
+  RegisterMathOps(registry);
+  RegisterNnOps(registry);
+  DenseChain fused = BuildDenseChain(g_);
+  const NodeInfo matmul = g_.Describe(fused.matmul.handle()).value();
+  const NodeInfo bias_add = g_.Describe(fused.bias_add.handle()).value();
+  auto build = [&](const std::string& op, std::vector<BuildInput> inputs) {
+    return Output(
+        BuildNode(registry, g_, op, "", std::move(inputs), {}, {}).value(), 0);
+  };
+  Output mm = build("MatMul", {fused.x, matmul.inputs[1]});
+  Output ba = build("BiasAdd", {mm, bias_add.inputs[1]});
+  Output relu = build("Relu", {ba});
+  std::shared_ptr<const Plan> plan =
+      Build({{fused.x, Batch(5)}}, {relu}).value();
+  EXPECT_EQ(RunSteps(*plan),
+            (std::vector<NodeId>{mm.handle().id(), ba.handle().id(),
+                                 relu.handle().id()}));
+  // The same chain with the global registry's OpDefs is fused, and both
+  // compute the same bits.
+  Session session(g_);
+  std::vector<Tensor> out =
+      session.Run({{fused.x, Batch(5)}}, {fused.relu, relu}).value();
+  EXPECT_EQ(Bits(out[0]), Bits(out[1]));
+}
+
+// A node of `def` reading `inputs`, with one float output shaped like the
+// first input.
+Output NodeOf(Graph& g, const OpDef& def, const std::string& name,
+              std::vector<Output> inputs) {
+  NodeSpec spec{.op = def.type, .op_def = &def, .name = name};
+  spec.output_types = {DT_FLOAT};
+  spec.output_shapes = {inputs[0].shape()};
+  spec.inputs = std::move(inputs);
+  return Output(g.AddNode(std::move(spec)).value(), 0);
+}
+
+// (a + b) * c elementwise, from inputs (a, b, c).
+absl::Status AddThenMul(OpKernelContext& ctx) {
+  const auto a = ctx.input(0).data<float>(), b = ctx.input(1).data<float>(),
+             c = ctx.input(2).data<float>();
+  absl::StatusOr<Tensor*> out =
+      ctx.allocate_output(0, DT_FLOAT, ctx.input(0).shape());
+  if (!out.ok()) return out.status();
+  auto o = (*out)->mutable_data<float>();
+  for (size_t i = 0; i < o.size(); ++i) o[i] = (a[i] + b[i]) * c[i];
+  return absl::OkStatus();
+}
+
+TEST_F(PlanBuilderTest, FuseChainsRunsTheHeadsRuleAtTheEndOnTheOtherInputs) {
+  OpDef head = *ops_.def("Add");
+  head.type = "HeadAdd";
+  OpDef tail = *ops_.def("Mul");
+  tail.type = "TailMul";
+  std::vector<std::string> bound;
+  head.fusions.push_back(std::make_shared<const FusionRule>(FusionRule{
+      .chain = {&head, &tail},
+      .bind = [&bound](absl::Span<const FusedNode> nodes) -> KernelFn {
+        for (const FusedNode& n : nodes) bound.emplace_back(n.name);
+        return AddThenMul;
+      }}));
+  Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
+  Output z = ops_.Placeholder(g_, TensorShape({2}), "z").value();
+  Output h = NodeOf(g_, head, "h", {x, ops_.Square(x).value()});
+  Output t = NodeOf(g_, tail, "t", {h, z});
+  std::shared_ptr<const Plan> plan =
+      Build({{x, Vec({1, 2})}, {z, Vec({3, 5})}}, {t}).value();
+  EXPECT_EQ(bound, (std::vector<std::string>{"h", "t"}));
+  ASSERT_EQ(plan->steps.size(), 3u);  // Square, h, t
+  EXPECT_EQ(plan->steps[1].kind, Step::Kind::kSkip);
+  const Step& end = plan->steps[2];
+  EXPECT_TRUE(end.fused);
+  ASSERT_EQ(end.num_inputs, 3u);  // x, Square's output, z
+  EXPECT_EQ(plan->inputs[end.input_begin].slot, 0u);
+  EXPECT_EQ(plan->inputs[end.input_begin + 1].slot, plan->steps[0].output_base);
+  EXPECT_EQ(plan->inputs[end.input_begin + 2].slot, 1u);
+  Session session(g_);
+  std::vector<Tensor> out =
+      session.Run({{x, Vec({1, 2})}, {z, Vec({3, 5})}}, {t}).value();
+  EXPECT_EQ(testing::Values(out[0]), (std::vector<float>{6, 30}));
+}
+
+TEST_F(PlanBuilderTest, FuseChainsLeavesAChainWhoseBinderGivesNoKernel) {
+  OpDef head = *ops_.def("Add");
+  head.type = "HeadAdd";
+  OpDef tail = *ops_.def("Mul");
+  tail.type = "TailMul";
+  head.fusions.push_back(std::make_shared<const FusionRule>(FusionRule{
+      .chain = {&head, &tail},
+      .bind = [](absl::Span<const FusedNode>) { return KernelFn(); }}));
+  Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
+  Output t = NodeOf(g_, tail, "t", {NodeOf(g_, head, "h", {x, x}), x});
+  std::shared_ptr<const Plan> plan = Build({{x, Vec({1, 2})}}, {t}).value();
+  for (const Step& step : plan->steps) {
+    EXPECT_EQ(step.kind, Step::Kind::kRun);
+    EXPECT_FALSE(step.fused);
+  }
 }
 
 }  // namespace
