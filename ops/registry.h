@@ -41,7 +41,7 @@
 #include "absl/types/span.h"
 #include "runtime/attr_value.h"
 #include "runtime/graph.h"
-#include "runtime/node.h"
+#include "runtime/node_resource.h"
 #include "runtime/op_def.h"
 #include "runtime/tensor.h"
 

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 #include "ops/ops.h"
 #include "runtime/graph.h"
+#include "runtime/node_view.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 #include "unsupported/Eigen/CXX11/ThreadPool"
 
@@ -25,7 +26,7 @@ class FusedMatMulTest : public ::testing::Test {
                              const Tensor& b, const Tensor& bias) {
     Output x = ops::Placeholder(g_, DT_FLOAT, {-1, -1}).value();
     Output relu = ops::Relu(x).value();
-    const Node& node = g_.NodeForRuntime(relu.handle());
+    const NodeView node(relu);
     const Tensor* in[3] = {&a, &b, &bias};
     NodeResource* resources[3] = {nullptr, nullptr, nullptr};
     OpKernelContext ctx(node, in, resources, &device_, 1);
