@@ -18,6 +18,9 @@ set(GRAPHGC_SOURCES
     runtime/gradient_walk.cc
     runtime/graph.cc
     runtime/name_index.cc
+    runtime/node.cc
+    runtime/node_view.cc
+    runtime/op_def.cc
     runtime/plan.cc
     runtime/plan_builder.cc
     runtime/session.cc
@@ -83,6 +86,9 @@ set(GRAPHGC_HEADERS
     runtime/graph.h
     runtime/name_index.h
     runtime/node.h
+    runtime/node_input.h
+    runtime/node_resource.h
+    runtime/node_view.h
     runtime/op_def.h
     runtime/plan.h
     runtime/plan_builder.h

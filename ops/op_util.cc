@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_join.h"
 #include "ops/ops.h"
+#include "runtime/node_view.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -134,10 +135,10 @@ RegisteredOp MakeOp(std::string type, std::vector<std::string> inputs,
 
 std::optional<Tensor> ConstValueOf(const Output& out) {
   if (!out.valid()) return std::nullopt;
-  const Node& n = out.graph()->NodeForRuntime(out.handle());
-  if (n.op != "Const") return std::nullopt;
-  auto it = n.attrs.find("value");
-  if (it == n.attrs.end()) return std::nullopt;
+  const NodeView n(out);
+  if (n.op() != "Const") return std::nullopt;
+  auto it = n.attrs().find("value");
+  if (it == n.attrs().end()) return std::nullopt;
   if (const Tensor* t = std::get_if<Tensor>(&it->second)) return *t;
   return std::nullopt;
 }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
+#include "runtime/node_view.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -116,9 +117,9 @@ absl::StatusOr<Output> ReadVariableOp(const Output& resource,
   GG_ASSIGN_OR_RETURN(Graph * g,
                       GraphOf("ReadVariableOp", options.name, {&resource}));
   AttrMap attrs;
-  const Node& producer = g->NodeForRuntime(resource.handle());
-  if (producer.op == "VarHandleOp") {
-    attrs["dtype"] = GetAttrOr<DataType>(producer.attrs, "dtype", DT_INVALID);
+  const NodeView producer(resource);
+  if (producer.op() == "VarHandleOp") {
+    attrs["dtype"] = GetAttrOr<DataType>(producer.attrs(), "dtype", DT_INVALID);
   }
   return Build(*g, "ReadVariableOp", {resource}, std::move(attrs),
                std::move(options.name), std::move(options.control_inputs));

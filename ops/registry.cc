@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "ops/resources.h"
 #include "runtime/algorithm.h"
+#include "runtime/node_view.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -13,16 +14,16 @@ namespace {
 
 // What a shape function may know about an existing output.
 InputInfo DescribeInput(const Output& out) {
-  const Node& producer = out.graph()->NodeForRuntime(out.handle());
+  const NodeView producer(out);
   std::optional<TensorShape> shape_input;
-  if (producer.op == "Shape" && !producer.inputs.empty()) {
-    const NodeInput& in = producer.inputs[0];
-    const Node& x = out.graph()->NodeForRuntime(in.node);
-    if (in.index < static_cast<int>(x.output_shapes.size())) {
-      shape_input = x.output_shapes[in.index];
+  if (producer.op() == "Shape" && !producer.inputs().empty()) {
+    const int index = producer.inputs()[0].index;
+    const NodeView x = producer.input(0);
+    if (index < static_cast<int>(x.output_shapes().size())) {
+      shape_input = x.output_shapes()[index];
     }
   }
-  return DescribeOutput(producer.op, producer.attrs,
+  return DescribeOutput(producer.op(), producer.attrs(),
                         OutputInfo{.dtype = out.dtype(), .shape = out.shape()},
                         shape_input);
 }
@@ -289,12 +290,12 @@ absl::StatusOr<NodeHandle> BuildNode(const OpRegistry& registry, Graph& graph,
       return error(absl::StrCat("input ", i, " (", InputName(*op, i),
                                 ") belongs to another graph"));
     }
-    const Node& producer = graph.NodeForRuntime(in.handle());
+    const NodeView producer(in);
     if (in.index() < 0 ||
-        in.index() >= static_cast<int>(producer.output_types.size())) {
+        in.index() >= static_cast<int>(producer.output_types().size())) {
       return error(absl::StrCat("input ", i, " reads output ", in.index(),
-                                " of '", producer.name, "', which has ",
-                                producer.output_types.size()));
+                                " of '", producer.name(), "', which has ",
+                                producer.output_types().size()));
     }
   }
   for (size_t i = 0; i < control_inputs.size(); ++i) {
@@ -343,7 +344,7 @@ absl::StatusOr<NodeHandle> BuildNode(const OpRegistry& registry, Graph& graph,
   spec.resource = staged.resource;
   GG_ASSIGN_OR_RETURN(NodeHandle handle, graph.AddNode(std::move(spec)));
   if (auto* named = dynamic_cast<NamedResource*>(staged.resource.get())) {
-    named->set_node_name(graph.NodeForRuntime(handle).name);
+    named->set_node_name(NodeView(handle).name());
   }
   return handle;
 }

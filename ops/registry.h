@@ -42,7 +42,7 @@
 #include "runtime/attr_value.h"
 #include "runtime/fusion.h"
 #include "runtime/graph.h"
-#include "runtime/node.h"
+#include "runtime/node_resource.h"
 #include "runtime/op_def.h"
 #include "runtime/tensor.h"
 

@@ -21,7 +21,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "runtime/node.h"
+#include "runtime/node_resource.h"
 #include "runtime/tensor.h"
 #include "util/mutex.h"
 

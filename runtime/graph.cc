@@ -11,19 +11,10 @@
 #include "absl/strings/str_join.h"
 #include "gc/roots.h"
 #include "runtime/algorithm.h"
+#include "runtime/node.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
-
-int64_t Node::ApproxBytes() const {
-  int64_t bytes = sizeof(Node) + static_cast<int64_t>(name.capacity());
-  for (const auto& [key, value] : attrs) {
-    bytes += static_cast<int64_t>(key.size() + sizeof(AttrValue));
-    if (const Tensor* t = std::get_if<Tensor>(&value)) bytes += t->TotalBytes();
-  }
-  if (resource != nullptr) bytes += resource->ApproxBytes();
-  return bytes;
-}
 
 std::string Output::name() const {
   return absl::StrCat(node_name(), ":", index_);
@@ -140,7 +131,7 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
         spec.op, " node '", base, "': ", spec.output_types.size(),
         " output types but ", spec.output_shapes.size(), " output shapes"));
   }
-  auto node = std::make_unique<Node>();
+  auto node = std::make_unique<Node>(NodeKey());
   node->op = std::move(spec.op);
   node->op_def = spec.op_def;
   node->attrs = std::move(spec.attrs);
@@ -325,7 +316,7 @@ std::vector<NodeHandle> Graph::CommitBatchLocked(
   std::vector<NodeHandle> handles;
   handles.reserve(batch.size());
   for (BatchNodeSpec& spec : batch) {
-    auto node = std::make_unique<Node>();
+    auto node = std::make_unique<Node>(NodeKey());
     absl::InlinedVector<uint32_t, 4> edges;
     for (const std::variant<Output, BatchOutput>& in : spec.inputs) {
       NodeInput input;

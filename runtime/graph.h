@@ -57,12 +57,14 @@
 #include "gc/stats.h"
 #include "runtime/attr_value.h"
 #include "runtime/name_index.h"
-#include "runtime/node.h"
+#include "runtime/node_resource.h"
 #include "runtime/tensor.h"
 
 namespace graphgc {
 
 class Graph;
+struct Node;   // runtime/node.h, internal to runtime/
+struct OpDef;  // runtime/op_def.h
 
 // Output: one output of a node, as a strong handle plus an output index.
 class Output {
@@ -302,7 +304,9 @@ class Graph : private gc::SweepObserver {
   // nothing, if any id is dead. A session's run pins its plan through
   // exec::PinnedRun (runtime/plan.h) instead.
   absl::StatusOr<gc::PinScope> Pin(absl::Span<const NodeId> ids) const;
-  // The node a live handle (or pin) keeps; valid while that holds.
+  // The node a live handle (or pin) keeps; valid while that holds. For
+  // runtime/ only (Node is complete only there); ops/, serialize/ and the
+  // rest read nodes through NodeView (runtime/node_view.h).
   const Node& NodeForRuntime(const NodeHandle& node) const;
   const Node& NodeForRuntime(NodeId id) const;
   // A strong handle to a live node (NotFound once it is swept).

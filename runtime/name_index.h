@@ -46,9 +46,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "runtime/node.h"
 
 namespace graphgc {
+
+struct Node;       // runtime/node.h
+struct NameGroup;  // name_index.cc
 
 class NameIndex {
  public:

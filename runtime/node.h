@@ -1,7 +1,10 @@
 // runtime/node.h
 //
-// Node: what a graph slot holds. Private to the runtime: users, models and
-// callbacks reach nodes only through NodeHandle / Output. A node's fields
+// Node: what a graph slot holds. Internal to runtime/ (its Bazel target is
+// visible to //runtime and the runtime's tests only): ops/, serialize/ and
+// everything above read a node through NodeView (runtime/node_view.h),
+// users through NodeHandle / Output. Only the Graph makes a Node (the
+// constructor takes a NodeKey, which only Graph can make). A node's fields
 // are fixed when it is built (validate first, commit last), except its
 // control inputs, which Graph::AddControlEdge may extend under the graph's
 // lock. A strong handle or a pin keeps the Node object alive, so runtime
@@ -10,6 +13,7 @@
 #ifndef GRAPHGC_RUNTIME_NODE_H_
 #define GRAPHGC_RUNTIME_NODE_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,27 +22,30 @@
 #include "gc/heap.h"
 #include "gc/node_id.h"
 #include "runtime/attr_value.h"
+#include "runtime/node_input.h"
+#include "runtime/node_resource.h"
 #include "runtime/tensor.h"
 
 namespace graphgc {
 
+class Graph;
 struct OpDef;      // runtime/op_def.h
 struct NameGroup;  // runtime/name_index.cc
 
-// Per-node state that is not a plain attribute, e.g. a variable's value. It
-// lives exactly as long as its node (it is swept with it).
-class NodeResource {
+// The pass a Node's constructor asks for: only Graph (and tests, through
+// the greppable hook) can make one.
+class NodeKey {
  public:
-  virtual ~NodeResource() = default;
-  virtual int64_t ApproxBytes() const { return 0; }
-};
+  static NodeKey ForTesting() { return NodeKey(); }
 
-struct NodeInput {
-  NodeId node;
-  int index = 0;
+ private:
+  friend class Graph;
+  NodeKey() = default;
 };
 
 struct Node final : public gc::Object {
+  explicit Node(NodeKey) {}
+
   std::string name;
   uint32_t base_length = 0;         // name.substr(0, base_length) was requested
   NameGroup* name_group = nullptr;  // the graph's name index's, under its lock

@@ -29,7 +29,8 @@
 #include "absl/types/span.h"
 #include "runtime/attr_value.h"
 #include "runtime/graph.h"
-#include "runtime/node.h"
+#include "runtime/node_resource.h"
+#include "runtime/node_view.h"
 #include "runtime/tensor.h"
 
 namespace Eigen {
@@ -39,36 +40,32 @@ struct ThreadPoolDevice;  // a struct in Eigen
 namespace graphgc {
 
 struct FusionRule;  // runtime/fusion.h
+struct Node;  // runtime/node.h, internal to runtime/
 
 // What a kernel sees of one execution of its node.
 class OpKernelContext {
  public:
   // `inputs` points at the input tensors, which the caller keeps in place
   // (unchanged) until the kernel returns: the executor passes its slots
-  // without copying a tensor.
+  // without copying a tensor. `node` (runtime/ only: Node is internal to
+  // it) is kept alive by the caller's pin for as long as the context lives.
   OpKernelContext(const Node& node, absl::Span<const Tensor* const> inputs,
                   absl::Span<NodeResource* const> input_resources,
-                  const Eigen::ThreadPoolDevice* device, int64_t step_id)
-      : node_(node),
-        inputs_(inputs),
-        input_resources_(input_resources),
-        device_(device),
-        step_id_(step_id),
-        owned_outputs_(node.output_types.size()),
-        outputs_(absl::MakeSpan(owned_outputs_)) {}
+                  const Eigen::ThreadPoolDevice* device, int64_t step_id);
   // The same, with the outputs written straight into `outputs` (one empty
   // tensor per output of the node), which the caller keeps: the executor
   // passes its slots, so no output is moved after the kernel returns.
   OpKernelContext(const Node& node, absl::Span<const Tensor* const> inputs,
                   absl::Span<NodeResource* const> input_resources,
                   const Eigen::ThreadPoolDevice* device, int64_t step_id,
-                  absl::Span<Tensor> outputs)
-      : node_(node),
-        inputs_(inputs),
-        input_resources_(input_resources),
-        device_(device),
-        step_id_(step_id),
-        outputs_(outputs) {}
+                  absl::Span<Tensor> outputs);
+  // The first form for the node `node` shows, for code outside runtime/
+  // (kernel tests): the context must not outlive `node`.
+  OpKernelContext(const NodeView& node, absl::Span<const Tensor* const> inputs,
+                  absl::Span<NodeResource* const> input_resources,
+                  const Eigen::ThreadPoolDevice* device, int64_t step_id)
+      : OpKernelContext(*node.node_, inputs, input_resources, device, step_id) {
+  }
   OpKernelContext(const OpKernelContext&) = delete;
   OpKernelContext& operator=(const OpKernelContext&) = delete;
 
@@ -78,10 +75,10 @@ class OpKernelContext {
   // behind a DT_RESOURCE input), or nullptr.
   NodeResource* input_resource(int i) const { return input_resources_[i]; }
   // This node's own resource (a variable's state for VarHandleOp).
-  NodeResource* resource() const { return node_.resource.get(); }
-  const AttrMap& attrs() const { return node_.attrs; }
-  const std::string& node_name() const { return node_.name; }
-  const std::string& op() const { return node_.op; }
+  NodeResource* resource() const { return resource_; }
+  const AttrMap& attrs() const { return attrs_; }
+  const std::string& node_name() const;
+  const std::string& op() const;
   // The intra-op thread pool device (one thread by default).
   const Eigen::ThreadPoolDevice& device() const { return *device_; }
   int64_t step_id() const { return step_id_; }
@@ -138,13 +135,12 @@ class OpKernelContext {
   }
   // `status` (not OK) with its code kept and its message prefixed as
   // InvalidArgument's: a failed allocation stays ResourceExhausted.
-  absl::Status Error(const absl::Status& status) const {
-    return absl::Status(status.code(), absl::StrCat(node_.op, " '", node_.name,
-                                                    "': ", status.message()));
-  }
+  absl::Status Error(const absl::Status& status) const;
 
  private:
   const Node& node_;
+  const AttrMap& attrs_;    // node_'s, read by kernels on every run
+  NodeResource* resource_;  // node_'s own, or nullptr
   absl::Span<const Tensor* const> inputs_;
   absl::Span<NodeResource* const> input_resources_;
   const Eigen::ThreadPoolDevice* device_;

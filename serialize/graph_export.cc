@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "runtime/node_view.h"
 #include "serialize/attr_codec.h"
 #include "serialize/graph_def.h"
 #include "serialize/node_def.pb.h"
@@ -68,7 +69,8 @@ absl::StatusOr<proto::GraphDef> ExportOnce(Graph& graph,
       node->add_input(InputString(in));
     }
     for (const NodeHandle& c : info.control_inputs) {
-      const std::string& name = graph.NodeForRuntime(c).name;
+      const NodeView control(c);
+      const std::string& name = control.name();
       if (!names.contains(name)) {
         return absl::AbortedError("ExportGraphDef: graph changed while read");
       }

@@ -8,6 +8,7 @@
 #include "ops/ops.h"
 #include "ops/registry.h"
 #include "runtime/graph.h"
+#include "runtime/node_view.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 #include "unsupported/Eigen/CXX11/ThreadPool"
 
@@ -27,7 +28,7 @@ class FusedMatMulTest : public ::testing::Test {
                              const Tensor& b, const Tensor& bias) {
     Output x = ops::Placeholder(g_, DT_FLOAT, {-1, -1}).value();
     Output relu = ops::Relu(x).value();
-    const Node& node = g_.NodeForRuntime(relu.handle());
+    const NodeView node(relu);
     const Tensor* in[3] = {&a, &b, &bias};
     NodeResource* resources[3] = {nullptr, nullptr, nullptr};
     OpKernelContext ctx(node, in, resources, &device_, 1);
@@ -103,7 +104,7 @@ absl::StatusOr<Tensor> RunReluGrad(const FusedMatMulReluGradSpec& spec,
                                    const Tensor& features) {
   Graph g;
   Output x = ops::Placeholder(g, DT_FLOAT, {-1, -1}).value();
-  const Node& node = g.NodeForRuntime(ops::Relu(x).value().handle());
+  const NodeView node(ops::Relu(x).value());
   Eigen::ThreadPool pool(1);
   Eigen::ThreadPoolDevice device(&pool, 1);
   const Tensor* in[3] = {&a, &b, &features};

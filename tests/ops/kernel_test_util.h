@@ -23,6 +23,7 @@
 #include "ops/ops.h"
 #include "ops/registry.h"
 #include "runtime/graph.h"
+#include "runtime/node_view.h"
 #include "runtime/op_def.h"
 #include "runtime/tensor.h"
 #include "unsupported/Eigen/CXX11/Tensor"
@@ -51,27 +52,28 @@ class KernelRunner {
     absl::flat_hash_map<Output, Tensor> values;
     for (const auto& [out, t] : feeds) values[out] = t;
     for (const NodeHandle& h : *order) {
-      const Node& node = g.NodeForRuntime(h);
+      const NodeView node(h);
       bool fed = false;
-      for (size_t i = 0; i < node.output_types.size(); ++i) {
+      for (size_t i = 0; i < node.output_types().size(); ++i) {
         fed |= values.contains(Output(h, static_cast<int>(i)));
       }
       if (fed) continue;
       std::vector<Tensor> inputs;
       std::vector<NodeResource*> resources;
-      for (const NodeInput& in : node.inputs) {
+      for (size_t k = 0; k < node.inputs().size(); ++k) {
+        const NodeInput& in = node.inputs()[k];
         absl::StatusOr<NodeHandle> p = g.HandleFor(in.node);
         if (!p.ok()) return p.status();
         inputs.push_back(values[Output(*p, in.index)]);
-        resources.push_back(g.NodeForRuntime(in.node).resource.get());
+        resources.push_back(node.input(k).resource());
       }
-      if (node.op_def == nullptr || !node.op_def->kernel) {
-        return absl::InternalError("node " + node.name + " has no kernel");
+      if (node.op_def() == nullptr || !node.op_def()->kernel) {
+        return absl::InternalError("node " + node.name() + " has no kernel");
       }
       std::vector<const Tensor*> input_ptrs;
       for (const Tensor& t : inputs) input_ptrs.push_back(&t);
       OpKernelContext ctx(node, input_ptrs, resources, &device_, ++step_);
-      absl::Status s = node.op_def->kernel(ctx);
+      absl::Status s = node.op_def()->kernel(ctx);
       if (!s.ok()) return s;
       for (size_t i = 0; i < ctx.outputs().size(); ++i) {
         values[Output(h, static_cast<int>(i))] = ctx.outputs()[i];

@@ -5,6 +5,7 @@
 #include "gtest/gtest.h"
 #include "ops/ops.h"
 #include "ops/resources.h"
+#include "runtime/node_view.h"
 #include "tests/ops/kernel_test_util.h"
 
 namespace graphgc {
@@ -239,8 +240,7 @@ TEST_F(StateOpsTest, ReadVariableGradientPassesToHandle) {
   Output v = ops::VarHandleOp(g_, DT_FLOAT, {2}).value();
   Output r = ops::ReadVariableOp(v).value();
   GradContext ctx{g_.Describe(r.handle()).value(), {r}, {C(F({2}, {1, 2}))}};
-  auto grads =
-      r.graph()->NodeForRuntime(r.handle()).op_def->gradient(ctx).value();
+  auto grads = NodeView(r).op_def()->gradient(ctx).value();
   ASSERT_EQ(grads.size(), 1u);
   ASSERT_TRUE(grads[0].has_value());
   EXPECT_THAT(Values(run_.Run1(*grads[0]).value()), ElementsAre(1, 2));

@@ -20,7 +20,7 @@ class NameIndexTest : public ::testing::Test {
  protected:
   // Adds a node asking for `base`; it gets the name Unique(base) gives.
   Node& Add(absl::string_view base) {
-    auto node = std::make_unique<Node>();
+    auto node = std::make_unique<Node>(NodeKey::ForTesting());
     node->name = index_.Unique(base);
     node->base_length = static_cast<uint32_t>(base.size());
     index_.Insert(*node, next_slot_++);

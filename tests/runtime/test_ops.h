@@ -27,7 +27,7 @@
 #include "absl/status/statusor.h"
 #include "runtime/gradient_walk.h"
 #include "runtime/graph.h"
-#include "runtime/node.h"
+#include "runtime/node_resource.h"
 #include "runtime/op_def.h"
 #include "runtime/tensor.h"
 
