@@ -291,15 +291,23 @@ Tensor::Tensor(DataType dtype, TensorShape shape, BufferRef buffer)
       num_elements_(shape_.num_elements()),
       buffer_(std::move(buffer)) {}
 
-absl::Status Tensor::Reset(DataType dtype, const TensorShape& shape,
-                           bool zero) {
+namespace {
+
+// A tensor's element count and byte size, or why `dtype` and `shape` make
+// no tensor (a dtype a tensor cannot hold; a shape that is not fully
+// defined and valid). Every kernel output comes through here (Reset).
+struct TensorSize {
+  int64_t num_elements = 0;
+  int64_t bytes = 0;
+};
+absl::StatusOr<TensorSize> SizeOfTensor(DataType dtype,
+                                        const TensorShape& shape) {
   if (!IsTensorDataType(dtype)) {
     return absl::InvalidArgumentError(
         absl::StrCat("a tensor cannot hold dtype ", DataTypeString(dtype)));
   }
   // num_elements() checks what Validate checks, in the same pass as the
-  // count; Validate itself only words the error. Every kernel output comes
-  // through here.
+  // count; Validate itself only words the error.
   const int64_t num_elements = shape.num_elements();
   if (num_elements < 0) {
     absl::Status s = TensorShape::Validate(shape.dim_sizes(), false);
@@ -307,7 +315,17 @@ absl::Status Tensor::Reset(DataType dtype, const TensorShape& shape,
         absl::StrCat("tensor shape: ", s.message()));
   }
   // At most 2^40 elements of at most 8 bytes: no overflow.
-  const int64_t bytes = num_elements * DataTypeSize(dtype);
+  return TensorSize{num_elements, num_elements * DataTypeSize(dtype)};
+}
+
+}  // namespace
+
+absl::Status Tensor::Reset(DataType dtype, const TensorShape& shape,
+                           bool zero) {
+  const absl::StatusOr<TensorSize> size = SizeOfTensor(dtype, shape);
+  if (!size.ok()) return size.status();
+  const int64_t num_elements = size->num_elements;
+  const int64_t bytes = size->bytes;
   const int64_t limit = MaxTensorBytes();
   if (limit > 0 && bytes > limit) {
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -331,18 +349,13 @@ absl::Status Tensor::Reset(DataType dtype, const TensorShape& shape,
 absl::StatusOr<Tensor> Tensor::Borrow(DataType dtype, const TensorShape& shape,
                                       const void* data, size_t bytes,
                                       ReleaseFn release, void* release_arg) {
-  if (!IsTensorDataType(dtype)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Tensor::Borrow: a tensor cannot hold dtype ", DataTypeString(dtype)));
+  absl::StatusOr<TensorSize> size = SizeOfTensor(dtype, shape);
+  if (!size.ok()) {
+    return absl::Status(
+        size.status().code(),
+        absl::StrCat("Tensor::Borrow: ", size.status().message()));
   }
-  const int64_t num_elements = shape.num_elements();
-  if (num_elements < 0) {
-    absl::Status s = TensorShape::Validate(shape.dim_sizes(), false);
-    return absl::InvalidArgumentError(
-        absl::StrCat("Tensor::Borrow: tensor shape: ", s.message()));
-  }
-  // At most 2^40 elements of at most 8 bytes: no overflow.
-  const int64_t expected = num_elements * DataTypeSize(dtype);
+  const int64_t expected = size->bytes;
   if (bytes != static_cast<size_t>(expected)) {
     return absl::InvalidArgumentError(
         absl::StrCat("Tensor::Borrow: a ", DataTypeString(dtype),
