@@ -58,13 +58,9 @@ void ReleaseLentArray(void* array) {
 }
 
 // A tensor reading `array`'s memory, holding a reference to it; nullopt
-// when it cannot be lent (unaligned, or empty).
+// when Tensor::Borrow refuses it (unaligned memory, a shape no tensor has).
 std::optional<Tensor> Lend(const py::array& array, DataType dtype,
                            const TensorShape& shape) {
-  if (array.size() == 0 ||
-      reinterpret_cast<uintptr_t>(array.data()) % 64 != 0) {
-    return std::nullopt;
-  }
   PyObject* ref = array.ptr();
   absl::StatusOr<Tensor> tensor = Tensor::Borrow(
       dtype, shape, array.data(), static_cast<size_t>(array.nbytes()),
@@ -99,18 +95,19 @@ Tensor TensorFromArray(py::handle obj, ArrayRole role, ArrayUse use,
   const DataType dtype = target.is(py::dtype::of<float>())     ? DT_FLOAT
                          : target.is(py::dtype::of<int32_t>()) ? DT_INT32
                                                                : DT_INT64;
-  if (use == ArrayUse::kDuringTheCall &&
-      TensorShape::Validate(dims, false).ok()) {
+  if (use == ArrayUse::kDuringTheCall) {
     if (std::optional<Tensor> lent = Lend(array, dtype, shape)) {
       return *std::move(lent);
     }
   }
-  if (target.is(py::dtype::of<float>()))
-    return CopyIn<float>(array, shape, what);
-  if (target.is(py::dtype::of<int32_t>())) {
-    return CopyIn<int32_t>(array, shape, what);
+  switch (dtype) {
+    case DT_FLOAT:
+      return CopyIn<float>(array, shape, what);
+    case DT_INT32:
+      return CopyIn<int32_t>(array, shape, what);
+    default:
+      return CopyIn<int64_t>(array, shape, what);
   }
-  return CopyIn<int64_t>(array, shape, what);
 }
 
 namespace {
