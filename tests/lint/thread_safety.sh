@@ -10,7 +10,9 @@
 #  2. models/, data/, tools/ and python/ext/, which no fuzzer links: a
 #     syntax-only pass (the analysis runs in the front end, so nothing is
 #     generated), with OpenMPI's and CPython's headers for tools/cluster_mpi
-#     and the Python module.
+#     and the Python module. Each file's clean result is cached by a hash of
+#     its preprocessed text (~/.cache/graphgc/thread-safety), so only files
+#     whose translation unit changed are analysed again.
 #
 # Usage: tests/lint/thread_safety.sh [FUZZ_OUT]  (default: build-fuzz)
 # Prints "thread-safety: OK" or the warnings and "thread-safety: FAILED";
@@ -33,9 +35,38 @@ FLAGS=(-std=c++20 -fsyntax-only -DEIGEN_USE_THREADS -I. -I"$OUT/gen"
        -Wthread-safety -Wthread-safety-beta -Werror=thread-safety
        -Werror=thread-safety-beta)
 export CLANG=${CXX_SYNTAX:-clang++-14}
+# Each file's result is cached outside the clone, keyed by a hash of the
+# compiler's version, the flags and the file's preprocessed text (-P: no
+# line markers, so the clone's path is not in it): a file whose translation
+# unit did not change is not analysed again, in this clone or any other on
+# this machine. Only a clean analysis is recorded; a warning is reported
+# every run until it is fixed. THREAD_SAFETY_CACHE=0 analyses every file.
+export TS_CACHE=${THREAD_SAFETY_CACHE_DIR:-$HOME/.cache/graphgc/thread-safety}
+export TS_USE_CACHE=${THREAD_SAFETY_CACHE:-1}
+mkdir -p "$TS_CACHE"
+export TS_KEY_PREFIX
+# The flags name this clone's build-fuzz/gen: keyed relative to the clone.
+TS_KEY_PREFIX="$("$CLANG" --version | head -1) ${FLAGS[*]//$PWD/.}"
+check_file() {  # file flags...
+  set -o pipefail
+  local src=$1
+  shift
+  local key=""
+  if [[ $TS_USE_CACHE == 1 ]]; then
+    key=$({ echo "$TS_KEY_PREFIX"; "$CLANG" "${@/-fsyntax-only/-E}" -P "$src"; } |
+          sha256sum | cut -c1-40) || key=""
+    if [[ -n $key && -f $TS_CACHE/$key ]]; then
+      echo "  CACHED $src"
+      return 0
+    fi
+  fi
+  echo "  SYNTAX $src"
+  "$CLANG" "$@" "$src" || return 1
+  if [[ -n $key ]]; then touch "$TS_CACHE/$key"; fi
+}
+export -f check_file
 if ! ls models/*.cc data/*.cc tools/*.cc python/ext/*.cc |
-     xargs -P "$JOBS" -I{} sh -c 'echo "  SYNTAX {}"; "$CLANG" "$@" {}' _ \
-       "${FLAGS[@]}"; then
+     xargs -P "$JOBS" -I{} bash -c 'check_file "$@"' _ {} "${FLAGS[@]}"; then
   echo "thread-safety: FAILED (models/, data/, tools/ or python/ext/)"
   exit 1
 fi
