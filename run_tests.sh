@@ -20,6 +20,13 @@
 #  5. a short run (FUZZ_SECONDS, default 30 s) of each libFuzzer target of
 #     tests/fuzz from its seed corpus (clang + ASan/UBSan, built by
 #     tests/fuzz/build_fuzzers.sh, already built by step 4b),
+# Stages 3, 4 and 4b use neither this workspace's Bazel server nor its
+# outputs, so they run in a second lane beside stages 1-2 (their output is
+# printed when they finish; RUN_TESTS_SERIAL=1 runs them one after the
+# other instead): on two cores, a run after a small change spends most of
+# each stage compiling one file or running one long test, leaving the other
+# core idle. The fuzz runs (5) start once both lanes are done.
+#
 # and ends with the time each stage took and one line "N passed, N failed"
 # counted from what ran (a test target per configuration, each pytest test,
 # the downstream program, the CMake stage, the thread-safety check, each
@@ -68,6 +75,62 @@ run_bazel_tests() {
   fi
 }
 
+# Runs a command that is one counted check: prints "NAME PASSED" or
+# "NAME FAILED" and adds it to the counts.
+count_result() {  # name command...
+  local name=$1
+  shift
+  if "$@"; then
+    echo "$name PASSED"
+    passed=$((passed + 1))
+  else
+    echo "$name FAILED"
+    failed=$((failed + 1))
+  fi
+}
+
+# The second lane: the downstream workspace, the CMake build and clang's
+# thread-safety analysis (with the fuzzers' build). Writes its output to
+# $side_dir/log, "passed failed" to $side_dir/counts and its stage timings
+# to $side_dir/timings.
+side_lane() {
+  local passed=0 failed=0 timings=() stage_start=$SECONDS
+  # The downstream workspace consumes graphgc as @graphgc with only the lines
+  # of shared/API.md, built plain and under its own ASan and TSan settings
+  # (tests/downstream/.bazelrc: the consumer's flags, none of graphgc's).
+  for cfg in plain asan tsan; do
+    echo "=== downstream workspace (tests/downstream), $cfg"
+    flags=()
+    [[ $cfg != plain ]] && flags=(--config="$cfg")
+    count_result "//tests/downstream:app ($cfg)" \
+      bash -c 'cd tests/downstream && "$0" run "$@" //:app' "$ROOT/bazelw" \
+      "${flags[@]}"
+  done
+  end_stage "downstream workspace (lane 2)"
+
+  # The CMake build: same files as Bazel's, installed into a scratch prefix,
+  # and tests/downstream_cmake built against it (find_package and pkg-config).
+  echo "=== cmake: tests/cmake/cmake_stage.sh"
+  count_result "//tests/downstream_cmake:app (cmake install)" \
+    tests/cmake/cmake_stage.sh
+  end_stage "cmake build + install (lane 2)"
+
+  echo "=== clang -Wthread-safety: tests/lint/thread_safety.sh"
+  count_result "thread-safety (clang -Wthread-safety -Werror)" \
+    tests/lint/thread_safety.sh
+  end_stage "clang -Wthread-safety (lane 2)"
+  echo "$passed $failed" >"$side_dir/counts"
+  printf '%s\n' "${timings[@]}" >"$side_dir/timings"
+}
+side_dir=$(mktemp -d)
+trap 'rm -f "$log"; rm -rf "$side_dir"' EXIT
+# Install whatever is missing once, before the lanes both call ./bazelw.
+BAZELW_INSTALL_ONLY=1 ./bazelw
+if [[ ${RUN_TESTS_SERIAL:-0} != 1 ]]; then
+  side_lane >"$side_dir/log" 2>&1 &
+  side_pid=$!
+fi
+
 run_bazel_tests default //...
 end_stage "bazel test //... (default)"
 # The Python package (python/): build it, then run the pytest suites of
@@ -98,44 +161,22 @@ end_stage "bazel test //... (asan+ubsan)"
 run_bazel_tests tsan --config=tsan --build_tests_only //...
 end_stage "bazel test //... (tsan)"
 
-# The downstream workspace consumes graphgc as @graphgc with only the lines
-# of shared/API.md, built plain and under its own ASan and TSan settings
-# (tests/downstream/.bazelrc: the consumer's flags, none of graphgc's).
-for cfg in plain asan tsan; do
-  echo "=== downstream workspace (tests/downstream), $cfg"
-  flags=()
-  [[ $cfg != plain ]] && flags=(--config="$cfg")
-  if (cd tests/downstream && "$ROOT/bazelw" run "${flags[@]}" //:app); then
-    echo "//tests/downstream:app ($cfg) PASSED"
-    passed=$((passed + 1))
-  else
-    echo "//tests/downstream:app ($cfg) FAILED"
-    failed=$((failed + 1))
-  fi
-done
-end_stage "downstream workspace"
-
-# The CMake build: same files as Bazel's, installed into a scratch prefix,
-# and tests/downstream_cmake built against it (find_package and pkg-config).
-echo "=== cmake: tests/cmake/cmake_stage.sh"
-if tests/cmake/cmake_stage.sh; then
-  echo "//tests/downstream_cmake:app (cmake install) PASSED"
-  passed=$((passed + 1))
+# The second lane (see the top): wait for it, print its output, add its
+# counts and timings.
+if [[ -n ${side_pid:-} ]]; then
+  wait "$side_pid"
+  end_stage "(waiting for lane 2)"
+  echo "=== second lane (downstream, CMake, clang -Wthread-safety), ran beside the stages above:"
+  cat "$side_dir/log"
 else
-  echo "//tests/downstream_cmake:app (cmake install) FAILED"
-  failed=$((failed + 1))
+  side_lane
 fi
-end_stage "cmake build + install + consumer"
-
-echo "=== clang -Wthread-safety: tests/lint/thread_safety.sh"
-if tests/lint/thread_safety.sh; then
-  echo "thread-safety (clang -Wthread-safety -Werror) PASSED"
-  passed=$((passed + 1))
-else
-  echo "thread-safety (clang -Wthread-safety -Werror) FAILED"
-  failed=$((failed + 1))
-fi
-end_stage "clang -Wthread-safety (+ fuzz build)"
+# A lane that died before writing its counts counts as one failure.
+read -r p f <"$side_dir/counts" || { p=0; f=1; }
+passed=$((passed + p))
+failed=$((failed + f))
+mapfile -t -O "${#timings[@]}" timings <"$side_dir/timings"
+stage_start=$SECONDS
 
 echo "=== fuzz: tests/fuzz/run_fuzzers.sh ${FUZZ_SECONDS:-30}"
 tests/fuzz/run_fuzzers.sh "${FUZZ_SECONDS:-30}" 2>&1 | tee "$log"
@@ -149,7 +190,7 @@ if [[ $fuzz_rc -ne 0 && $f -eq 0 ]]; then
   failed=$((failed + 1))
 fi
 
-end_stage "fuzzers (build + ${FUZZ_SECONDS:-30} s each)"
+end_stage "fuzzers (build + ${FUZZ_SECONDS:-30} CPU-s each)"
 
 echo "=== stage timings (total $SECONDS s)"
 printf '%s\n' "${timings[@]}"
