@@ -7,6 +7,9 @@
 #  2. every test target again under AddressSanitizer+UBSan and under
 #     ThreadSanitizer (--build_tests_only: benchmarks and tools are built
 #     only in step 1),
+#  2b. the Python module built under ThreadSanitizer and its threaded
+#     pytest tests run with libtsan preloaded (tests/python/tsan_stage.sh),
+#     each test counted,
 #  3. the downstream workspace in tests/downstream, which consumes graphgc as
 #     @graphgc exactly as API.md says, built plain and under the consumer's
 #     own AddressSanitizer and ThreadSanitizer flags,
@@ -68,6 +71,21 @@ run_bazel_tests() {
   fi
 }
 
+# Counts each pytest test of the log (pytest -rA: "PASSED ...", "FAILED
+# ...", "ERROR ..."), and one failure when pytest ($2: its exit code) failed
+# with no failing test listed (a crash, a sanitizer report, a bad import).
+count_pytest() {
+  local name=$1 rc=$2 p f
+  p=$(grep -cE '^PASSED ' "$log" || true)
+  f=$(grep -cE '^(FAILED|ERROR) ' "$log" || true)
+  passed=$((passed + p))
+  failed=$((failed + f))
+  if [[ $rc -ne 0 && $f -eq 0 ]]; then
+    echo "=== $name: pytest exited $rc with no failing test listed; counting one failure"
+    failed=$((failed + 1))
+  fi
+}
+
 run_bazel_tests default //...
 end_stage "bazel test //... (default)"
 # The Python package (python/): build it, then run the pytest suites of
@@ -79,15 +97,7 @@ if ./bazelw build //python:graphgc; then
   PYTHONPATH="$ROOT/bazel-bin/python" PYTHONDONTWRITEBYTECODE=1 \
     /usr/bin/python3 -m pytest -q -rA -p no:cacheprovider tests/python 2>&1 |
     tee "$log"
-  py_rc=${PIPESTATUS[0]}
-  p=$(grep -cE '^PASSED ' "$log" || true)
-  f=$(grep -cE '^(FAILED|ERROR) ' "$log" || true)
-  passed=$((passed + p))
-  failed=$((failed + f))
-  if [[ $py_rc -ne 0 && $f -eq 0 ]]; then
-    echo "=== python: pytest exited $py_rc with no failing test listed; counting one failure"
-    failed=$((failed + 1))
-  fi
+  count_pytest python "${PIPESTATUS[0]}"
 else
   echo "=== python: //python:graphgc did not build; counting one failure"
   failed=$((failed + 1))
@@ -97,6 +107,14 @@ run_bazel_tests asan --config=asan --build_tests_only //...
 end_stage "bazel test //... (asan+ubsan)"
 run_bazel_tests tsan --config=tsan --build_tests_only //...
 end_stage "bazel test //... (tsan)"
+# The Python module under ThreadSanitizer (tests/python/tsan_stage.sh): the
+# module built with --config=tsan (the library's objects are the stage
+# above's), then the pytest tests marked `threads` under /usr/bin/python3
+# with gcc's libtsan preloaded; any TSan report fails the run.
+echo "=== python under tsan: tests/python/tsan_stage.sh"
+tests/python/tsan_stage.sh 2>&1 | tee "$log"
+count_pytest "python under tsan" "${PIPESTATUS[0]}"
+end_stage "python threads (tsan)"
 
 # The downstream workspace consumes graphgc as @graphgc with only the lines
 # of shared/API.md, built plain and under its own ASan and TSan settings

@@ -1,6 +1,9 @@
 // Hooks for the pytest suites (tests/python), each named ..._for_testing:
-// what the tensor made from an array reads, the aligned allocator's counts.
+// what the tensor made from an array reads, the aligned allocator's counts,
+// and a lent array released by a thread Python never saw.
 #include <cstdint>
+#include <thread>
+#include <utility>
 
 #include "pybind11/pybind11.h"
 #include "python/ext/bindings.h"
@@ -32,6 +35,19 @@ void RegisterTestingHooks(py::module_& m) {
   m.def("_aligned_allocator_counts_for_testing", [] {
     AlignedAllocatorCounts counts = AlignedAllocatorCountsForTesting();
     return py::make_tuple(counts.allocations, counts.frees);
+  });
+  // Makes fit's features tensor from `x`, then drops it on a new C++
+  // thread, which therefore releases a lent array without holding the GIL
+  // beforehand (numpy_tensor.cc takes it there); returns whether it was
+  // lent.
+  m.def("_drop_lent_tensor_on_a_new_thread_for_testing", [](py::handle x) {
+    Tensor t = FeaturesTensor(x);
+    const bool lent = t.IsBorrowed();
+    py::gil_scoped_release nogil;
+    std::thread([t = std::move(t)]() mutable {
+      Tensor last = std::move(t);
+    }).join();
+    return lent;
   });
 }
 

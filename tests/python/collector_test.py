@@ -112,6 +112,7 @@ def test_thousand_models_in_a_loop_keep_rss_flat():
     assert rss[-1] / rss[9] <= 1.05, (rss[9], rss[-1])
 
 
+@pytest.mark.threads
 def test_two_threads_fit_with_python_callbacks_while_a_third_collects(data):
     x, y = data
     models = [make_model(), make_model()]
