@@ -7,6 +7,9 @@
 #  2. every test target again under AddressSanitizer+UBSan and under
 #     ThreadSanitizer (--build_tests_only: benchmarks and tools are built
 #     only in step 1),
+#  2b. the Python module built under ThreadSanitizer and its threaded
+#     pytest tests run with libtsan preloaded (tests/python/tsan_stage.sh),
+#     each test counted,
 #  3. the downstream workspace in tests/downstream, which consumes graphgc as
 #     @graphgc exactly as API.md says, built plain and under the consumer's
 #     own AddressSanitizer and ThreadSanitizer flags,
@@ -14,23 +17,25 @@
 #     against Bazel's, graphgc built (-j2, ccache) and installed into a
 #     scratch prefix, and tests/downstream_cmake built and run against it,
 #     with find_package(graphgc) and with pkg-config,
-#  4b. clang's thread-safety analysis as errors over every library source
+#  4b. clang's thread-safety analysis as errors over every C++ source
 #     (tests/lint/thread_safety.sh: the fuzzers' clang build for gc ops
-#     runtime serialize util, a syntax-only pass for models and tools),
-#  5. a short run (FUZZ_SECONDS, default 30 s) of each libFuzzer target of
-#     tests/fuzz from its seed corpus (clang + ASan/UBSan, built by
-#     tests/fuzz/build_fuzzers.sh, already built by step 4b),
-# Stages 3, 4 and 4b use neither this workspace's Bazel server nor its
-# outputs, so they run in a second lane beside stages 1-2 (their output is
-# printed when they finish; RUN_TESTS_SERIAL=1 runs them one after the
-# other instead): on two cores, a run after a small change spends most of
-# each stage compiling one file or running one long test, leaving the other
-# core idle. The fuzz runs (5) start once both lanes are done.
-#
+#     runtime serialize util, a syntax-only pass, cached per file, for the
+#     rest: models data tools python/ext bench examples tests),
+#  5. a short run (FUZZ_SECONDS, default 30 CPU-seconds each) of each
+#     libFuzzer target of tests/fuzz from its seed corpus (clang +
+#     ASan/UBSan, built by tests/fuzz/build_fuzzers.sh, already built by
+#     step 4b), all at once,
 # and ends with the time each stage took and one line "N passed, N failed"
 # counted from what ran (a test target per configuration, each pytest test,
 # the downstream program, the CMake stage, the thread-safety check, each
 # fuzz target).
+#
+# Stages 3, 4 and 4b use neither this workspace's Bazel server nor its
+# outputs, so they run in a second lane beside stages 1-2b (their output is
+# printed when those are done; RUN_TESTS_SERIAL=1 runs them one after the
+# other instead): on two cores, a run after a small change spends most of
+# each stage compiling one file or running one long test, leaving the other
+# core idle. The fuzz runs start once both lanes are done.
 #
 # Compiled work is kept outside the clone, so a second run (or a fresh clone
 # on the same machine) recompiles only what changed: Bazel's disk cache
@@ -89,6 +94,21 @@ count_result() {  # name command...
   fi
 }
 
+# Counts each pytest test of the log (pytest -rA: "PASSED ...", "FAILED
+# ...", "ERROR ..."), and one failure when pytest ($2: its exit code) failed
+# with no failing test listed (a crash, a sanitizer report, a bad import).
+count_pytest() {
+  local name=$1 rc=$2 p f
+  p=$(grep -cE '^PASSED ' "$log" || true)
+  f=$(grep -cE '^(FAILED|ERROR) ' "$log" || true)
+  passed=$((passed + p))
+  failed=$((failed + f))
+  if [[ $rc -ne 0 && $f -eq 0 ]]; then
+    echo "=== $name: pytest exited $rc with no failing test listed; counting one failure"
+    failed=$((failed + 1))
+  fi
+}
+
 # The second lane: the downstream workspace, the CMake build and clang's
 # thread-safety analysis (with the fuzzers' build). Writes its output to
 # $side_dir/log, "passed failed" to $side_dir/counts and its stage timings
@@ -142,15 +162,7 @@ if ./bazelw build //python:graphgc; then
   PYTHONPATH="$ROOT/bazel-bin/python" PYTHONDONTWRITEBYTECODE=1 \
     /usr/bin/python3 -m pytest -q -rA -p no:cacheprovider tests/python 2>&1 |
     tee "$log"
-  py_rc=${PIPESTATUS[0]}
-  p=$(grep -cE '^PASSED ' "$log" || true)
-  f=$(grep -cE '^(FAILED|ERROR) ' "$log" || true)
-  passed=$((passed + p))
-  failed=$((failed + f))
-  if [[ $py_rc -ne 0 && $f -eq 0 ]]; then
-    echo "=== python: pytest exited $py_rc with no failing test listed; counting one failure"
-    failed=$((failed + 1))
-  fi
+  count_pytest python "${PIPESTATUS[0]}"
 else
   echo "=== python: //python:graphgc did not build; counting one failure"
   failed=$((failed + 1))
@@ -160,6 +172,14 @@ run_bazel_tests asan --config=asan --build_tests_only //...
 end_stage "bazel test //... (asan+ubsan)"
 run_bazel_tests tsan --config=tsan --build_tests_only //...
 end_stage "bazel test //... (tsan)"
+# The Python module under ThreadSanitizer (tests/python/tsan_stage.sh): the
+# module built with --config=tsan (the library's objects are the stage
+# above's), then the pytest tests marked `threads` under /usr/bin/python3
+# with gcc's libtsan preloaded; any TSan report fails the run.
+echo "=== python under tsan: tests/python/tsan_stage.sh"
+tests/python/tsan_stage.sh 2>&1 | tee "$log"
+count_pytest "python under tsan" "${PIPESTATUS[0]}"
+end_stage "python threads (tsan)"
 
 # The second lane (see the top): wait for it, print its output, add its
 # counts and timings.

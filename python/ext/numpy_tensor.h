@@ -6,7 +6,7 @@
 // predict data: ArrayUse::kDuringTheCall) is lent, not copied, when it is a
 // C-contiguous array of the dtype the model takes (float32 features;
 // float32, int32 or int64 targets) whose data is 64-byte aligned, as every
-// array NumPy makes after `import graphgc` is (numpy_allocator.h): the
+// array made under graphgc's NumPy allocator is (numpy_allocator.h): the
 // Tensor reads the array's own memory (Tensor::Borrow) and holds a
 // reference to the array until the last tensor on it goes. graphgc never
 // writes a lent array; as with any NumPy array handed to code that runs

@@ -94,6 +94,36 @@ def test_set_gc_policy_refuses_bad_values():
         graphgc.set_gc_policy(promote_after=1000)
 
 
+def test_a_refused_policy_leaves_the_policy_as_it_was():
+    before = graphgc.gc_policy()
+    with pytest.raises(ValueError):
+        graphgc.set_gc_policy(min_new_nodes=5, promote_after=1000)
+    assert graphgc.gc_policy() == before
+
+
+def test_with_automatic_off_only_collect_frees_a_dropped_model(data):
+    before = graphgc.gc_policy()
+    graphgc.collect()
+    baseline = graphgc.gc_stats()["live_nodes"]
+    try:
+        graphgc.set_gc_policy(automatic=False, min_new_nodes=1)
+        dropped = make_model()
+        dropped.fit(*data, verbose=0)
+        del dropped
+        kept = make_model()
+        collections = graphgc.gc_stats()["collections"]
+        kept.fit(*data, verbose=0)  # its steps would collect if automatic
+        assert graphgc.gc_stats()["collections"] == collections
+        live_with_both = graphgc.gc_stats()["live_nodes"]
+        graphgc.collect()
+        assert graphgc.gc_stats()["live_nodes"] < live_with_both
+        del kept
+        graphgc.collect()
+        assert graphgc.gc_stats()["live_nodes"] == baseline
+    finally:
+        graphgc.set_gc_policy(**before)
+
+
 def rss_bytes():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * 4096
@@ -112,6 +142,7 @@ def test_thousand_models_in_a_loop_keep_rss_flat():
     assert rss[-1] / rss[9] <= 1.05, (rss[9], rss[-1])
 
 
+@pytest.mark.threads
 def test_two_threads_fit_with_python_callbacks_while_a_third_collects(data):
     x, y = data
     models = [make_model(), make_model()]

@@ -33,3 +33,10 @@ def make_model(name=None, compile=True, metrics=("accuracy",)):
 @pytest.fixture
 def model():
     return make_model()
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "threads: uses several threads; also run under ThreadSanitizer "
+        "(tests/python/tsan_stage.sh)")

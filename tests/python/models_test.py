@@ -118,6 +118,20 @@ def test_load_model_of_missing_directory_is_os_error(tmp_path):
         graphgc.models.load_model(tmp_path / "nothing")
 
 
+def test_load_model_of_missing_directory_is_file_not_found_error(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        graphgc.models.load_model(tmp_path / "nothing")
+
+
+def test_load_model_with_a_truncated_weights_file_is_os_error(model,
+                                                              tmp_path):
+    model.save(tmp_path / "saved")
+    weights = tmp_path / "saved" / "model.weights.h5"
+    weights.write_bytes(weights.read_bytes()[:100])
+    with pytest.raises(OSError, match="model.weights.h5"):
+        graphgc.models.load_model(tmp_path / "saved")
+
+
 def test_save_over_a_regular_file_is_os_error(model, tmp_path):
     target = tmp_path / "file"
     target.write_text("not a model")
@@ -157,6 +171,14 @@ def test_fit_with_mismatched_sample_counts_is_value_error(model, data):
     before = model.get_weights()
     with pytest.raises(ValueError):
         model.fit(x, y[:10], verbose=0)
+    assert_weights_equal(model.get_weights(), before)
+
+
+def test_evaluate_with_mismatched_sample_counts_is_value_error(model, data):
+    x, y = data
+    before = model.get_weights()
+    with pytest.raises(ValueError, match="256 samples but y has 10"):
+        model.evaluate(x, y[:10])
     assert_weights_equal(model.get_weights(), before)
 
 

@@ -123,3 +123,11 @@ def test_lent_and_copied_inputs_predict_the_same(model, data):
     unaligned = np.empty(x.size + 1, np.float32)[1:].reshape(x.shape)
     unaligned[...] = x
     np.testing.assert_array_equal(model.predict(unaligned), model.predict(x))
+
+
+@pytest.mark.threads
+def test_a_lent_array_released_by_a_thread_python_never_saw_drops_its_ref():
+    x = np.ones((256, 10), np.float32)
+    before = sys.getrefcount(x)
+    assert graphgc._graphgc._drop_lent_tensor_on_a_new_thread_for_testing(x)
+    assert sys.getrefcount(x) == before

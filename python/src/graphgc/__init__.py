@@ -17,13 +17,21 @@ export, or graphgc.collect()) frees its nodes. No clear_session().
                         callbacks=[graphgc.callbacks.TensorBoard("logs/0")])
 """
 
-from graphgc import callbacks, layers, losses, models, optimizers
+from graphgc import (callbacks, layers, losses, models, numpy_allocator,
+                     optimizers)
 from graphgc.collector import (collect, explain_retention, gc_policy,
                                gc_stats, leak_report, set_gc_policy)
 from graphgc.models import History, Sequential, load_model
+from graphgc.numpy_allocator import use_aligned_numpy_allocator
 
 __all__ = [
     "History", "Sequential", "callbacks", "collect", "explain_retention",
     "gc_policy", "gc_stats", "layers", "leak_report", "load_model", "losses",
-    "models", "optimizers", "set_gc_policy",
+    "models", "numpy_allocator", "optimizers", "set_gc_policy",
+    "use_aligned_numpy_allocator",
 ]
+
+# Arrays made from here on (in this thread's context) are 64-byte aligned,
+# so fit, evaluate and predict read them without a copy; see
+# graphgc.numpy_allocator for GRAPHGC_NUMPY_ALLOCATOR and other threads.
+numpy_allocator._use_allocator_from_environment()
