@@ -1,17 +1,27 @@
 #include "gc/handle.h"
 
 #include <atomic>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "runtime/graph.h"
 #include "tests/gc/test_graph.h"
+#include "util/mutex.h"
 
 namespace graphgc {
 namespace {
 
 using testing::AddTestNode;
+
+// The heap's strong count of `h`'s node, read under the heap's lock as
+// Heap::strong_count requires.
+int32_t StrongCount(const Graph& g, const NodeHandle& h) {
+  ReaderLock lock(g.heap().mu());
+  return g.heap().strong_count(h.id().index);
+}
 
 TEST(NodeHandle, DefaultHandleIsEmpty) {
   NodeHandle h;
@@ -24,9 +34,9 @@ TEST(NodeHandle, CopiesCompareEqualAndCountAsRoots) {
   NodeHandle a = AddTestNode(g, "a");
   NodeHandle b = a;
   EXPECT_EQ(a, b);
-  EXPECT_EQ(g.heap().strong_count(a.id().index), 2);
+  EXPECT_EQ(StrongCount(g, a), 2);
   b.Reset();
-  EXPECT_EQ(g.heap().strong_count(a.id().index), 1);
+  EXPECT_EQ(StrongCount(g, a), 1);
 }
 
 TEST(NodeHandle, DistinctNodesCompareUnequal) {
@@ -41,7 +51,7 @@ TEST(NodeHandle, MovedFromHandleIsEmptyAndDoesNotHold) {
   NodeHandle a = AddTestNode(g, "a");
   NodeHandle b = std::move(a);
   EXPECT_FALSE(a.valid());  // NOLINT(bugprone-use-after-move): tested
-  EXPECT_EQ(g.heap().strong_count(b.id().index), 1);
+  EXPECT_EQ(StrongCount(g, b), 1);
 }
 
 TEST(NodeHandle, LastDropIsCountedForTheCollector) {
@@ -60,7 +70,11 @@ TEST(NodeHandle, OwnerLabelTravelsWithCopies) {
   NodeHandle a = AddTestNode(g, "a").WithOwner("Sequential 'm'");
   NodeHandle b = a;
   EXPECT_EQ(b.owner(), "Sequential 'm'");
-  auto labels = g.heap().RootLabels(a.id().index);
+  std::vector<std::pair<std::string, int32_t>> labels;
+  {
+    ReaderLock lock(g.heap().mu());
+    labels = g.heap().RootLabels(a.id().index);
+  }
   ASSERT_EQ(labels.size(), 1u);
   EXPECT_EQ(labels[0].first, "Sequential 'm'");
   EXPECT_EQ(labels[0].second, 2);
@@ -114,7 +128,7 @@ TEST(WeakNodeHandle, NeverLocksTheNextOccupantOfItsSlot) {
   a.Reset();
   g.Collect();
   NodeHandle b = AddTestNode(g, "b");
-  ASSERT_EQ(b.id().index, slot);  // the slot was reused...
+  ASSERT_EQ(b.id().index, slot);          // the slot was reused...
   EXPECT_FALSE(weak.Lock().has_value());  // ...but the generation differs
 }
 
@@ -149,7 +163,7 @@ TEST(NodeHandle, ThreadsCopyAndDropHandlesWhileAnotherCollects) {
   collector.join();
   g.Collect();
   EXPECT_EQ(g.num_nodes(), 1);
-  EXPECT_EQ(g.heap().strong_count(shared.id().index), 1);
+  EXPECT_EQ(StrongCount(g, shared), 1);
 }
 
 }  // namespace

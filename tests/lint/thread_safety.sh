@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# The clang -Wthread-safety stage of run_tests.sh: every C++ library source
-# of graphgc compiled by clang++-14 with the thread-safety analysis
+# The clang -Wthread-safety stage of run_tests.sh: every C++ source of
+# graphgc (libraries, tests, benchmarks, examples) compiled by clang++-14 with the thread-safety analysis
 # (-Wthread-safety -Wthread-safety-beta) as errors, so each ABSL_GUARDED_BY,
 # ABSL_*_LOCKS_REQUIRED and scoped lock is checked (g++ ignores them).
 #
 #  1. gc/ ops/ runtime/ serialize/ util/: the fuzzers' clang build
 #     (tests/fuzz/build_fuzzers.sh, ccache'd, incremental) compiles them
 #     with these flags; the fuzz stage then reuses its objects.
-#  2. models/, data/, tools/ and python/ext/, which no fuzzer links: a
-#     syntax-only pass (the analysis runs in the front end, so nothing is
-#     generated), with OpenMPI's and CPython's headers for tools/cluster_mpi
+#  2. models/, data/, tools/ and python/ext/, which no fuzzer links, and
+#     the tests, benchmarks and examples: a syntax-only pass (the analysis
+#     runs in the front end, so nothing is generated), with OpenMPI's and CPython's headers for tools/cluster_mpi
 #     and the Python module. Each file's clean result is cached by a hash of
 #     its preprocessed text (~/.cache/graphgc/thread-safety), so only files
 #     whose translation unit changed are analysed again.
@@ -65,9 +65,15 @@ check_file() {  # file flags...
   if [[ -n $key ]]; then touch "$TS_CACHE/$key"; fi
 }
 export -f check_file
-if ! ls models/*.cc data/*.cc tools/*.cc python/ext/*.cc |
+# The tests, benchmarks and examples too (tests/fuzz is compiled by step 1;
+# tests/downstream is a consumer's workspace, built by its own stage).
+if ! { ls models/*.cc data/*.cc tools/*.cc python/ext/*.cc bench/*.cc \
+          examples/*.cc
+       find tests -name '*.cc' -not -path 'tests/downstream*' \
+         -not -path 'tests/fuzz/*' | sort; } |
      xargs -P "$JOBS" -I{} bash -c 'check_file "$@"' _ {} "${FLAGS[@]}"; then
-  echo "thread-safety: FAILED (models/, data/, tools/ or python/ext/)"
+  echo "thread-safety: FAILED (models/ data/ tools/ python/ext/ bench/"\
+       "examples/ tests/)"
   exit 1
 fi
 echo "thread-safety: OK"
