@@ -8,7 +8,8 @@
 // must be contiguous packets: with transpose_b, B is first copied
 // transposed into a scratch on the stack. When n is not a multiple of the
 // packet size, the last packet ends at n and overlaps its neighbour; only
-// n < one packet pads B and stores C lane by lane. With few columns and
+// n < one packet pads B and stores only the first n lanes of C's rows
+// (masked stores where the instruction set has them). With few columns and
 // enough rows, C^T = B^T A^T may be computed instead (PreferTransposed),
 // reading A in place with transpose_a and from a transposed copy without:
 // a 32 x 10 x 64 product (an MLP's output layer) then fills every lane of
@@ -61,6 +62,32 @@ struct Operands {
   int64_t k;
 };
 
+// The first n (< kPacket) floats at `from` in a packet's first lanes, the
+// other lanes 0, reading nothing past from + n (a masked load where the
+// instruction set has one).
+inline Packet LoadFirst(const float* from, int n) {
+#if defined(EIGEN_VECTORIZE_AVX512)
+  return Eigen::internal::ploadu<Packet>(from,
+                                         static_cast<uint16_t>((1u << n) - 1));
+#else
+  alignas(64) float lanes[kPacket] = {};
+  std::memcpy(lanes, from, n * sizeof(float));
+  return Eigen::internal::pload<Packet>(lanes);
+#endif
+}
+
+// Stores a packet's first n (< kPacket) lanes at `to`, writing nothing past
+// to + n.
+inline void StoreFirst(float* to, const Packet& p, int n) {
+#if defined(EIGEN_VECTORIZE_AVX512)
+  Eigen::internal::pstoreu(to, p, static_cast<uint16_t>((1u << n) - 1));
+#else
+  alignas(64) float lanes[kPacket];
+  Eigen::internal::pstore(lanes, p);
+  std::memcpy(to, lanes, n * sizeof(float));
+#endif
+}
+
 // C[i0 : i0+R, columns] = A[i0 : i0+R, :] * B[:, columns] for C packets of
 // columns: packet c starts at column j0 + c * kPacket, except the last one,
 // which starts at j_last (<= j0 + (C - 1) * kPacket: it may overlap its
@@ -106,9 +133,7 @@ inline void Block(const Operands& o, int64_t i0, int64_t j0, int64_t j_last,
     if (partial == kPacket) {
       Eigen::internal::pstoreu(out + last_offset, acc[r][C - 1]);
     } else {
-      alignas(64) float tmp[kPacket];
-      Eigen::internal::pstore(tmp, acc[r][C - 1]);
-      for (int l = 0; l < partial; ++l) out[last_offset + l] = tmp[l];
+      StoreFirst(out + last_offset, acc[r][C - 1], partial);
     }
   }
 }
@@ -192,6 +217,43 @@ bool PreferTransposed(int64_t m, int64_t n, int64_t k, bool transpose_a,
   return transposed < direct;
 }
 
+// dst = src^T for one rows x cols tile (both at most kPacket; exactly
+// kPacket when kFull), transposed in registers: the tile's rows are loaded
+// as packets (the missing ones 0, the missing lanes 0 and unread), and
+// each of its cols columns stored as rows lanes.
+template <bool kFull>
+inline void TransposeTile(const float* src, int rows, int cols, int64_t lds,
+                          float* dst, int64_t ldd) {
+  using Eigen::internal::ploadu;
+  using Eigen::internal::pstoreu;
+  Tile tile;
+#pragma GCC unroll 16
+  for (int r = 0; r < kPacket; ++r) {
+    if (kFull) {
+      tile.packet[r] = ploadu<Packet>(src + r * lds);
+    } else if (r >= rows) {
+      tile.packet[r] = Eigen::internal::pset1<Packet>(0.f);
+    } else if (cols == kPacket) {
+      tile.packet[r] = ploadu<Packet>(src + r * lds);
+    } else {
+      tile.packet[r] = LoadFirst(src + r * lds, cols);
+    }
+  }
+  Eigen::internal::ptranspose(tile);
+#pragma GCC unroll 16
+  for (int c = 0; c < kPacket; ++c) {
+    if (kFull) {
+      pstoreu(dst + c * ldd, tile.packet[c]);
+    } else if (c < cols) {
+      if (rows == kPacket) {
+        pstoreu(dst + c * ldd, tile.packet[c]);
+      } else {
+        StoreFirst(dst + c * ldd, tile.packet[c], rows);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 bool SmallMatMulFits(int64_t m, int64_t n, int64_t k, bool transpose_a,
@@ -254,8 +316,8 @@ void SmallMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
   o.c = c;
   o.ldc = n;
   // B's rows must be contiguous: with transpose_b, B is copied transposed;
-  // with n < kPacket, into rows padded to one packet (C's rows are then
-  // stored lane by lane). Otherwise a last packet that would run past n
+  // with n < kPacket, into rows padded to one packet (only C's first n
+  // lanes are then stored). Otherwise a last packet that would run past n
   // instead ends at n, overlapping its neighbour.
   const int64_t ldb = std::max<int64_t>(n, kPacket);
   o.ldb = ldb;
@@ -279,31 +341,27 @@ void SmallMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
 
 void Transpose(const float* src, int64_t rows, int64_t cols, int64_t lds,
                float* dst, int64_t ldd) {
-  using Eigen::internal::ploadu;
-  using Eigen::internal::pstoreu;
   const int64_t rows_tiled = rows / kPacket * kPacket;
   const int64_t cols_tiled = cols / kPacket * kPacket;
+  const int rows_left = static_cast<int>(rows - rows_tiled);
+  const int cols_left = static_cast<int>(cols - cols_tiled);
   for (int64_t i = 0; i < rows_tiled; i += kPacket) {
     for (int64_t j = 0; j < cols_tiled; j += kPacket) {
-      Tile tile;
-#pragma GCC unroll 16
-      for (int r = 0; r < kPacket; ++r) {
-        tile.packet[r] = ploadu<Packet>(src + (i + r) * lds + j);
-      }
-      Eigen::internal::ptranspose(tile);
-#pragma GCC unroll 16
-      for (int r = 0; r < kPacket; ++r) {
-        pstoreu(dst + (j + r) * ldd + i, tile.packet[r]);
-      }
+      TransposeTile<true>(src + i * lds + j, kPacket, kPacket, lds,
+                          dst + j * ldd + i, ldd);
     }
-    for (int64_t j = cols_tiled; j < cols; ++j) {
-      for (int64_t r = i; r < i + kPacket; ++r) {
-        dst[j * ldd + r] = src[r * lds + j];
-      }
+    if (cols_left > 0) {
+      TransposeTile<false>(src + i * lds + cols_tiled, kPacket, cols_left, lds,
+                           dst + cols_tiled * ldd + i, ldd);
     }
   }
-  for (int64_t r = rows_tiled; r < rows; ++r) {
-    for (int64_t j = 0; j < cols; ++j) dst[j * ldd + r] = src[r * lds + j];
+  if (rows_left > 0) {
+    for (int64_t j = 0; j < cols; j += kPacket) {
+      TransposeTile<false>(
+          src + rows_tiled * lds + j, rows_left,
+          static_cast<int>(std::min<int64_t>(kPacket, cols - j)), lds,
+          dst + j * ldd + rows_tiled, ldd);
+    }
   }
 }
 

@@ -142,7 +142,11 @@ TEST(SmallGemmTest, TransposeMatchesALoopForTiledAndEdgeShapes) {
                             {8, 8},
                             {1, 1},
                             {17, 9},
-                            {3, 40}}) {
+                            {3, 40},
+                            {64, 10},
+                            {10, 64},
+                            {15, 33},
+                            {33, 15}}) {
     const int64_t lds = cols + 2, ldd = rows + 3;
     std::mt19937 rng(seed++);
     std::uniform_real_distribution<float> u(-1.f, 1.f);
