@@ -21,15 +21,15 @@ std::string Output::name() const {
 }
 
 const std::string& Output::node_name() const {
-  return handle_.graph()->NodeForRuntime(handle_).name;
+  return RuntimeNodeAccess::NodeOf(*handle_.graph(), handle_.id()).name;
 }
 
 const std::string& Output::op() const {
-  return handle_.graph()->NodeForRuntime(handle_).op;
+  return RuntimeNodeAccess::NodeOf(*handle_.graph(), handle_.id()).op;
 }
 
 DataType Output::dtype() const {
-  const Node& n = handle_.graph()->NodeForRuntime(handle_);
+  const Node& n = RuntimeNodeAccess::NodeOf(*handle_.graph(), handle_.id());
   return index_ >= 0 && index_ < static_cast<int>(n.output_types.size())
              ? n.output_types[index_]
              : DT_INVALID;
@@ -37,7 +37,7 @@ DataType Output::dtype() const {
 
 const TensorShape& Output::shape() const {
   static const TensorShape* const kUnknown = new TensorShape();
-  const Node& n = handle_.graph()->NodeForRuntime(handle_);
+  const Node& n = RuntimeNodeAccess::NodeOf(*handle_.graph(), handle_.id());
   return index_ >= 0 && index_ < static_cast<int>(n.output_shapes.size())
              ? n.output_shapes[index_]
              : *kUnknown;
@@ -371,8 +371,8 @@ const Node& Graph::NodeAt(uint32_t index) const {
   return static_cast<const Node&>(*heap_->object(index));
 }
 
-const Node& Graph::NodeForRuntime(const NodeHandle& node) const {
-  return NodeForRuntime(node.id());
+const Node& RuntimeNodeAccess::NodeOf(const Graph& graph, NodeId id) {
+  return graph.NodeForRuntime(id);
 }
 
 const Node& Graph::NodeForRuntime(NodeId id) const {

@@ -63,8 +63,13 @@
 namespace graphgc {
 
 class Graph;
-struct Node;   // runtime/node.h, internal to runtime/
-struct OpDef;  // runtime/op_def.h
+class NodeView;            // runtime/node_view.h
+struct Node;               // runtime/node.h, internal to runtime/
+struct OpDef;              // runtime/op_def.h
+struct GradientWalkNodes;  // runtime/gradient_walk.cc
+namespace exec {
+struct PlanBuilderNodes;  // runtime/plan_builder.cc
+}  // namespace exec
 
 // Output: one output of a node, as a strong handle plus an output index.
 class Output {
@@ -204,6 +209,27 @@ class ScopeReservation {
 // The registration gc::Collector::Listen returns, by its older name.
 using CollectListenerRegistration = gc::ListenerRegistration;
 
+// RuntimeNodeAccess: the one way to the Node a live handle or pin keeps
+// (Graph::NodeForRuntime is private; this class is its friend). An
+// attorney, not more friends of Graph: NodeOf is private too, and its
+// friends, the runtime's own readers of nodes, may call it and nothing
+// else of the graph. They are Output and NodeView, and the plan builder's
+// and the gradient walk's passes through a struct defined in their .cc
+// file alone, so no header hands the key on; code anywhere else that
+// calls NodeOf does not compile. (A friend's name defined again elsewhere
+// would be an ODR violation no compiler sees; the lint check
+// //tests/lint:node_boundary_check rejects these names outside runtime/.)
+class RuntimeNodeAccess {
+ private:
+  friend class Output;
+  friend class NodeView;
+  friend struct exec::PlanBuilderNodes;
+  friend struct GradientWalkNodes;
+
+  // The node `id` names, valid while the caller's handle or pin holds it.
+  static const Node& NodeOf(const Graph& graph, NodeId id);
+};
+
 class Graph : private gc::SweepObserver {
  public:
   Graph();
@@ -304,11 +330,6 @@ class Graph : private gc::SweepObserver {
   // nothing, if any id is dead. A session's run pins its plan through
   // exec::PinnedRun (runtime/plan.h) instead.
   absl::StatusOr<gc::PinScope> Pin(absl::Span<const NodeId> ids) const;
-  // The node a live handle (or pin) keeps; valid while that holds. For
-  // runtime/ only (Node is complete only there); ops/, serialize/ and the
-  // rest read nodes through NodeView (runtime/node_view.h).
-  const Node& NodeForRuntime(const NodeHandle& node) const;
-  const Node& NodeForRuntime(NodeId id) const;
   // A strong handle to a live node (NotFound once it is swept).
   absl::StatusOr<NodeHandle> HandleFor(NodeId id) const;
   // Whether every id still names a live node (a swept slot's generation
@@ -320,6 +341,12 @@ class Graph : private gc::SweepObserver {
   size_t NameTableSizeForTesting() const;
 
  private:
+  friend class RuntimeNodeAccess;
+
+  // The node a live handle (or pin) keeps; valid while that holds. The
+  // runtime's passes reach it through RuntimeNodeAccess; ops/, serialize/
+  // and the rest read nodes through NodeView (runtime/node_view.h).
+  const Node& NodeForRuntime(NodeId id) const;
   void OnSweep(gc::Heap& heap, absl::Span<const NodeId> garbage) override
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu());
   Mutex& heap_mu() const ABSL_LOCK_RETURNED(heap_->mu()) { return heap_->mu(); }
