@@ -393,7 +393,7 @@ std::optional<NodeHandle> Graph::FindNode(absl::string_view name) const {
   return heap_->NewHandle(heap_->IdOf(*slot));
 }
 
-bool Graph::AllLive(absl::Span<const NodeId> ids) const {
+bool Graph::AllLiveForTesting(absl::Span<const NodeId> ids) const {
   ReaderLock lock(heap_->mu());
   for (NodeId id : ids) {
     if (!heap_->IsLive(id)) return false;
@@ -567,7 +567,8 @@ std::vector<std::string> Graph::SavedGarbage() const {
   return out;
 }
 
-absl::StatusOr<gc::PinScope> Graph::Pin(absl::Span<const NodeId> ids) const {
+absl::StatusOr<gc::PinScope> Graph::PinForTesting(
+    absl::Span<const NodeId> ids) const {
   ReaderLock lock(heap_->mu());
   for (NodeId id : ids) {
     if (!heap_->IsLive(id)) {

@@ -326,17 +326,22 @@ class Graph : private gc::SweepObserver {
 
   // --- for the runtime's own code ---
 
-  // Pins live nodes (roots until the scope ends); NotFound, pinning
-  // nothing, if any id is dead. A session's run pins its plan through
-  // exec::PinnedRun (runtime/plan.h) instead.
-  absl::StatusOr<gc::PinScope> Pin(absl::Span<const NodeId> ids) const;
   // A strong handle to a live node (NotFound once it is swept).
   absl::StatusOr<NodeHandle> HandleFor(NodeId id) const;
-  // Whether every id still names a live node (a swept slot's generation
-  // changes, so a reused slot does not count). One shared lock.
-  bool AllLive(absl::Span<const NodeId> ids) const;
   gc::Heap& heap() const { return *heap_; }
 
+  // --- for tests ---
+  //
+  // The runtime itself pins and checks liveness through exec::PinnedRun
+  // (runtime/plan.h), under the lock it checks its plan with.
+
+  // Pins live nodes (roots until the scope ends); NotFound, pinning
+  // nothing, if any id is dead.
+  absl::StatusOr<gc::PinScope> PinForTesting(
+      absl::Span<const NodeId> ids) const;
+  // Whether every id still names a live node (a swept slot's generation
+  // changes, so a reused slot does not count). One shared lock.
+  bool AllLiveForTesting(absl::Span<const NodeId> ids) const;
   // Sizes of the name tables, for tests that bookkeeping stays bounded.
   size_t NameTableSizeForTesting() const;
 
