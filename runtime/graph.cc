@@ -462,22 +462,9 @@ std::optional<Graph::ReservedScope> Graph::FindReservedScope(
                        .owner = std::move(found->second)};
 }
 
-void ScopeReservation::Release() {
-  std::shared_ptr<graph_internal::Names> names = names_.lock();
-  names_.reset();
-  if (names == nullptr) return;  // never reserved, moved from, or graph gone
-  WriterLock lock(names->heap->mu());
-  names->index.ReleaseScope(name_);
-}
-
-ScopeReservation& ScopeReservation::operator=(
-    ScopeReservation&& other) noexcept {
-  if (this != &other) {
-    Release();
-    names_ = std::exchange(other.names_, {});
-    name_ = std::move(other.name_);
-  }
-  return *this;
+void graph_internal::ReleaseScope(Names& names, const std::string& name) {
+  WriterLock lock(names.heap->mu());
+  names.index.ReleaseScope(name);
 }
 
 absl::StatusOr<std::vector<NodeHandle>> Graph::ReachableFrom(

@@ -59,6 +59,7 @@
 #include "runtime/name_index.h"
 #include "runtime/node_resource.h"
 #include "runtime/tensor.h"
+#include "util/registration.h"
 
 namespace graphgc {
 
@@ -178,32 +179,31 @@ struct Names {
   NameIndex index ABSL_GUARDED_BY(heap->mu());
 };
 
+// Frees reserved scope `name` (ScopeReservation's release).
+void ReleaseScope(Names& names, const std::string& name);
+
 }  // namespace graph_internal
 
 // ScopeReservation: a top-level name scope held for its owner (a layer or a
 // model) while the owner lives, so no other owner gets the same name even
-// before any node exists in the scope. Move-only; releases on destruction.
+// before any node exists in the scope. Move-only; releases on destruction
+// (a Registration, util/registration.h).
 // May outlive its graph: releasing it then does nothing (the graph's names
 // went with the graph).
 class ScopeReservation {
  public:
   ScopeReservation() = default;
-  ScopeReservation(ScopeReservation&& other) noexcept
-      : names_(std::exchange(other.names_, {})),
-        name_(std::move(other.name_)) {}
-  ScopeReservation& operator=(ScopeReservation&& other) noexcept;
-  ~ScopeReservation() { Release(); }
 
-  const std::string& name() const { return name_; }
+  const std::string& name() const { return hold_.key(); }
 
  private:
   friend class Graph;
   ScopeReservation(std::weak_ptr<graph_internal::Names> names, std::string name)
-      : names_(std::move(names)), name_(std::move(name)) {}
-  void Release();
+      : hold_(std::move(names), std::move(name)) {}
 
-  std::weak_ptr<graph_internal::Names> names_;
-  std::string name_;
+  Registration<graph_internal::Names, std::string,
+               &graph_internal::ReleaseScope>
+      hold_;
 };
 
 // The registration gc::Collector::Listen returns, by its older name.
