@@ -67,6 +67,7 @@ set(GRAPHGC_HEADERS
     util/file.h
     util/mutex.h
     util/os_error.h
+    util/registration.h
     util/status_macros.h
     gc/collector.h
     gc/handle.h

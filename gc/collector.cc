@@ -254,27 +254,15 @@ void Collector::Notify(const CollectEvent& event) {
   for (const auto& fn : listeners) (*fn)(event);
 }
 
-void ListenerRegistration::Reset() {
-  std::shared_ptr<collector_internal::Listeners> listeners = listeners_.lock();
-  listeners_.reset();
-  const int id = std::exchange(id_, 0);
-  if (listeners == nullptr) return;  // empty, moved from, or collector gone
-  WriterLock lock(listeners->mu);
-  std::erase_if(listeners->entries,
-                [id](const collector_internal::Listeners::Entry& e) {
-                  return e.id == id;
-                });
+namespace collector_internal {
+
+void RemoveListener(Listeners& listeners, const int& id) {
+  WriterLock lock(listeners.mu);
+  std::erase_if(listeners.entries,
+                [id](const Listeners::Entry& e) { return e.id == id; });
 }
 
-ListenerRegistration& ListenerRegistration::operator=(
-    ListenerRegistration&& other) noexcept {
-  if (this != &other) {
-    Reset();
-    listeners_ = std::exchange(other.listeners_, {});
-    id_ = std::exchange(other.id_, 0);
-  }
-  return *this;
-}
+}  // namespace collector_internal
 
 size_t Collector::saved_count() const {
   ReaderLock l(saved_mu_);

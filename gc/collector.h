@@ -78,6 +78,7 @@
 #include "gc/heap.h"
 #include "gc/marker.h"
 #include "gc/stats.h"
+#include "util/registration.h"
 
 namespace graphgc {
 
@@ -140,39 +141,39 @@ struct Listeners {
   std::vector<Entry> entries ABSL_GUARDED_BY(mu);
 };
 
+// Removes listener `id` (ListenerRegistration's release).
+void RemoveListener(Listeners& listeners, const int& id);
+
 }  // namespace collector_internal
 
 // ListenerRegistration: keeps one listener of a collector (Collector::Listen)
 // registered while it lives; destroying it, or Reset(), removes the
-// listener. Move-only: the moved-to registration removes it, the moved-from
-// one is empty. May outlive its collector (and the graph owning it):
-// removing then does nothing, the listeners went with the collector.
-// Thread safety: one registration is used by one thread at a time;
-// registrations of one collector may be reset from any threads at once.
+// listener. Move-only (a Registration, util/registration.h): the moved-to
+// registration removes it, the moved-from one is empty. May outlive its
+// collector (and the graph owning it): removing then does nothing, the
+// listeners went with the collector. Thread safety: one registration is used by
+// one thread at a time; registrations of one collector may be reset from any
+// threads at once.
 class ListenerRegistration {
  public:
   ListenerRegistration() = default;
-  ListenerRegistration(ListenerRegistration&& other) noexcept
-      : listeners_(std::exchange(other.listeners_, {})),
-        id_(std::exchange(other.id_, 0)) {}
-  ListenerRegistration& operator=(ListenerRegistration&& other) noexcept;
-  ~ListenerRegistration() { Reset(); }
 
   // Removes the listener now; the registration is empty afterwards. Not an
   // error when it is already empty or its collector is gone. May be called
   // from a listener (its own registration too). It does not wait for a
   // notification already under way, on this thread or another: that one
   // may still call the listener after Reset() returns.
-  void Reset();
+  void Reset() { hold_.Reset(); }
 
  private:
   friend class Collector;
   ListenerRegistration(std::weak_ptr<collector_internal::Listeners> listeners,
                        int id)
-      : listeners_(std::move(listeners)), id_(id) {}
+      : hold_(std::move(listeners), id) {}
 
-  std::weak_ptr<collector_internal::Listeners> listeners_;
-  int id_ = 0;
+  Registration<collector_internal::Listeners, int,
+               &collector_internal::RemoveListener>
+      hold_;
 };
 
 class Collector {

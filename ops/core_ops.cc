@@ -1,10 +1,14 @@
 // RegisterCoreOps: every op file's registration, in one place (no static
 // registrars, so nothing depends on link order or alwayslink), then the
-// fusion rules over them.
-#include <cassert>
+// fusion rules over them (RegisterFusionRules), whose failure the registry
+// records instead of aborting.
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "ops/array_ops.h"
 #include "ops/conv_ops.h"
 #include "ops/fused_kernels.h"
@@ -13,32 +17,33 @@
 #include "ops/random_ops.h"
 #include "ops/registry.h"
 #include "ops/state_ops.h"
+#include "util/status_macros.h"
 
 namespace graphgc {
 namespace {
 
-// The fusion rules over the ops registered before them (so registering
-// cannot fail).
-void RegisterFusionRules(OpRegistry& registry) {
-  absl::StatusOr<const RegisteredOp*> matmul = registry.Lookup("MatMul");
-  absl::StatusOr<const RegisteredOp*> bias_add = registry.Lookup("BiasAdd");
-  absl::StatusOr<const RegisteredOp*> relu = registry.Lookup("Relu");
-  absl::StatusOr<const RegisteredOp*> relu_grad = registry.Lookup("ReluGrad");
-  if (!matmul.ok() || !bias_add.ok() || !relu.ok() || !relu_grad.ok()) {
-    assert(false);
-    return;
+// The OpDef of `type` in `registry`, for RegisterFusionRules.
+absl::StatusOr<const OpDef*> FusedOpDef(const OpRegistry& registry,
+                                        absl::string_view type) {
+  absl::StatusOr<const RegisteredOp*> op = registry.Lookup(type);
+  if (!op.ok()) {
+    return absl::NotFoundError(
+        absl::StrCat("RegisterFusionRules: ", op.status().message()));
   }
-  std::vector<FusionRule> rules =
-      FusedMatMulRules((*matmul)->def, (*bias_add)->def, (*relu)->def);
-  rules.push_back(FusedMatMulReluGradRule((*matmul)->def, (*relu_grad)->def));
-  for (FusionRule& rule : rules) {
-    absl::Status s = registry.RegisterFusion(std::move(rule));
-    assert(s.ok());
-    (void)s;
-  }
+  return &(*op)->def;
 }
 
 }  // namespace
+
+absl::Status RegisterFusionRules(OpRegistry& registry) {
+  GG_ASSIGN_OR_RETURN(const OpDef* matmul, FusedOpDef(registry, "MatMul"));
+  GG_ASSIGN_OR_RETURN(const OpDef* bias_add, FusedOpDef(registry, "BiasAdd"));
+  GG_ASSIGN_OR_RETURN(const OpDef* relu, FusedOpDef(registry, "Relu"));
+  GG_ASSIGN_OR_RETURN(const OpDef* relu_grad, FusedOpDef(registry, "ReluGrad"));
+  std::vector<FusionRule> rules = FusedMatMulRules(*matmul, *bias_add, *relu);
+  rules.push_back(FusedMatMulReluGradRule(*matmul, *relu_grad));
+  return registry.RegisterFusions(std::move(rules));
+}
 
 void RegisterCoreOps(OpRegistry& registry) {
   RegisterArrayOps(registry);
@@ -47,7 +52,7 @@ void RegisterCoreOps(OpRegistry& registry) {
   RegisterStateOps(registry);
   RegisterRandomOps(registry);
   RegisterConvOps(registry);
-  RegisterFusionRules(registry);
+  registry.fusion_rules_status_ = RegisterFusionRules(registry);
 }
 
 }  // namespace graphgc

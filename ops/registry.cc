@@ -1,6 +1,8 @@
 #include "ops/registry.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -119,11 +121,11 @@ absl::Status OpRegistry::Register(RegisteredOp op) {
   return absl::OkStatus();
 }
 
-absl::Status OpRegistry::RegisterFusion(FusionRule rule) {
+absl::StatusOr<RegisteredOp*> OpRegistry::FusionHead(
+    const FusionRule& rule) const {
   if (rule.chain.size() < 2 || !rule.bind) {
     return absl::InvalidArgumentError(
-        "OpRegistry::RegisterFusion: a rule needs a chain of two or more ops "
-        "and a binder");
+        "a rule needs a chain of two or more ops and a binder");
   }
   RegisteredOp* head = nullptr;
   for (size_t k = 0; k < rule.chain.size(); ++k) {
@@ -131,18 +133,48 @@ absl::Status OpRegistry::RegisterFusion(FusionRule rule) {
       return &entry.second->def == rule.chain[k];
     });
     if (it == ops_.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("OpRegistry::RegisterFusion: op ", k,
-                       " of the chain is not an OpDef of this registry"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "op ", k, " of the chain is not an OpDef of this registry"));
     }
     if (k == 0) head = it->second.get();
   }
-  std::vector<std::shared_ptr<const FusionRule>>& fusions = head->def.fusions;
+  return head;
+}
+
+void OpRegistry::AddFusion(RegisteredOp& head, FusionRule rule) {
+  std::vector<std::shared_ptr<const FusionRule>>& fusions = head.def.fusions;
   const size_t length = rule.chain.size();
   auto after = std::find_if(fusions.begin(), fusions.end(), [&](const auto& r) {
     return r->chain.size() < length;
   });
   fusions.insert(after, std::make_shared<const FusionRule>(std::move(rule)));
+}
+
+absl::Status OpRegistry::RegisterFusion(FusionRule rule) {
+  absl::StatusOr<RegisteredOp*> head = FusionHead(rule);
+  if (!head.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("OpRegistry::RegisterFusion: ", head.status().message()));
+  }
+  AddFusion(**head, std::move(rule));
+  return absl::OkStatus();
+}
+
+absl::Status OpRegistry::RegisterFusions(std::vector<FusionRule> rules) {
+  std::vector<RegisteredOp*> heads;
+  heads.reserve(rules.size());
+  for (size_t i = 0; i < rules.size(); ++i) {
+    absl::StatusOr<RegisteredOp*> head = FusionHead(rules[i]);
+    if (!head.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("OpRegistry::RegisterFusions: rule ", i, ": ",
+                       head.status().message()));
+    }
+    heads.push_back(*head);
+  }
+  for (size_t i = 0; i < rules.size(); ++i) {
+    AddFusion(*heads[i], std::move(rules[i]));
+  }
   return absl::OkStatus();
 }
 
@@ -168,6 +200,11 @@ const OpRegistry& GlobalOpRegistry() {
   static const OpRegistry* const registry = [] {
     auto* r = new OpRegistry();
     RegisterCoreOps(*r);
+    if (!r->fusion_rules_status().ok()) {
+      // Not fatal (the chains run unfused), but never silent.
+      std::fprintf(stderr, "graphgc: fusion rules not registered: %s\n",
+                   std::string(r->fusion_rules_status().message()).c_str());
+    }
     return r;
   }();
   return *registry;

@@ -118,18 +118,47 @@ class OpRegistry {
   // nothing, if the chain has fewer than two ops, an op that is not one of
   // this registry's OpDefs, or no binder.
   absl::Status RegisterFusion(FusionRule rule);
+  // Adds every rule of `rules` as RegisterFusion does, or none: each is
+  // checked first, and InvalidArgument naming the first refused one
+  // ("rule 2: op 1 of the chain is not an OpDef of this registry") adds
+  // nothing.
+  absl::Status RegisterFusions(std::vector<FusionRule> rules);
   // NotFound naming the op type when it is not registered.
   absl::StatusOr<const RegisteredOp*> Lookup(absl::string_view type) const;
   // Registered type names, sorted.
   std::vector<std::string> ListOps() const;
+  // What RegisterFusionRules returned when RegisterCoreOps filled this
+  // registry: OK, or why ops/'s fusion rules are missing (their chains then
+  // run unfused; every op still works). OK for a registry RegisterCoreOps
+  // did not fill.
+  const absl::Status& fusion_rules_status() const {
+    return fusion_rules_status_;
+  }
 
  private:
+  friend void RegisterCoreOps(OpRegistry& registry);  // records the status
+
+  // The entry of `rule`'s first op, if RegisterFusion would add the rule;
+  // otherwise why not (unprefixed: the callers name themselves).
+  absl::StatusOr<RegisteredOp*> FusionHead(const FusionRule& rule) const;
+  // Puts `rule` on `head`'s OpDef after the rules with longer chains.
+  static void AddFusion(RegisteredOp& head, FusionRule rule);
+
   absl::flat_hash_map<std::string, std::unique_ptr<RegisteredOp>> ops_;
+  absl::Status fusion_rules_status_;
 };
 
-// Registers every op of ops/ (math, nn, array, state, random, conv) and the
-// fusion rules of ops/fused_kernels.h.
+// Registers every op of ops/ (math, nn, array, state, random, conv), then
+// RegisterFusionRules, whose result the registry keeps
+// (fusion_rules_status()): a rule that cannot be registered leaves its
+// chain unfused and is never fatal.
 void RegisterCoreOps(OpRegistry& registry);
+
+// Registers ops/'s fusion rules (ops/fused_kernels.h: FusedMatMulRules and
+// FusedMatMulReluGradRule) over `registry`'s MatMul, BiasAdd, Relu and
+// ReluGrad, all or none: NotFound naming the first of those ops `registry`
+// lacks, or RegisterFusions' refusal.
+absl::Status RegisterFusionRules(OpRegistry& registry);
 
 // The process-wide registry with the core ops, built on first use.
 const OpRegistry& GlobalOpRegistry();

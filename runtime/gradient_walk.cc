@@ -13,6 +13,15 @@
 #include "util/status_macros.h"
 
 namespace graphgc {
+
+// The gradient walk's key to the graph's nodes (RuntimeNodeAccess,
+// runtime/graph.h): defined here alone.
+struct GradientWalkNodes {
+  static const Node& Of(const Graph& graph, NodeId id) {
+    return RuntimeNodeAccess::NodeOf(graph, id);
+  }
+};
+
 namespace {
 
 constexpr int kNoX = -1;
@@ -104,7 +113,7 @@ absl::StatusOr<std::vector<Output>> AddGradientsWith(
       DfsMark Discover(NodeRef& n) {
         if (!seen.insert(n.id.index).second) return DfsMark::kDone;
         g.heap().mu().AssertReaderHeld();
-        n.node = &g.NodeForRuntime(n.id);
+        n.node = &GradientWalkNodes::Of(g, n.id);
         return DfsMark::kNew;
       }
       absl::Status BackEdge(const NodeRef&, const NodeRef&,

@@ -21,15 +21,15 @@ std::string Output::name() const {
 }
 
 const std::string& Output::node_name() const {
-  return handle_.graph()->NodeForRuntime(handle_).name;
+  return RuntimeNodeAccess::NodeOf(*handle_.graph(), handle_.id()).name;
 }
 
 const std::string& Output::op() const {
-  return handle_.graph()->NodeForRuntime(handle_).op;
+  return RuntimeNodeAccess::NodeOf(*handle_.graph(), handle_.id()).op;
 }
 
 DataType Output::dtype() const {
-  const Node& n = handle_.graph()->NodeForRuntime(handle_);
+  const Node& n = RuntimeNodeAccess::NodeOf(*handle_.graph(), handle_.id());
   return index_ >= 0 && index_ < static_cast<int>(n.output_types.size())
              ? n.output_types[index_]
              : DT_INVALID;
@@ -37,7 +37,7 @@ DataType Output::dtype() const {
 
 const TensorShape& Output::shape() const {
   static const TensorShape* const kUnknown = new TensorShape();
-  const Node& n = handle_.graph()->NodeForRuntime(handle_);
+  const Node& n = RuntimeNodeAccess::NodeOf(*handle_.graph(), handle_.id());
   return index_ >= 0 && index_ < static_cast<int>(n.output_shapes.size())
              ? n.output_shapes[index_]
              : *kUnknown;
@@ -371,8 +371,8 @@ const Node& Graph::NodeAt(uint32_t index) const {
   return static_cast<const Node&>(*heap_->object(index));
 }
 
-const Node& Graph::NodeForRuntime(const NodeHandle& node) const {
-  return NodeForRuntime(node.id());
+const Node& RuntimeNodeAccess::NodeOf(const Graph& graph, NodeId id) {
+  return graph.NodeForRuntime(id);
 }
 
 const Node& Graph::NodeForRuntime(NodeId id) const {
@@ -393,7 +393,7 @@ std::optional<NodeHandle> Graph::FindNode(absl::string_view name) const {
   return heap_->NewHandle(heap_->IdOf(*slot));
 }
 
-bool Graph::AllLive(absl::Span<const NodeId> ids) const {
+bool Graph::AllLiveForTesting(absl::Span<const NodeId> ids) const {
   ReaderLock lock(heap_->mu());
   for (NodeId id : ids) {
     if (!heap_->IsLive(id)) return false;
@@ -462,22 +462,9 @@ std::optional<Graph::ReservedScope> Graph::FindReservedScope(
                        .owner = std::move(found->second)};
 }
 
-void ScopeReservation::Release() {
-  std::shared_ptr<graph_internal::Names> names = names_.lock();
-  names_.reset();
-  if (names == nullptr) return;  // never reserved, moved from, or graph gone
-  WriterLock lock(names->heap->mu());
-  names->index.ReleaseScope(name_);
-}
-
-ScopeReservation& ScopeReservation::operator=(
-    ScopeReservation&& other) noexcept {
-  if (this != &other) {
-    Release();
-    names_ = std::exchange(other.names_, {});
-    name_ = std::move(other.name_);
-  }
-  return *this;
+void graph_internal::ReleaseScope(Names& names, const std::string& name) {
+  WriterLock lock(names.heap->mu());
+  names.index.ReleaseScope(name);
 }
 
 absl::StatusOr<std::vector<NodeHandle>> Graph::ReachableFrom(
@@ -567,7 +554,8 @@ std::vector<std::string> Graph::SavedGarbage() const {
   return out;
 }
 
-absl::StatusOr<gc::PinScope> Graph::Pin(absl::Span<const NodeId> ids) const {
+absl::StatusOr<gc::PinScope> Graph::PinForTesting(
+    absl::Span<const NodeId> ids) const {
   ReaderLock lock(heap_->mu());
   for (NodeId id : ids) {
     if (!heap_->IsLive(id)) {

@@ -59,12 +59,18 @@
 #include "runtime/name_index.h"
 #include "runtime/node_resource.h"
 #include "runtime/tensor.h"
+#include "util/registration.h"
 
 namespace graphgc {
 
 class Graph;
-struct Node;   // runtime/node.h, internal to runtime/
-struct OpDef;  // runtime/op_def.h
+class NodeView;            // runtime/node_view.h
+struct Node;               // runtime/node.h, internal to runtime/
+struct OpDef;              // runtime/op_def.h
+struct GradientWalkNodes;  // runtime/gradient_walk.cc
+namespace exec {
+struct PlanBuilderNodes;  // runtime/plan_builder.cc
+}  // namespace exec
 
 // Output: one output of a node, as a strong handle plus an output index.
 class Output {
@@ -173,36 +179,56 @@ struct Names {
   NameIndex index ABSL_GUARDED_BY(heap->mu());
 };
 
+// Frees reserved scope `name` (ScopeReservation's release).
+void ReleaseScope(Names& names, const std::string& name);
+
 }  // namespace graph_internal
 
 // ScopeReservation: a top-level name scope held for its owner (a layer or a
 // model) while the owner lives, so no other owner gets the same name even
-// before any node exists in the scope. Move-only; releases on destruction.
+// before any node exists in the scope. Move-only; releases on destruction
+// (a Registration, util/registration.h).
 // May outlive its graph: releasing it then does nothing (the graph's names
 // went with the graph).
 class ScopeReservation {
  public:
   ScopeReservation() = default;
-  ScopeReservation(ScopeReservation&& other) noexcept
-      : names_(std::exchange(other.names_, {})),
-        name_(std::move(other.name_)) {}
-  ScopeReservation& operator=(ScopeReservation&& other) noexcept;
-  ~ScopeReservation() { Release(); }
 
-  const std::string& name() const { return name_; }
+  const std::string& name() const { return hold_.key(); }
 
  private:
   friend class Graph;
   ScopeReservation(std::weak_ptr<graph_internal::Names> names, std::string name)
-      : names_(std::move(names)), name_(std::move(name)) {}
-  void Release();
+      : hold_(std::move(names), std::move(name)) {}
 
-  std::weak_ptr<graph_internal::Names> names_;
-  std::string name_;
+  Registration<graph_internal::Names, std::string,
+               &graph_internal::ReleaseScope>
+      hold_;
 };
 
 // The registration gc::Collector::Listen returns, by its older name.
 using CollectListenerRegistration = gc::ListenerRegistration;
+
+// RuntimeNodeAccess: the one way to the Node a live handle or pin keeps
+// (Graph::NodeForRuntime is private; this class is its friend). An
+// attorney, not more friends of Graph: NodeOf is private too, and its
+// friends, the runtime's own readers of nodes, may call it and nothing
+// else of the graph. They are Output and NodeView, and the plan builder's
+// and the gradient walk's passes through a struct defined in their .cc
+// file alone, so no header hands the key on; code anywhere else that
+// calls NodeOf does not compile. (A friend's name defined again elsewhere
+// would be an ODR violation no compiler sees; the lint check
+// //tests/lint:node_boundary_check rejects these names outside runtime/.)
+class RuntimeNodeAccess {
+ private:
+  friend class Output;
+  friend class NodeView;
+  friend struct exec::PlanBuilderNodes;
+  friend struct GradientWalkNodes;
+
+  // The node `id` names, valid while the caller's handle or pin holds it.
+  static const Node& NodeOf(const Graph& graph, NodeId id);
+};
 
 class Graph : private gc::SweepObserver {
  public:
@@ -300,26 +326,32 @@ class Graph : private gc::SweepObserver {
 
   // --- for the runtime's own code ---
 
-  // Pins live nodes (roots until the scope ends); NotFound, pinning
-  // nothing, if any id is dead. A session's run pins its plan through
-  // exec::PinnedRun (runtime/plan.h) instead.
-  absl::StatusOr<gc::PinScope> Pin(absl::Span<const NodeId> ids) const;
-  // The node a live handle (or pin) keeps; valid while that holds. For
-  // runtime/ only (Node is complete only there); ops/, serialize/ and the
-  // rest read nodes through NodeView (runtime/node_view.h).
-  const Node& NodeForRuntime(const NodeHandle& node) const;
-  const Node& NodeForRuntime(NodeId id) const;
   // A strong handle to a live node (NotFound once it is swept).
   absl::StatusOr<NodeHandle> HandleFor(NodeId id) const;
-  // Whether every id still names a live node (a swept slot's generation
-  // changes, so a reused slot does not count). One shared lock.
-  bool AllLive(absl::Span<const NodeId> ids) const;
   gc::Heap& heap() const { return *heap_; }
 
+  // --- for tests ---
+  //
+  // The runtime itself pins and checks liveness through exec::PinnedRun
+  // (runtime/plan.h), under the lock it checks its plan with.
+
+  // Pins live nodes (roots until the scope ends); NotFound, pinning
+  // nothing, if any id is dead.
+  absl::StatusOr<gc::PinScope> PinForTesting(
+      absl::Span<const NodeId> ids) const;
+  // Whether every id still names a live node (a swept slot's generation
+  // changes, so a reused slot does not count). One shared lock.
+  bool AllLiveForTesting(absl::Span<const NodeId> ids) const;
   // Sizes of the name tables, for tests that bookkeeping stays bounded.
   size_t NameTableSizeForTesting() const;
 
  private:
+  friend class RuntimeNodeAccess;
+
+  // The node a live handle (or pin) keeps; valid while that holds. The
+  // runtime's passes reach it through RuntimeNodeAccess; ops/, serialize/
+  // and the rest read nodes through NodeView (runtime/node_view.h).
+  const Node& NodeForRuntime(NodeId id) const;
   void OnSweep(gc::Heap& heap, absl::Span<const NodeId> garbage) override
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu());
   Mutex& heap_mu() const ABSL_LOCK_RETURNED(heap_->mu()) { return heap_->mu(); }

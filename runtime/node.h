@@ -7,9 +7,9 @@
 // constructor takes a NodeKey, which only Graph can make). A node's fields
 // are fixed when it is built (validate first, commit last), except its
 // control inputs, which Graph::AddControlEdge may extend under the graph's
-// lock. A strong handle or a pin keeps the Node object alive, so runtime
-// code may read it through Graph::NodeForRuntime() for as long as it holds
-// one.
+// lock. A strong handle or a pin keeps the Node object alive, so the
+// runtime's own readers (RuntimeNodeAccess in runtime/graph.h names them)
+// may read it for as long as they hold one.
 #ifndef GRAPHGC_RUNTIME_NODE_H_
 #define GRAPHGC_RUNTIME_NODE_H_
 

@@ -10,7 +10,7 @@ namespace graphgc {
 
 NodeView::NodeView(NodeHandle node)
     : holder_(std::move(node)),
-      node_(&holder_.graph()->NodeForRuntime(holder_)) {}
+      node_(&RuntimeNodeAccess::NodeOf(*holder_.graph(), holder_.id())) {}
 
 const std::string& NodeView::name() const { return node_->name; }
 
@@ -22,8 +22,8 @@ absl::Span<const NodeInput> NodeView::inputs() const { return node_->inputs; }
 
 NodeView NodeView::input(size_t k) const {
   assert(k < node_->inputs.size());
-  return NodeView(holder_,
-                  holder_.graph()->NodeForRuntime(node_->inputs[k].node));
+  return NodeView(holder_, RuntimeNodeAccess::NodeOf(*holder_.graph(),
+                                                     node_->inputs[k].node));
 }
 
 std::vector<NodeId> NodeView::control_inputs() const {

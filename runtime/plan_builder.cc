@@ -15,7 +15,22 @@
 
 namespace graphgc {
 namespace exec {
+
+// The plan builder's key to the graph's nodes (RuntimeNodeAccess,
+// runtime/graph.h): defined here alone.
+struct PlanBuilderNodes {
+  static const Node& Of(const Graph& graph, NodeId id) {
+    return RuntimeNodeAccess::NodeOf(graph, id);
+  }
+};
+
 namespace {
+
+// The node `id` names; the caller holds a handle or pin on it, or the
+// graph's lock.
+const Node& NodeOf(const Graph& graph, NodeId id) {
+  return PlanBuilderNodes::Of(graph, id);
+}
 
 // A folded step's outputs are kept by the plan; larger ones are computed
 // per run instead.
@@ -39,7 +54,7 @@ absl::StatusOr<std::optional<OpKernelContext::Outputs>> Fold(
   absl::InlinedVector<Tensor, 4> stand_ins;
   absl::InlinedVector<const Tensor*, 4> inputs;
   auto no_resource = [&](size_t k) {
-    return graph.NodeForRuntime(n.inputs[k].node).resource == nullptr;
+    return NodeOf(graph, n.inputs[k].node).resource == nullptr;
   };
   auto all_constant = [&] {
     for (size_t k = 0; k < refs.size(); ++k) {
@@ -55,7 +70,7 @@ absl::StatusOr<std::optional<OpKernelContext::Outputs>> Fold(
     for (const InputRef& r : refs) inputs.push_back(&constants[r.constant]);
   } else if (def.shape_only) {
     for (const NodeInput& in : n.inputs) {
-      const Node& producer = graph.NodeForRuntime(in.node);
+      const Node& producer = NodeOf(graph, in.node);
       const DataType dtype = producer.output_types[in.index];
       const TensorShape& shape = producer.output_shapes[in.index];
       int64_t stand_in_bytes = 0;  // unknown dims fail the check too
@@ -127,7 +142,7 @@ absl::Status CheckRunOutput(const Graph& graph, const Output& o,
         "Session::Run: ", what, " names a node that was swept (slot ",
         o.handle().id().index, ")"));
   }
-  const Node& n = graph.NodeForRuntime(o.handle().id());
+  const Node& n = NodeOf(graph, o.handle().id());
   if (need_index &&
       (o.index() < 0 || o.index() >= static_cast<int>(n.output_types.size()))) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -142,7 +157,7 @@ absl::Status AddFeeds(PlanBuild& b, const Feeds& feeds) {
   for (size_t i = 0; i < feeds.size(); ++i) {
     const Output& o = feeds[i].first;
     GG_RETURN_IF_ERROR(CheckRunOutput(b.graph, o, absl::StrCat("feed ", i)));
-    const Node& n = b.graph.NodeForRuntime(o.handle().id());
+    const Node& n = NodeOf(b.graph, o.handle().id());
     FeedCheck check;
     check.slot = plan.num_slots++;
     check.dtype = n.output_types[o.index()];
@@ -201,13 +216,13 @@ absl::Status WalkSubgraph(PlanBuild& b, const std::vector<Output>& fetches,
         return it->second == kNoSlot ? DfsMark::kOpen : DfsMark::kDone;
       }
       b.graph.heap().mu().AssertReaderHeld();
-      n.node = &b.graph.NodeForRuntime(n.id);
+      n.node = &NodeOf(b.graph, n.id);
       return DfsMark::kNew;
     }
     absl::Status BackEdge(const NodeRef& from, const NodeRef& to,
                           absl::Span<const DfsFrame<NodeRef>>) {
       b.graph.heap().mu().AssertReaderHeld();
-      const Node& other = b.graph.NodeForRuntime(to.id);
+      const Node& other = NodeOf(b.graph, to.id);
       return absl::InvalidArgumentError(absl::StrCat(
           "Session::Run: the graph has a cycle through ", other.op, " '",
           other.name, "' and ", from.node->op, " '", from.node->name, "'"));
@@ -253,7 +268,7 @@ void AssignSlots(PlanBuild& b) {
   Plan& plan = *b.plan;
   plan.output_checks.resize(plan.num_slots);  // the feeds'
   for (Step& step : plan.steps) {
-    const Node& n = b.graph.NodeForRuntime(step.id);
+    const Node& n = NodeOf(b.graph, step.id);
     plan.pointers.AddStep(&n);
     step.output_base = plan.num_slots;
     plan.num_slots += step.num_outputs;
@@ -268,7 +283,7 @@ absl::Status BindKernelsAndFold(PlanBuild& b,
   Plan& plan = *b.plan;
   b.constant_of.assign(plan.num_slots, -1);
   for (Step& step : plan.steps) {
-    const Node& n = b.graph.NodeForRuntime(step.id);
+    const Node& n = NodeOf(b.graph, step.id);
     step.input_begin = static_cast<uint32_t>(plan.inputs.size());
     step.num_inputs = static_cast<uint32_t>(n.inputs.size());
     plan.max_inputs = std::max(plan.max_inputs, step.num_inputs);
@@ -277,7 +292,7 @@ absl::Status BindKernelsAndFold(PlanBuild& b,
       ref.slot = SlotOf(b, in.node, in.index);
       ref.constant = b.constant_of[ref.slot];
       plan.inputs.push_back(ref);
-      plan.pointers.AddInput(b.graph.NodeForRuntime(in.node).resource.get());
+      plan.pointers.AddInput(NodeOf(b.graph, in.node).resource.get());
     }
     const absl::Span<const InputRef> refs(plan.inputs.data() + step.input_begin,
                                           step.num_inputs);
@@ -339,7 +354,7 @@ Readers CountReaders(const PlanBuild& b, const std::vector<Output>& fetches)
     for (uint32_t k = 0; k < step.num_outputs; ++k) {
       r.producer[step.output_base + k] = s;
     }
-    for (NodeId c : b.graph.NodeForRuntime(step.id).control_inputs) {
+    for (NodeId c : NodeOf(b.graph, step.id).control_inputs) {
       r.control_inputs.insert(c.index);
     }
     if (step.kind == Step::Kind::kConstant) continue;
@@ -367,7 +382,7 @@ absl::InlinedVector<uint32_t, 4> MatchChain(const PlanBuild& b,
   auto runs_op = [&](uint32_t s, const OpDef* def) {
     const Step& step = plan.steps[s];
     return step.kind == Step::Kind::kRun && !step.fused &&
-           b.graph.NodeForRuntime(step.id).op_def == def;
+           NodeOf(b.graph, step.id).op_def == def;
   };
   absl::InlinedVector<uint32_t, 4> chain;
   if (rule.chain.size() < 2 || !runs_op(head, rule.chain[0])) return {};
@@ -402,7 +417,7 @@ void FuseChains(PlanBuild& b, const std::vector<Output>& fetches) {
   for (uint32_t head = 0; head < plan.steps.size(); ++head) {
     const Step& head_step = plan.steps[head];
     if (head_step.kind != Step::Kind::kRun || head_step.fused) continue;
-    const Node& head_node = b.graph.NodeForRuntime(head_step.id);
+    const Node& head_node = NodeOf(b.graph, head_step.id);
     if (head_node.op_def == nullptr) continue;
     for (const std::shared_ptr<const FusionRule>& rule :
          head_node.op_def->fusions) {
@@ -411,7 +426,7 @@ void FuseChains(PlanBuild& b, const std::vector<Output>& fetches) {
       if (chain.empty()) continue;
       absl::InlinedVector<FusedNode, 4> nodes;
       for (uint32_t s : chain) {
-        const Node& n = b.graph.NodeForRuntime(plan.steps[s].id);
+        const Node& n = NodeOf(b.graph, plan.steps[s].id);
         nodes.push_back({.name = n.name, .attrs = &n.attrs});
       }
       KernelFn kernel = rule->bind(nodes);
@@ -422,12 +437,12 @@ void FuseChains(PlanBuild& b, const std::vector<Output>& fetches) {
       const uint32_t begin = static_cast<uint32_t>(plan.inputs.size());
       for (size_t k = 0; k < chain.size(); ++k) {
         Step& step = plan.steps[chain[k]];
-        const Node& n = b.graph.NodeForRuntime(step.id);
+        const Node& n = NodeOf(b.graph, step.id);
         for (uint32_t i = k == 0 ? 0 : 1; i < step.num_inputs; ++i) {
           const InputRef ref = plan.inputs[step.input_begin + i];
           plan.inputs.push_back(ref);
           plan.pointers.AddInput(
-              b.graph.NodeForRuntime(n.inputs[i].node).resource.get());
+              NodeOf(b.graph, n.inputs[i].node).resource.get());
         }
         if (k + 1 < chain.size()) {
           step.kind = Step::Kind::kSkip;

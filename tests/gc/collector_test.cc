@@ -642,7 +642,7 @@ TEST(CollectorGenerations, PinnedYoungNodeSurvivesAMinorCollection) {
   Graph g;
   const NodeId id = AddTestNode(g, "pinned").id();
   {
-    gc::PinScope pin = g.Pin({id}).value();
+    gc::PinScope pin = g.PinForTesting({id}).value();
     EXPECT_EQ(g.collector().CollectYoung().swept, 0);
   }
   EXPECT_EQ(g.collector().CollectYoung().swept, 1);
@@ -702,7 +702,7 @@ TEST(CollectorConcurrency, BuildersAndMinorCollectionsShareTheGraph) {
         }
         for (int i = 0; i < 10; ++i) chain = AddTestNode(g, "b", {chain});
         // Reached only through the chain: no collection may sweep it.
-        EXPECT_TRUE(g.AllLive({first}));
+        EXPECT_TRUE(g.AllLiveForTesting({first}));
       }
     });
   }

@@ -32,7 +32,7 @@ TEST(Roots, PinsMakeRootsUntilReleased) {
   Graph g;
   NodeId id = AddTestNode(g, "a").id();
   {
-    gc::PinScope pin = g.Pin({id}).value();
+    gc::PinScope pin = g.PinForTesting({id}).value();
     EXPECT_EQ(Roots(g), std::vector<uint32_t>{id.index});
     EXPECT_EQ(g.Collect().swept, 0);
   }
@@ -44,7 +44,7 @@ TEST(Roots, PinningASweptNodeFails) {
   Graph g;
   NodeId id = AddTestNode(g, "a").id();
   g.Collect();
-  absl::StatusOr<gc::PinScope> pin = g.Pin({id});
+  absl::StatusOr<gc::PinScope> pin = g.PinForTesting({id});
   EXPECT_EQ(pin.status().code(), absl::StatusCode::kNotFound);
 }
 

@@ -3,7 +3,11 @@
 #
 # Fails, listing file:line, where code outside runtime/ reaches past
 # NodeView (runtime/node_view.h) into the runtime's own Node:
-#   - a call of Graph::NodeForRuntime outside runtime/;
+#   - a call of Graph::NodeForRuntime outside runtime/, or a mention of
+#     RuntimeNodeAccess or of the friends it names that are defined in
+#     runtime/'s .cc files (PlanBuilderNodes, GradientWalkNodes): C++
+#     access control keeps everyone else from calling them, but not from
+#     defining a second struct of a friend's name;
 #   - an #include of runtime/node.h outside runtime/ and tests/runtime/
 #     (the runtime's own tests, e.g. name_index_test, build Nodes).
 # Bazel's visibility keeps other packages from depending on //runtime:node,
@@ -30,6 +34,9 @@ hits=$(find "${dirs[@]}" -type f \( -name '*.h' -o -name '*.cc' \) -print0 |
   xargs -0 awk '
     /^[ \t]*\/\// { next }
     /NodeForRuntime/ { print FILENAME ":" FNR ": calls NodeForRuntime: " $0 }
+    /RuntimeNodeAccess|PlanBuilderNodes|GradientWalkNodes/ {
+      print FILENAME ":" FNR ": names the runtime node access: " $0
+    }
     /#[ \t]*include[ \t]*"runtime\/node\.h"/ && FILENAME !~ /^tests\/runtime\// {
       print FILENAME ":" FNR ": includes runtime/node.h: " $0
     }

@@ -5,6 +5,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ops/fused_kernels.h"
+#include "ops/math_ops.h"
 #include "ops/ops.h"
 #include "runtime/fusion.h"
 
@@ -13,6 +15,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::IsSupersetOf;
+using ::testing::UnorderedElementsAreArray;
 
 TEST(OpRegistry, LookupUnknownOpNamesIt) {
   absl::StatusOr<const RegisteredOp*> op =
@@ -158,6 +161,57 @@ TEST(OpRegistry, TheCoreOpsFuseMatMulWithBiasAddReluAndReluGrad) {
             (std::vector<const OpDef*>{matmul, bias_add}));
   EXPECT_EQ(matmul->fusions[2]->chain,
             (std::vector<const OpDef*>{matmul, relu_grad}));
+}
+
+TEST(OpRegistry, RegisterFusionsAddsEveryRule) {
+  std::unique_ptr<OpRegistry> r = RegistryOfABC();
+  const OpDef* a = &(*r->Lookup("A"))->def;
+  const OpDef* b = &(*r->Lookup("B"))->def;
+  const OpDef* c = &(*r->Lookup("C"))->def;
+  std::vector<FusionRule> rules;
+  rules.push_back(RuleOf({a, b}));
+  rules.push_back(RuleOf({b, c}));
+  ASSERT_TRUE(r->RegisterFusions(std::move(rules)).ok());
+  EXPECT_EQ(a->fusions.size(), 1u);
+  EXPECT_EQ(b->fusions.size(), 1u);
+}
+
+TEST(OpRegistry, RegisterFusionsAddsNoRuleWhenOneIsRefused) {
+  std::unique_ptr<OpRegistry> r = RegistryOfABC();
+  const OpDef* a = &(*r->Lookup("A"))->def;
+  const OpDef* b = &(*r->Lookup("B"))->def;
+  std::vector<FusionRule> rules;
+  rules.push_back(RuleOf({a, b}));
+  rules.push_back(RuleOf({b}));
+  absl::Status s = r->RegisterFusions(std::move(rules));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("rule 1: a rule needs a chain"));
+  EXPECT_TRUE(a->fusions.empty());
+  EXPECT_TRUE(b->fusions.empty());
+}
+
+TEST(OpRegistry, TheCoreOpsCarryEveryFusionRuleOfOps) {
+  const OpRegistry& r = GlobalOpRegistry();
+  EXPECT_TRUE(r.fusion_rules_status().ok()) << r.fusion_rules_status();
+  const OpDef& matmul = (*r.Lookup("MatMul"))->def;
+  std::vector<FusionRule> defined = FusedMatMulRules(
+      matmul, (*r.Lookup("BiasAdd"))->def, (*r.Lookup("Relu"))->def);
+  defined.push_back(
+      FusedMatMulReluGradRule(matmul, (*r.Lookup("ReluGrad"))->def));
+  std::vector<std::vector<const OpDef*>> want;
+  for (const FusionRule& rule : defined) want.push_back(rule.chain);
+  std::vector<std::vector<const OpDef*>> carried;
+  for (const auto& rule : matmul.fusions) carried.push_back(rule->chain);
+  EXPECT_THAT(carried, UnorderedElementsAreArray(want));
+}
+
+TEST(OpRegistry, RegisterFusionRulesNamesAMissingOpAndAddsNothing) {
+  OpRegistry r;
+  RegisterMathOps(r);  // MatMul, but no BiasAdd, Relu or ReluGrad
+  absl::Status s = RegisterFusionRules(r);
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(s.message(), HasSubstr("RegisterFusionRules: op type 'BiasAdd'"));
+  EXPECT_TRUE((*r.Lookup("MatMul"))->def.fusions.empty());
 }
 
 class BuildNodeTest : public ::testing::Test {

@@ -101,13 +101,13 @@ TEST(GraphLiveness, AllLiveIsFalseOnceAnyIdIsSweptEvenIfItsSlotIsReused) {
   {
     NodeHandle gone = AddTestNode(g, "gone");
     gone_id = gone.id();
-    EXPECT_TRUE(g.AllLive({kept.id(), gone_id}));
+    EXPECT_TRUE(g.AllLiveForTesting({kept.id(), gone_id}));
   }
   g.Collect();
   NodeHandle reuse = AddTestNode(g, "reuse");  // may take the freed slot
-  EXPECT_TRUE(g.AllLive({kept.id(), reuse.id()}));
-  EXPECT_FALSE(g.AllLive({kept.id(), gone_id}));
-  EXPECT_TRUE(g.AllLive({}));
+  EXPECT_TRUE(g.AllLiveForTesting({kept.id(), reuse.id()}));
+  EXPECT_FALSE(g.AllLiveForTesting({kept.id(), gone_id}));
+  EXPECT_TRUE(g.AllLiveForTesting({}));
 }
 
 TEST(GraphNames, NeverCollideWithLiveNames) {

@@ -35,7 +35,7 @@ TEST_F(PlanTest, APlanKeepsNoNodeAlive) {
   std::shared_ptr<const Plan> plan = Build({*sq});
   sq.reset();
   EXPECT_EQ(g_.Collect().swept, 2);
-  EXPECT_FALSE(g_.AllLive(plan->ids));
+  EXPECT_FALSE(g_.AllLiveForTesting(plan->ids));
 }
 
 TEST_F(PlanTest, PinnedRunHandsOutEachStepsNode) {
