@@ -27,7 +27,12 @@ if ! tests/fuzz/build_fuzzers.sh "$OUT"; then
   exit 1
 fi
 
-FLAGS=(-std=c++20 -fsyntax-only -DEIGEN_USE_THREADS -I. -I"$OUT/gen"
+# The generated protobuf headers are named relative to the clone when they
+# are inside it: their inline code expands __FILE__, which would otherwise
+# put the clone's absolute path into every including file's preprocessed
+# text, and the cache below would miss in every other clone.
+GEN=$(realpath --relative-to=. "$OUT/gen")
+FLAGS=(-std=c++20 -fsyntax-only -DEIGEN_USE_THREADS -I. -I"$GEN"
        -I/usr/include/eigen3 -I/usr/include/hdf5/serial
        -I/usr/lib/x86_64-linux-gnu/openmpi/include -DOMPI_SKIP_MPICXX
        $(/usr/bin/python3-config --includes 2>/dev/null || echo -I/usr/include/python3.11)
