@@ -61,23 +61,31 @@ end_stage() {
 }
 
 
+# Counts the log's lines matching PASS_RE as passed and those matching
+# FAIL_RE as failed, and one failure more when the command (exit code RC)
+# failed with no failing line listed (a build error, a crash, a sanitizer
+# report before any result).
+count_log() {  # name rc pass_re fail_re
+  local name=$1 rc=$2 p f
+  p=$(grep -cE "$3" "$log" || true)
+  f=$(grep -cE "$4" "$log" || true)
+  passed=$((passed + p))
+  failed=$((failed + f))
+  if [[ $rc -ne 0 && $f -eq 0 ]]; then
+    echo "=== $name: exited $rc with no failing test listed; counting one failure"
+    failed=$((failed + 1))
+  fi
+}
+
 run_bazel_tests() {
   local name=$1
   shift
   echo "=== bazel test ($name): $*"
   ./bazelw test --keep_going "$@" 2>&1 | tee "$log"
-  local rc=${PIPESTATUS[0]}
   # Bazel's per-target summary lines: "//pkg:test  (cached) PASSED in 0.1s".
-  local p f
-  p=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log" || true)
-  f=$(grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY)' "$log" || true)
-  passed=$((passed + p))
-  failed=$((failed + f))
-  if [[ $rc -ne 0 && $f -eq 0 ]]; then
-    # Bazel failed before any test could report (analysis or build error).
-    echo "=== $name: bazel exited $rc with no failing test listed; counting one failure"
-    failed=$((failed + 1))
-  fi
+  count_log "bazel test ($name)" "${PIPESTATUS[0]}" \
+    '^//[^ ]+ +(\(cached\) )?PASSED' \
+    '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY)'
 }
 
 # Runs a command that is one counted check: prints "NAME PASSED" or
@@ -95,24 +103,18 @@ count_result() {  # name command...
 }
 
 # Counts each pytest test of the log (pytest -rA: "PASSED ...", "FAILED
-# ...", "ERROR ..."), and one failure when pytest ($2: its exit code) failed
-# with no failing test listed (a crash, a sanitizer report, a bad import).
-count_pytest() {
-  local name=$1 rc=$2 p f
-  p=$(grep -cE '^PASSED ' "$log" || true)
-  f=$(grep -cE '^(FAILED|ERROR) ' "$log" || true)
-  passed=$((passed + p))
-  failed=$((failed + f))
-  if [[ $rc -ne 0 && $f -eq 0 ]]; then
-    echo "=== $name: pytest exited $rc with no failing test listed; counting one failure"
-    failed=$((failed + 1))
-  fi
+# ...", "ERROR ...").
+count_pytest() {  # name rc
+  count_log "$1" "$2" '^PASSED ' '^(FAILED|ERROR) '
 }
 
 # The second lane: the downstream workspace, the CMake build and clang's
 # thread-safety analysis (with the fuzzers' build). Writes its output to
 # $side_dir/log, "passed failed" to $side_dir/counts and its stage timings
 # to $side_dir/timings.
+downstream_app() {  # bazel flags...
+  (cd tests/downstream && "$ROOT/bazelw" run "$@" //:app)
+}
 side_lane() {
   local passed=0 failed=0 timings=() stage_start=$SECONDS
   # The downstream workspace consumes graphgc as @graphgc with only the lines
@@ -120,11 +122,9 @@ side_lane() {
   # (tests/downstream/.bazelrc: the consumer's flags, none of graphgc's).
   for cfg in plain asan tsan; do
     echo "=== downstream workspace (tests/downstream), $cfg"
-    flags=()
+    local flags=()
     [[ $cfg != plain ]] && flags=(--config="$cfg")
-    count_result "//tests/downstream:app ($cfg)" \
-      bash -c 'cd tests/downstream && "$0" run "$@" //:app' "$ROOT/bazelw" \
-      "${flags[@]}"
+    count_result "//tests/downstream:app ($cfg)" downstream_app "${flags[@]}"
   done
   end_stage "downstream workspace (lane 2)"
 
@@ -200,15 +200,7 @@ stage_start=$SECONDS
 
 echo "=== fuzz: tests/fuzz/run_fuzzers.sh ${FUZZ_SECONDS:-30}"
 tests/fuzz/run_fuzzers.sh "${FUZZ_SECONDS:-30}" 2>&1 | tee "$log"
-fuzz_rc=${PIPESTATUS[0]}
-p=$(grep -cE '^fuzz [a-z_]+: OK' "$log" || true)
-f=$(grep -cE '^fuzz [a-z_]+: CRASH' "$log" || true)
-passed=$((passed + p))
-failed=$((failed + f))
-if [[ $fuzz_rc -ne 0 && $f -eq 0 ]]; then
-  echo "=== fuzz: the fuzzers did not build or start; counting one failure"
-  failed=$((failed + 1))
-fi
+count_log fuzz "${PIPESTATUS[0]}" '^fuzz [a-z_]+: OK' '^fuzz [a-z_]+: CRASH'
 
 end_stage "fuzzers (build + ${FUZZ_SECONDS:-30} CPU-s each)"
 

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # The clang -Wthread-safety stage of run_tests.sh: every C++ source of
-# graphgc (libraries, tests, benchmarks, examples) compiled by clang++-14 with the thread-safety analysis
-# (-Wthread-safety -Wthread-safety-beta) as errors, so each ABSL_GUARDED_BY,
-# ABSL_*_LOCKS_REQUIRED and scoped lock is checked (g++ ignores them).
+# graphgc (libraries, tests, benchmarks, examples) compiled by clang++-14
+# with the thread-safety analysis (-Wthread-safety -Wthread-safety-beta) as
+# errors, so each ABSL_GUARDED_BY, ABSL_*_LOCKS_REQUIRED and scoped lock is
+# checked (g++ ignores them).
 #
 #  1. gc/ ops/ runtime/ serialize/ util/: the fuzzers' clang build
 #     (tests/fuzz/build_fuzzers.sh, ccache'd, incremental) compiles them
 #     with these flags; the fuzz stage then reuses its objects.
 #  2. models/, data/, tools/ and python/ext/, which no fuzzer links, and
 #     the tests, benchmarks and examples: a syntax-only pass (the analysis
-#     runs in the front end, so nothing is generated), with OpenMPI's and CPython's headers for tools/cluster_mpi
-#     and the Python module. Each file's clean result is cached by a hash of
-#     its preprocessed text (~/.cache/graphgc/thread-safety), so only files
-#     whose translation unit changed are analysed again.
+#     runs in the front end, so nothing is generated), with OpenMPI's and
+#     CPython's headers for tools/cluster_mpi and the Python module. Each
+#     file's clean result is cached by a hash of its preprocessed text
+#     (~/.cache/graphgc/thread-safety), so only files whose translation unit
+#     changed are analysed again.
 #
 # Usage: tests/lint/thread_safety.sh [FUZZ_OUT]  (default: build-fuzz)
 # Prints "thread-safety: OK" or the warnings and "thread-safety: FAILED";
@@ -50,8 +52,7 @@ export TS_CACHE=${THREAD_SAFETY_CACHE_DIR:-$HOME/.cache/graphgc/thread-safety}
 export TS_USE_CACHE=${THREAD_SAFETY_CACHE:-1}
 mkdir -p "$TS_CACHE"
 export TS_KEY_PREFIX
-# The flags name this clone's build-fuzz/gen: keyed relative to the clone.
-TS_KEY_PREFIX="$("$CLANG" --version | head -1) ${FLAGS[*]//$PWD/.}"
+TS_KEY_PREFIX="$("$CLANG" --version | head -1) ${FLAGS[*]}"
 check_file() {  # file flags...
   set -o pipefail
   local src=$1
