@@ -49,24 +49,32 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const PinnedRun& run,
   // A raw view: InlinedVector's operator[] tests for inline storage on every
   // access, which was a fifth of this loop's instructions.
   const Tensor** const in = in_storage.data();
-  for (size_t s = 0; s < plan.steps.size(); ++s) {
-    const Step& step = plan.steps[s];
+  // Read once: a kernel call is opaque, so members read in the loop would
+  // be read again on every step.
+  const absl::Span<const Step> steps = plan.steps;
+  const InputRef* const inputs = plan.inputs.data();
+  const Node* const* const nodes = run.nodes().data();
+  NodeResource* const* const resources = run.all_resources().data();
+  Tensor* const slot_data = slots.data();
+  const Eigen::ThreadPoolDevice* const device = device_.get();
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const Step& step = steps[s];
     // A constant's consumers and fetches read it from the plan.
     if (step.kind != Step::Kind::kRun) continue;
-    const InputRef* refs = plan.inputs.data() + step.input_begin;
-    const Node& node = run.node(s);
+    const InputRef* refs = inputs + step.input_begin;
+    const Node& node = *nodes[s];
     for (uint32_t k = 0; k < step.num_inputs; ++k) {
       in[k] = refs[k].constant >= 0 ? &plan.constants[refs[k].constant]
-                                    : &slots[refs[k].slot];
+                                    : &slot_data[refs[k].slot];
     }
     // The kernel writes its outputs straight into their slots.
-    const absl::Span<Tensor> outs(slots.data() + step.output_base,
+    const absl::Span<Tensor> outs(slot_data + step.output_base,
                                   step.num_outputs);
-    OpKernelContext ctx(node,
+    OpKernelContext ctx(node, node.attrs, node.resource.get(),
                         absl::Span<const Tensor* const>(in, step.num_inputs),
                         absl::Span<NodeResource* const>(
-                            run.resources(step.input_begin), step.num_inputs),
-                        device_.get(), step_id, outs);
+                            resources + step.input_begin, step.num_inputs),
+                        device, step_id, outs);
     ctx.set_forwardable_inputs(step.forwardable);
     if (!step.kernel) {
       return absl::UnimplementedError(absl::StrCat(
@@ -79,7 +87,7 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const PinnedRun& run,
     // an optimizer finds its variable unshared) after its last reader
     // rather than at the end of the run.
     const uint32_t* takes = plan.takes.data() + step.take_begin;
-    for (uint32_t k = 0; k < step.num_takes; ++k) slots[takes[k]].Clear();
+    for (uint32_t k = 0; k < step.num_takes; ++k) slot_data[takes[k]].Clear();
     // The plan's copy of what the node declares, tested inline; the node
     // and CheckOutputs only for the error.
     const OutputCheck* checks = plan.output_checks.data() + step.output_base;

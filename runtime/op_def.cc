@@ -20,14 +20,8 @@ OpKernelContext::OpKernelContext(
     absl::Span<NodeResource* const> input_resources,
     const Eigen::ThreadPoolDevice* device, int64_t step_id,
     absl::Span<Tensor> outputs)
-    : node_(node),
-      attrs_(node.attrs),
-      resource_(node.resource.get()),
-      inputs_(inputs),
-      input_resources_(input_resources),
-      device_(device),
-      step_id_(step_id),
-      outputs_(outputs) {}
+    : OpKernelContext(node, node.attrs, node.resource.get(), inputs,
+                      input_resources, device, step_id, outputs) {}
 
 const std::string& OpKernelContext::node_name() const { return node_.name; }
 

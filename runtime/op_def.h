@@ -40,7 +40,7 @@ struct ThreadPoolDevice;  // a struct in Eigen
 namespace graphgc {
 
 struct FusionRule;  // runtime/fusion.h
-struct Node;  // runtime/node.h, internal to runtime/
+struct Node;        // runtime/node.h, internal to runtime/
 
 // What a kernel sees of one execution of its node.
 class OpKernelContext {
@@ -59,6 +59,25 @@ class OpKernelContext {
                   absl::Span<NodeResource* const> input_resources,
                   const Eigen::ThreadPoolDevice* device, int64_t step_id,
                   absl::Span<Tensor> outputs);
+  // The executor's form of the one above, inline: `attrs` and `resource`
+  // are `node`'s own (Node::attrs, Node::resource), which the caller reads
+  // (Node is internal to runtime/). The executor builds one context per
+  // step, and a call into another translation unit for it was a tenth of
+  // a trivial step's time.
+  OpKernelContext(const Node& node, const AttrMap& attrs,
+                  NodeResource* resource,
+                  absl::Span<const Tensor* const> inputs,
+                  absl::Span<NodeResource* const> input_resources,
+                  const Eigen::ThreadPoolDevice* device, int64_t step_id,
+                  absl::Span<Tensor> outputs)
+      : node_(node),
+        attrs_(attrs),
+        resource_(resource),
+        inputs_(inputs),
+        input_resources_(input_resources),
+        device_(device),
+        step_id_(step_id),
+        outputs_(outputs) {}
   // The first form for the node `node` shows, for code outside runtime/
   // (kernel tests): the context must not outlive `node`.
   OpKernelContext(const NodeView& node, absl::Span<const Tensor* const> inputs,

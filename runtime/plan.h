@@ -193,6 +193,13 @@ class PinnedRun {
   NodeResource* const* resources(uint32_t input_begin) const {
     return plan_->pointers.resources_.data() + input_begin;
   }
+  // Every step's node and every input's resource, as above, for a loop over
+  // the steps: read once, where the accessors above are read again after
+  // every kernel call (the compiler cannot know a kernel left them alone).
+  absl::Span<const Node* const> nodes() const { return plan_->pointers.nodes_; }
+  absl::Span<NodeResource* const> all_resources() const {
+    return plan_->pointers.resources_;
+  }
 
  private:
   PinnedRun(std::shared_ptr<const Plan> plan, gc::PinScope pin)
