@@ -72,7 +72,8 @@ std::optional<TensorShape> KnownShapeValue(const InputInfo& in);
 // Normalises `axis` (may be negative) for a tensor of `rank`.
 absl::StatusOr<int> NormaliseAxis(int64_t axis, int rank);
 
-// Registers `op`; a failure is a programming error in ops/ (assert).
+// Registers one of ops/'s own ops (OpRegistry::RegisterBuiltin): a refusal
+// is kept in registry.builtin_ops_status(), never fatal.
 void MustRegister(OpRegistry& registry, RegisteredOp op);
 // Shorthand for the common case: a non-variadic op.
 RegisteredOp MakeOp(std::string type, std::vector<std::string> inputs,

@@ -98,6 +98,14 @@ InputInfo DescribeOutput(absl::string_view op_type, const AttrMap& attrs,
   return info;
 }
 
+void OpRegistry::RegisterBuiltin(RegisteredOp op) {
+  absl::Status s = Register(std::move(op));
+  if (!s.ok() && builtin_ops_status_.ok()) {
+    builtin_ops_status_ =
+        absl::Status(s.code(), absl::StrCat("RegisterBuiltin: ", s.message()));
+  }
+}
+
 absl::Status OpRegistry::Register(RegisteredOp op) {
   if (op.def.type.empty()) {
     return absl::InvalidArgumentError("OpRegistry::Register: empty op type");
@@ -200,6 +208,11 @@ const OpRegistry& GlobalOpRegistry() {
   static const OpRegistry* const registry = [] {
     auto* r = new OpRegistry();
     RegisterCoreOps(*r);
+    if (!r->builtin_ops_status().ok()) {
+      // An op of ops/ is missing: never fatal to the rest, never silent.
+      std::fprintf(stderr, "graphgc: an op was not registered: %s\n",
+                   std::string(r->builtin_ops_status().message()).c_str());
+    }
     if (!r->fusion_rules_status().ok()) {
       // Not fatal (the chains run unfused), but never silent.
       std::fprintf(stderr, "graphgc: fusion rules not registered: %s\n",

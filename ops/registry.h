@@ -113,6 +113,12 @@ class OpRegistry {
   // entry is incomplete (no type, no shape function). The registry owns the
   // entry for its whole life, so OpDef pointers into it stay valid.
   absl::Status Register(RegisteredOp op);
+  // Register, for the ops a library registers into a registry it fills
+  // (ops/'s Register*Ops): a refusal is the library's own mistake, which no
+  // caller could handle, so it is kept (the first one, in
+  // builtin_ops_status()) rather than returned, the op is left out and the
+  // rest of the registry still works.
+  void RegisterBuiltin(RegisteredOp op);
   // Adds a fusion rule (runtime/fusion.h) to the OpDef of its chain's
   // first op, after the rules with longer chains. InvalidArgument, adding
   // nothing, if the chain has fewer than two ops, an op that is not one of
@@ -134,6 +140,10 @@ class OpRegistry {
   const absl::Status& fusion_rules_status() const {
     return fusion_rules_status_;
   }
+  // OK, or the first refusal RegisterBuiltin met, prefixed with
+  // "RegisterBuiltin: " (e.g. AlreadyExists naming a type registered
+  // twice): that op is missing from the registry.
+  const absl::Status& builtin_ops_status() const { return builtin_ops_status_; }
 
  private:
   friend void RegisterCoreOps(OpRegistry& registry);  // records the status
@@ -146,6 +156,7 @@ class OpRegistry {
 
   absl::flat_hash_map<std::string, std::unique_ptr<RegisteredOp>> ops_;
   absl::Status fusion_rules_status_;
+  absl::Status builtin_ops_status_;
 };
 
 // Registers every op of ops/ (math, nn, array, state, random, conv), then

@@ -214,6 +214,23 @@ TEST(OpRegistry, RegisterFusionRulesNamesAMissingOpAndAddsNothing) {
   EXPECT_TRUE((*r.Lookup("MatMul"))->def.fusions.empty());
 }
 
+TEST(OpRegistry, TheCoreOpsAreAllRegistered) {
+  EXPECT_TRUE(GlobalOpRegistry().builtin_ops_status().ok())
+      << GlobalOpRegistry().builtin_ops_status();
+}
+
+TEST(OpRegistry, RegisterBuiltinKeepsTheFirstRefusalAndTheOtherOps) {
+  OpRegistry r;
+  RegisterMathOps(r);
+  ASSERT_TRUE(r.builtin_ops_status().ok()) << r.builtin_ops_status();
+  const size_t before = r.ListOps().size();
+  RegisterMathOps(r);  // every type again: each refused, nothing aborts
+  EXPECT_EQ(r.builtin_ops_status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(r.builtin_ops_status().message(), HasSubstr("RegisterBuiltin: "));
+  EXPECT_EQ(r.ListOps().size(), before);
+  EXPECT_TRUE(r.Lookup("MatMul").ok());
+}
+
 class BuildNodeTest : public ::testing::Test {
  protected:
   Graph g_;
