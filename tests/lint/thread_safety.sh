@@ -12,9 +12,10 @@
 #     the tests, benchmarks and examples: a syntax-only pass (the analysis
 #     runs in the front end, so nothing is generated), with OpenMPI's and
 #     CPython's headers for tools/cluster_mpi and the Python module. Each
-#     file's clean result is cached by a hash of its preprocessed text
-#     (~/.cache/graphgc/thread-safety), so only files whose translation unit
-#     changed are analysed again.
+#     file's clean result is cached (~/.cache/graphgc/thread-safety) by its
+#     content and the content of every header it read
+#     (tests/lint/thread_safety_pass.py), so only files whose translation
+#     unit changed are analysed again.
 #
 # Usage: tests/lint/thread_safety.sh [FUZZ_OUT]  (default: build-fuzz)
 # Prints "thread-safety: OK" or the warnings and "thread-safety: FAILED";
@@ -30,9 +31,8 @@ if ! tests/fuzz/build_fuzzers.sh "$OUT"; then
 fi
 
 # The generated protobuf headers are named relative to the clone when they
-# are inside it: their inline code expands __FILE__, which would otherwise
-# put the clone's absolute path into every including file's preprocessed
-# text, and the cache below would miss in every other clone.
+# are inside it, so the cache below records them by the same path in every
+# clone (and their inline code's __FILE__ does not name the clone).
 GEN=$(realpath --relative-to=. "$OUT/gen")
 FLAGS=(-std=c++20 -fsyntax-only -DEIGEN_USE_THREADS -I. -I"$GEN"
        -I/usr/include/eigen3 -I/usr/include/hdf5/serial
@@ -41,43 +41,27 @@ FLAGS=(-std=c++20 -fsyntax-only -DEIGEN_USE_THREADS -I. -I"$GEN"
        -Wno-deprecated-declarations
        -Wthread-safety -Wthread-safety-beta -Werror=thread-safety
        -Werror=thread-safety-beta)
-export CLANG=${CXX_SYNTAX:-clang++-14}
-# Each file's result is cached outside the clone, keyed by a hash of the
-# compiler's version, the flags and the file's preprocessed text (-P: no
-# line markers, so the clone's path is not in it): a file whose translation
-# unit did not change is not analysed again, in this clone or any other on
-# this machine. Only a clean analysis is recorded; a warning is reported
-# every run until it is fixed. THREAD_SAFETY_CACHE=0 analyses every file.
-export TS_CACHE=${THREAD_SAFETY_CACHE_DIR:-$HOME/.cache/graphgc/thread-safety}
-export TS_USE_CACHE=${THREAD_SAFETY_CACHE:-1}
-mkdir -p "$TS_CACHE"
-export TS_KEY_PREFIX
-TS_KEY_PREFIX="$("$CLANG" --version | head -1) ${FLAGS[*]}"
-check_file() {  # file flags...
-  set -o pipefail
-  local src=$1
-  shift
-  local key=""
-  if [[ $TS_USE_CACHE == 1 ]]; then
-    key=$({ echo "$TS_KEY_PREFIX"; "$CLANG" "${@/-fsyntax-only/-E}" -P "$src"; } |
-          sha256sum | cut -c1-40) || key=""
-    if [[ -n $key && -f $TS_CACHE/$key ]]; then
-      echo "  CACHED $src"
-      return 0
-    fi
-  fi
-  echo "  SYNTAX $src"
-  "$CLANG" "$@" "$src" || return 1
-  if [[ -n $key ]]; then touch "$TS_CACHE/$key"; fi
-}
-export -f check_file
+CLANG=${CXX_SYNTAX:-clang++-14}
+# Each file's clean result is cached outside the clone
+# (tests/lint/thread_safety_pass.py, as ccache's direct mode): keyed by the
+# compiler's version, the flags and the file's content, and valid while
+# every header it read has the content it had then. A file whose
+# translation unit did not change is not analysed again, in this clone or
+# any other on this machine, and the check costs no compiler run. Only a
+# clean analysis is recorded; a warning is reported every run until it is
+# fixed. THREAD_SAFETY_CACHE=0 analyses every file.
+TS_CACHE=${THREAD_SAFETY_CACHE_DIR:-$HOME/.cache/graphgc/thread-safety}
+CACHE_ARGS=(--cache "$TS_CACHE")
+if [[ ${THREAD_SAFETY_CACHE:-1} != 1 ]]; then CACHE_ARGS=(--no-cache); fi
 # The tests, benchmarks and examples too (tests/fuzz is compiled by step 1;
 # tests/downstream is a consumer's workspace, built by its own stage).
 if ! { ls models/*.cc data/*.cc tools/*.cc python/ext/*.cc bench/*.cc \
           examples/*.cc
        find tests -name '*.cc' -not -path 'tests/downstream*' \
          -not -path 'tests/fuzz/*' | sort; } |
-     xargs -P "$JOBS" -I{} bash -c 'check_file "$@"' _ {} "${FLAGS[@]}"; then
+     /usr/bin/python3 tests/lint/thread_safety_pass.py --compiler "$CLANG" \
+       "${CACHE_ARGS[@]}" --jobs "$JOBS" \
+       --key-prefix "$("$CLANG" --version | head -1)" -- "${FLAGS[@]}"; then
   echo "thread-safety: FAILED (models/ data/ tools/ python/ext/ bench/"\
        "examples/ tests/)"
   exit 1
