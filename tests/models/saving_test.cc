@@ -774,12 +774,16 @@ TEST(LoadModel, LoadingAndDroppingAModelRepeatedlyKeepsTheGraphBounded) {
     absl::StatusOr<Sequential> model = LoadModel(dir, {.graph = &g});
     ASSERT_TRUE(model.ok()) << model.status();
     one_model = g.num_nodes() - baseline;
-    for (int i = 0; i < 200; ++i) {
+    const int64_t collections_before = g.gc_stats().collections;
+    // 60 loads: three times the bound below, so loads that were never
+    // collected fail it, and several automatic collections in between.
+    for (int i = 0; i < 60; ++i) {
       model = LoadModel(dir, {.graph = &g});  // drops the previous one
       ASSERT_TRUE(model.ok()) << model.status();
       peak = std::max(peak, g.num_nodes());
     }
     EXPECT_TRUE(model->Predict(X()).ok());
+    EXPECT_GE(g.gc_stats().collections - collections_before, 3);
   }
   EXPECT_EQ(LiveAfterCollect(g), baseline);
   // The automatic collections keep it to a few models' worth at any time.
