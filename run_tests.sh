@@ -21,7 +21,8 @@
 #     (tests/lint/thread_safety.sh: the fuzzers' clang build for gc ops
 #     runtime serialize util, a syntax-only pass, cached per file, for the
 #     rest: models data tools python/ext bench examples tests),
-#  5. a short run (FUZZ_SECONDS, default 30 CPU-seconds each) of each
+#  5. a short run (FUZZ_SECONDS, default 30 CPU-seconds each, measured as
+#     CPU time so the stage loses nothing by running beside others) of each
 #     libFuzzer target of tests/fuzz from its seed corpus (clang +
 #     ASan/UBSan, built by tests/fuzz/build_fuzzers.sh, already built by
 #     step 4b), all at once,
@@ -30,12 +31,14 @@
 # the downstream program, the CMake stage, the thread-safety check, each
 # fuzz target).
 #
-# Stages 3, 4 and 4b use neither this workspace's Bazel server nor its
+# Stages 3, 4, 4b and 5 use neither this workspace's Bazel server nor its
 # outputs, so they run in a second lane beside stages 1-2b (their output is
 # printed when those are done; RUN_TESTS_SERIAL=1 runs them one after the
 # other instead): on two cores, a run after a small change spends most of
 # each stage compiling one file or running one long test, leaving the other
-# core idle. The fuzz runs start once both lanes are done.
+# core idle. The fuzz runs end the second lane: each target stops at its
+# CPU-time budget, so running them while lane 1 still runs costs them
+# nothing.
 #
 # Compiled work is kept outside the clone, so a second run (or a fresh clone
 # on the same machine) recompiles only what changed: Bazel's disk cache
@@ -108,10 +111,10 @@ count_pytest() {  # name rc
   count_log "$1" "$2" '^PASSED ' '^(FAILED|ERROR) '
 }
 
-# The second lane: the downstream workspace, the CMake build and clang's
-# thread-safety analysis (with the fuzzers' build). Writes its output to
-# $side_dir/log, "passed failed" to $side_dir/counts and its stage timings
-# to $side_dir/timings.
+# The second lane: the downstream workspace, the CMake build, clang's
+# thread-safety analysis (with the fuzzers' build) and the fuzz runs. Writes
+# its output to $side_dir/log, "passed failed" to $side_dir/counts and its
+# stage timings to $side_dir/timings.
 downstream_app() {  # bazel flags...
   (cd tests/downstream && "$ROOT/bazelw" run "$@" //:app)
 }
@@ -139,6 +142,17 @@ side_lane() {
   count_result "thread-safety (clang -Wthread-safety -Werror)" \
     tests/lint/thread_safety.sh
   end_stage "clang -Wthread-safety (lane 2)"
+
+  # Every libFuzzer target at once, each until it has had FUZZ_SECONDS of
+  # CPU time (tests/fuzz/run_fuzzers.sh; the targets were built just above).
+  echo "=== fuzz: tests/fuzz/run_fuzzers.sh ${FUZZ_SECONDS:-30}"
+  # A log of its own (lane 1 writes the shared one), read by count_log.
+  local log
+  log=$(mktemp)
+  tests/fuzz/run_fuzzers.sh "${FUZZ_SECONDS:-30}" 2>&1 | tee "$log"
+  count_log fuzz "${PIPESTATUS[0]}" '^fuzz [a-z_]+: OK' '^fuzz [a-z_]+: CRASH'
+  rm -f "$log"
+  end_stage "fuzzers (${FUZZ_SECONDS:-30} CPU-s each, lane 2)"
   echo "$passed $failed" >"$side_dir/counts"
   printf '%s\n' "${timings[@]}" >"$side_dir/timings"
 }
@@ -186,7 +200,7 @@ end_stage "python threads (tsan)"
 if [[ -n ${side_pid:-} ]]; then
   wait "$side_pid"
   end_stage "(waiting for lane 2)"
-  echo "=== second lane (downstream, CMake, clang -Wthread-safety), ran beside the stages above:"
+  echo "=== second lane (downstream, CMake, clang -Wthread-safety, fuzz), ran beside the stages above:"
   cat "$side_dir/log"
 else
   side_lane
@@ -196,13 +210,6 @@ read -r p f <"$side_dir/counts" || { p=0; f=1; }
 passed=$((passed + p))
 failed=$((failed + f))
 mapfile -t -O "${#timings[@]}" timings <"$side_dir/timings"
-stage_start=$SECONDS
-
-echo "=== fuzz: tests/fuzz/run_fuzzers.sh ${FUZZ_SECONDS:-30}"
-tests/fuzz/run_fuzzers.sh "${FUZZ_SECONDS:-30}" 2>&1 | tee "$log"
-count_log fuzz "${PIPESTATUS[0]}" '^fuzz [a-z_]+: OK' '^fuzz [a-z_]+: CRASH'
-
-end_stage "fuzzers (build + ${FUZZ_SECONDS:-30} CPU-s each)"
 
 echo "=== stage timings (total $SECONDS s)"
 printf '%s\n' "${timings[@]}"

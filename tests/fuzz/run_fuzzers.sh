@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target of tests/fuzz/ for SECONDS of one core each
-# (default 30), each from a temporary copy of its seed corpus
+# Runs every libFuzzer target of tests/fuzz/ until it has had SECONDS of
+# CPU time (default 30), each from a temporary copy of its seed corpus
 # (tests/fuzz/corpus/<target>/), so runs never write into the repository.
-# All targets run at once (FUZZ_JOBS, default: all of them); each libFuzzer
-# process is single-threaded, so when there are more targets than cores
-# each runs for SECONDS x jobs / cores of wall time and so gets SECONDS of
-# CPU, as it would running alone. Five targets on two cores take 75 s
-# instead of the 90 s of three rounds of two, one of which left a core idle.
+# All targets run at once (FUZZ_JOBS, default: all of them). Each libFuzzer
+# process is single-threaded; a watcher reads its user+system time
+# (/proc/PID/stat) twice a second and interrupts it (SIGINT: libFuzzer
+# prints its final stats and exits with -interrupted_exitcode) once it has
+# had SECONDS. So every target gets the same fuzzing whatever else runs:
+# five targets on an idle 2-core machine take 75 s of wall time, and the
+# stage may run beside other work (run_tests.sh's second lane) without
+# losing any of it. -max_total_time is only a backstop, at 4 times the
+# wall time an idle machine needs; a target stopped by it reports the CPU
+# time it had.
 # Builds the targets first (tests/fuzz/build_fuzzers.sh; incremental).
 #
 # Usage: tests/fuzz/run_fuzzers.sh [SECONDS]
 # Env:   FUZZ_OUT  build directory (default: build-fuzz)
 #        FUZZ_TARGETS  space-separated subset (default: all)
 #        FUZZ_JOBS  targets run at once (default: all)
-# Prints one line per target: "fuzz <target>: OK|CRASH, N execs in S s";
-# a crash's reproducer is copied to FUZZ_OUT/crashes/. Exits non-zero if any
-# target crashed (or failed to build or start).
+# Prints one line per target: "fuzz <target>: OK|CRASH, N execs in C
+# CPU-s (W s wall)"; a crash's reproducer is copied to FUZZ_OUT/crashes/.
+# Exits non-zero if any target crashed (or failed to build or start).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -37,11 +42,39 @@ targets=${FUZZ_TARGETS:-$(cd tests/fuzz && ls -- *_fuzzer.cc | sed 's/\.cc$//')}
 num_targets=$(wc -w <<<"$targets")
 cores=$(nproc)
 jobs_max=${FUZZ_JOBS:-$num_targets}
-# Wall time per target: SECONDS of CPU each, sharing the cores.
+# The wall time an idle machine needs for SECONDS of CPU each, sharing the
+# cores; the backstop is 4 times that.
 wall=$SECONDS_PER_TARGET
 if ((jobs_max > cores)); then
   wall=$(((SECONDS_PER_TARGET * jobs_max + cores - 1) / cores))
 fi
+backstop=$((4 * wall))
+ticks=$(getconf CLK_TCK)
+
+# CPU time (user + system) of process $1 in clock ticks, or nothing once it
+# has gone. Field 2 of /proc/PID/stat is "(comm)", which may hold spaces,
+# so the fields are counted after its closing parenthesis: utime and stime
+# are fields 14 and 15, the 12th and 13th after it.
+cpu_ticks() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return
+  local rest=(${stat##*) })
+  echo $((rest[11] + rest[12]))
+}
+
+# Interrupts process $1 once it has had $2 seconds of CPU; writes the last
+# CPU time seen (ticks) to $3.
+watch_cpu() {
+  local pid=$1 budget=$(($2 * ticks)) out=$3 used
+  while used=$(cpu_ticks "$pid") && [[ -n $used ]]; do
+    echo "$used" >"$out"
+    if ((used >= budget)); then
+      kill -INT "$pid" 2>/dev/null
+      return
+    fi
+    sleep 0.5
+  done
+}
 work=$(mktemp -d "${TMPDIR:-/tmp}/graphgc-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$OUT/crashes"
@@ -59,19 +92,28 @@ run_target() {
   local log=$work/$t/log
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
   UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+  local started=$SECONDS
   TMPDIR=$work/$t \
     "$OUT/$t" "$corpus" \
-      -max_total_time="$wall" \
+      -max_total_time="$backstop" -interrupted_exitcode=72 \
       -max_len="${MAX_LEN[$t]:-8192}" \
       -rss_limit_mb=2048 -timeout=25 -print_final_stats=1 \
-      -artifact_prefix="$work/$t/artifacts/" >"$log" 2>&1
+      -artifact_prefix="$work/$t/artifacts/" >"$log" 2>&1 &
+  local pid=$!
+  watch_cpu "$pid" "$SECONDS_PER_TARGET" "$work/$t/cpu" &
+  local watcher=$!
+  wait "$pid"
   local rc=$?
-  local execs secs
+  wait "$watcher"
+  # 72: interrupted by the watcher, its CPU time had: a clean end.
+  if [[ $rc -eq 72 ]]; then rc=0; fi
+  local execs cpu
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  secs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  cpu=$(($(cat "$work/$t/cpu" 2>/dev/null || echo 0) / ticks))
   if [[ $rc -eq 0 ]]; then
-    echo "fuzz $t: OK, ${execs:-?} execs in ${wall} s, $jobs_max at once" \
-         "(${secs:-?}/s)" >"$work/$t/report"
+    echo "fuzz $t: OK, ${execs:-?} execs in $cpu CPU-s" \
+         "($((SECONDS - started)) s wall, $jobs_max at once)" \
+      >"$work/$t/report"
     echo ok >"$work/$t/result"
     return
   fi
