@@ -21,7 +21,19 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT} CCACHE_NOHASHDIR=true
 mkdir -p "$BUILD"
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
-PREFIX=$SCRATCH/prefix
+# The install prefix is in the build tree too, at the same path every run
+# and (relative to the clone) in every clone, so the consumer's compiles
+# (its -I<prefix>/include) hit ccache like the library's; it is emptied
+# first, so each run checks a fresh install. (A new temporary prefix per
+# run made both of the consumer's compiles miss every time.)
+PREFIX=$BUILD/prefix
+rm -rf "$PREFIX"
+# Prints how long each step took.
+step_start=$SECONDS
+step() {
+  echo "cmake stage: $1 in $((SECONDS - step_start)) s"
+  step_start=$SECONDS
+}
 
 "$ROOT/tests/cmake/check_sources.sh"
 
@@ -31,6 +43,7 @@ if command -v ccache >/dev/null; then
 fi
 cmake -S "$ROOT" -B "$BUILD/graphgc" "${launcher[@]}" >/dev/null
 cmake --build "$BUILD/graphgc" -j2
+step "graphgc built"
 cmake --install "$BUILD/graphgc" --prefix "$PREFIX" >/dev/null
 for f in include/models/sequential.h include/serialize/event.pb.h \
          lib/libgraphgc.a lib/cmake/graphgc/graphgcConfig.cmake \
@@ -42,14 +55,21 @@ done
 cmake -S "$ROOT/tests/downstream_cmake" -B "$BUILD/downstream" \
   "${launcher[@]}" -DCMAKE_PREFIX_PATH="$PREFIX" >/dev/null
 cmake --build "$BUILD/downstream" -j2
+step "installed, and the find_package consumer built"
 mkdir -p "$SCRATCH/run_cmake"
 "$BUILD/downstream/app" "$SCRATCH/run_cmake"
+step "the find_package consumer ran"
 
-# pkg-config: the same program, compiled with graphgc.pc's flags.
+# pkg-config: the same program, compiled with graphgc.pc's flags (compiled
+# and linked in two commands: ccache caches a compile, not a link).
 export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 # shellcheck disable=SC2046
-${launcher:+ccache} g++ -o "$BUILD/app_pkgconfig" \
-  "$ROOT/tests/downstream_cmake/app.cc" $(pkg-config --cflags --libs graphgc)
+${launcher:+ccache} g++ -c -o "$BUILD/app_pkgconfig.o" \
+  "$ROOT/tests/downstream_cmake/app.cc" $(pkg-config --cflags graphgc)
+# shellcheck disable=SC2046
+g++ -o "$BUILD/app_pkgconfig" "$BUILD/app_pkgconfig.o" \
+  $(pkg-config --libs graphgc)
 mkdir -p "$SCRATCH/run_pc"
 "$BUILD/app_pkgconfig" "$SCRATCH/run_pc"
+step "the pkg-config consumer built and ran"
 echo "cmake stage: passed"
