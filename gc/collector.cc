@@ -128,8 +128,12 @@ CollectStats Collector::Run(bool minor) {
       old_drops_at_full_.store(old_drops, std::memory_order_relaxed);
     }
     result.swept = static_cast<int64_t>(garbage_.size());
-    swept.assign(garbage_.begin(), garbage_.end());
-    if (garbage_.capacity() > (size_t{1} << 20)) garbage_ = {};
+    // The end listeners get the list itself, moved, not a copy: a copy
+    // takes memory while the swept objects still hold theirs, so for a big
+    // sweep it is fresh pages, each a page fault on first write. The next
+    // collection starts from an empty list.
+    swept = std::move(garbage_);
+    garbage_.clear();
     if (roots_.capacity() > (size_t{1} << 20)) roots_ = {};
     live_after = heap_.live_count();
     peak = heap_.peak_live();

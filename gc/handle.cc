@@ -5,60 +5,14 @@
 
 namespace graphgc {
 
-NodeHandle::NodeHandle(gc::Heap* heap, gc::Slot* slot, NodeId id)
-    : heap_(heap), slot_(slot), id_(id) {}
-
-NodeHandle::NodeHandle(const NodeHandle& other)
-    : heap_(other.heap_),
-      slot_(other.slot_),
-      id_(other.id_),
-      label_(other.label_) {
-  Acquire();
-}
-
-NodeHandle& NodeHandle::operator=(const NodeHandle& other) {
-  if (this == &other) return *this;
-  NodeHandle copy(other);
-  *this = std::move(copy);
-  return *this;
-}
-
-NodeHandle& NodeHandle::operator=(NodeHandle&& other) noexcept {
-  if (this == &other) return *this;
-  Release();
-  heap_ = std::exchange(other.heap_, nullptr);
-  slot_ = std::exchange(other.slot_, nullptr);
-  id_ = std::exchange(other.id_, NodeId());
-  label_ = std::exchange(other.label_, nullptr);
-  return *this;
-}
-
-void NodeHandle::Acquire() {
-  if (slot_ == nullptr) return;
-  // Relaxed is enough: the source handle already keeps the count above
-  // zero, so no collection can observe the transition.
-  // One counter either way: a labelled handle counts in its label's entry,
-  // which holds the slot's root count for all of them.
+void NodeHandle::LastDrop() const {
   if (label_ != nullptr) {
-    label_->handles.fetch_add(1, std::memory_order_relaxed);
+    // The last handle of this label on this node: the entry goes, and with
+    // it the root count it held (under the heap's label lock).
+    heap_->RemoveLabelIfUnused(id_.index, label_);
   } else {
-    slot_->strong.fetch_add(1, std::memory_order_relaxed);
+    heap_->NoteDrop(heap_->HeldSlot(id_.index));
   }
-}
-
-void NodeHandle::Release() {
-  if (slot_ == nullptr) return;
-  // A labelled handle's last drop removes its label's entry, and with it
-  // the entry's root count (under the heap's label lock).
-  if (label_ != nullptr) {
-    heap_->ReleaseLabel(id_.index, label_);
-  } else {
-    heap_->DropStrong(*slot_);
-  }
-  heap_ = nullptr;
-  slot_ = nullptr;
-  id_ = NodeId();
-  label_ = nullptr;
 }
 
 Graph* NodeHandle::graph() const {
@@ -66,19 +20,20 @@ Graph* NodeHandle::graph() const {
 }
 
 NodeHandle NodeHandle::WithOwner(absl::string_view owner) const {
-  if (slot_ == nullptr) return NodeHandle();
-  NodeHandle copy(heap_, slot_, id_);
+  if (count_ == nullptr) return NodeHandle();
   if (owner.empty()) {
-    slot_->strong.fetch_add(1, std::memory_order_relaxed);
-  } else {
-    copy.label_ = heap_->AcquireLabel(id_.index, owner);
+    // This handle keeps the slot live and in place.
+    std::atomic<int32_t>& strong = heap_->HeldSlot(id_.index).strong;
+    strong.fetch_add(1, std::memory_order_relaxed);
+    return NodeHandle(heap_, &strong, id_, nullptr);
   }
-  return copy;
+  gc::SlotLabel* label = heap_->AcquireLabel(id_.index, owner);
+  return NodeHandle(heap_, &label->handles, id_, label);
 }
 
 std::string NodeHandle::owner() const {
   // The entry, and so its text, lives while this handle counts on it.
-  if (slot_ == nullptr || label_ == nullptr) return "";
+  if (label_ == nullptr) return "";
   return *label_->text;
 }
 

@@ -4,14 +4,17 @@
 //
 // A NodeHandle is a strong, copyable reference: while any copy exists the
 // node, and everything it reaches through data or control inputs, survives
-// collection. Copying and destroying one touches a single atomic counter in
-// the node's slot (no lock), so handles are cheap to pass around. A handle
-// may carry an owner label ("Sequential 'sequential_3'") that names who
-// holds it in ExplainRetention and leak reports; copies keep the label, and
-// count themselves in a second atomic, the label's entry for the node (no
-// lock either). Only making a labelled handle (WithOwner) and destroying
-// the last handle of one label on one node take the heap's label lock, to
-// add or remove that entry.
+// collection. A handle counts itself in one atomic counter: its node's root
+// count (Slot::strong), or, when it carries an owner label ("Sequential
+// 'sequential_3'", naming who holds it in ExplainRetention and leak
+// reports), the count of that label's entry for the node (SlotLabel), which
+// holds one root count for all of them. Copies keep the label. Copying a
+// handle is one relaxed increment of that counter and destroying one a
+// decrement, both inline and without a lock, labelled or not; only making
+// a labelled handle (WithOwner) and destroying the last handle of one
+// label on one node take the heap's label lock, to add or remove that
+// entry, and only a node's last handle going counts a drop for the
+// collector (Heap::drops()), out of line.
 // == compares identity (same node).
 //
 // A WeakNodeHandle does not keep its node alive; Lock() gives a strong
@@ -26,6 +29,7 @@
 #ifndef GRAPHGC_GC_HANDLE_H_
 #define GRAPHGC_GC_HANDLE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -41,25 +45,45 @@ class Graph;
 
 namespace gc {
 class Heap;
-struct Slot;
 struct SlotLabel;
 }  // namespace gc
 
 class NodeHandle {
  public:
   NodeHandle() = default;
-  NodeHandle(const NodeHandle& other);
+  // Counts the copy where `other` counts itself. Relaxed is enough: `other`
+  // keeps the count above zero meanwhile, so no collection can see it
+  // reach zero in between.
+  NodeHandle(const NodeHandle& other)
+      : heap_(other.heap_),
+        count_(other.count_),
+        id_(other.id_),
+        label_(other.label_) {
+    if (count_ != nullptr) count_->fetch_add(1, std::memory_order_relaxed);
+  }
   NodeHandle(NodeHandle&& other) noexcept
       : heap_(std::exchange(other.heap_, nullptr)),
-        slot_(std::exchange(other.slot_, nullptr)),
+        count_(std::exchange(other.count_, nullptr)),
         id_(std::exchange(other.id_, NodeId())),
         label_(std::exchange(other.label_, nullptr)) {}
-  NodeHandle& operator=(const NodeHandle& other);
-  NodeHandle& operator=(NodeHandle&& other) noexcept;
-  ~NodeHandle() { Release(); }
+  NodeHandle& operator=(const NodeHandle& other) {
+    if (this != &other) *this = NodeHandle(other);
+    return *this;
+  }
+  NodeHandle& operator=(NodeHandle&& other) noexcept {
+    if (this != &other) {
+      Drop();
+      heap_ = std::exchange(other.heap_, nullptr);
+      count_ = std::exchange(other.count_, nullptr);
+      id_ = std::exchange(other.id_, NodeId());
+      label_ = std::exchange(other.label_, nullptr);
+    }
+    return *this;
+  }
+  ~NodeHandle() { Drop(); }
 
   // Whether this handle refers to a node (a default handle does not).
-  bool valid() const { return slot_ != nullptr; }
+  bool valid() const { return count_ != nullptr; }
   explicit operator bool() const { return valid(); }
 
   // The graph holding the node; nullptr for an empty handle, and once the
@@ -74,7 +98,13 @@ class NodeHandle {
   std::string owner() const;
 
   // Drops the reference; the handle becomes empty.
-  void Reset() { Release(); }
+  void Reset() {
+    Drop();
+    heap_ = nullptr;
+    count_ = nullptr;
+    id_ = NodeId();
+    label_ = nullptr;
+  }
 
   friend bool operator==(const NodeHandle& a, const NodeHandle& b) {
     return a.heap_ == b.heap_ && a.id_ == b.id_;
@@ -90,12 +120,28 @@ class NodeHandle {
  private:
   friend class gc::Heap;
   friend class WeakNodeHandle;
-  NodeHandle(gc::Heap* heap, gc::Slot* slot, NodeId id);
-  void Acquire();
-  void Release();
+  // Takes over one count already made in `count` (the slot's root count,
+  // or `label`'s handle count when `label` is set).
+  NodeHandle(gc::Heap* heap, std::atomic<int32_t>* count, NodeId id,
+             gc::SlotLabel* label)
+      : heap_(heap), count_(count), id_(id), label_(label) {}
+  // Uncounts this handle, leaving its fields as they are. acq_rel: the
+  // handle's last use happens before whatever its count reaching zero
+  // lets another thread do.
+  void Drop() {
+    if (count_ != nullptr &&
+        count_->fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      LastDrop();
+    }
+  }
+  // The counter reached zero: a label's entry goes (with its root count),
+  // or the node's last handle went and the heap counts the drop.
+  void LastDrop() const;
 
   gc::Heap* heap_ = nullptr;
-  gc::Slot* slot_ = nullptr;
+  // Where this handle counts itself: the slot's Slot::strong, or its
+  // label's SlotLabel::handles. Null for an empty handle.
+  std::atomic<int32_t>* count_ = nullptr;
   NodeId id_;
   gc::SlotLabel* label_ = nullptr;  // no owner label when null
 };

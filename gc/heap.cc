@@ -109,7 +109,7 @@ NodeId Heap::IdOf(uint32_t index) const {
 NodeHandle Heap::NewHandle(NodeId id) const {
   Slot& s = slot(id.index);
   s.strong.fetch_add(1, std::memory_order_relaxed);
-  return NodeHandle(const_cast<Heap*>(this), &s, id);
+  return NodeHandle(const_cast<Heap*>(this), &s.strong, id, nullptr);
 }
 
 int64_t Heap::TotalStrongCount() const {
@@ -146,12 +146,6 @@ SlotLabel* Heap::AcquireLabel(uint32_t index, absl::string_view text) {
   entry->handles.store(1, std::memory_order_relaxed);
   entries.push_back(std::move(entry));
   return entries.back().get();
-}
-
-void Heap::ReleaseLabel(uint32_t index, SlotLabel* label) {
-  if (label->handles.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    RemoveLabelIfUnused(index, label);
-  }
 }
 
 void Heap::RemoveLabelIfUnused(uint32_t index, const SlotLabel* label) {

@@ -197,10 +197,10 @@ class Heap : public std::enable_shared_from_this<Heap> {
   Slot& slot(uint32_t index) const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     return chunks_[index >> kChunkBits][index & (kChunkSize - 1)];
   }
-  // The slot of a node the caller holds a strong handle or a pin to,
-  // without the lock: that slot stays live and, chunks never moving
-  // (invariant 1), in place; its chunk pointer was written before the
-  // handle or pin existed.
+  // The slot of a node the caller holds a strong handle or a pin to (or
+  // whose last handle it has just dropped, to count the drop), without the
+  // lock: chunks never move (invariant 1), and the slot's chunk pointer was
+  // written before the handle or pin existed.
   Slot& HeldSlot(uint32_t index) const ABSL_NO_THREAD_SAFETY_ANALYSIS {
     return chunks_[index >> kChunkBits][index & (kChunkSize - 1)];
   }
@@ -291,11 +291,13 @@ class Heap : public std::enable_shared_from_this<Heap> {
   friend class ::graphgc::NodeHandle;
 
   // Handle bookkeeping, lock-free but for a label's first and last handle
-  // on a slot.
+  // on a slot. A handle counts and uncounts itself (gc/handle.h); these are
+  // what it calls when its counter reaches zero.
   // One root count fewer on `s`.
   void DropStrong(Slot& s) {
     if (s.strong.fetch_sub(1, std::memory_order_acq_rel) == 1) NoteDrop(s);
   }
+  // A slot's root count reached zero: counts the drop for the collector.
   void NoteDrop(const Slot& s) {
     if (!s.young.load(std::memory_order_relaxed)) {
       old_drops_.fetch_add(1, std::memory_order_acq_rel);
@@ -307,11 +309,9 @@ class Heap : public std::enable_shared_from_this<Heap> {
   // text interned and one root count added to the slot for the entry.
   SlotLabel* AcquireLabel(uint32_t index, absl::string_view text)
       ABSL_LOCKS_EXCLUDED(labels_mu_);
-  // Counts one handle fewer on `label` (of slot `index`); the last one
-  // takes labels_mu_ to remove the entry, with its root count (and the
-  // text, if no other entry uses it).
-  void ReleaseLabel(uint32_t index, SlotLabel* label)
-      ABSL_LOCKS_EXCLUDED(labels_mu_);
+  // `label` (of slot `index`) counted its last handle: takes labels_mu_ to
+  // remove the entry, with its root count (and the text, if no other entry
+  // uses it), unless AcquireLabel revived it meanwhile.
   void RemoveLabelIfUnused(uint32_t index, const SlotLabel* label)
       ABSL_LOCKS_EXCLUDED(labels_mu_);
 

@@ -80,6 +80,34 @@ TEST(NodeHandle, OwnerLabelTravelsWithCopies) {
   EXPECT_EQ(labels[0].second, 2);
 }
 
+TEST(NodeHandle, CopiesOfALabelledHandleShareOneRootCount) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  NodeHandle l1 = a.WithOwner("Sequential 'm'");
+  EXPECT_EQ(StrongCount(g, a), 2);  // a, and the label's entry
+  NodeHandle l2 = l1;
+  NodeHandle l3 = l2;
+  EXPECT_EQ(StrongCount(g, a), 2);  // copies count in the entry
+  l1.Reset();
+  l2.Reset();
+  EXPECT_EQ(StrongCount(g, a), 2);
+  l3.Reset();  // the label's last handle: the entry goes
+  EXPECT_EQ(StrongCount(g, a), 1);
+}
+
+TEST(NodeHandle, EmptyOwnerMakesAnUnlabelledCopy) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  NodeHandle copy = a.WithOwner("");
+  EXPECT_EQ(copy, a);
+  EXPECT_EQ(copy.owner(), "");
+  EXPECT_EQ(StrongCount(g, a), 2);
+  const int64_t drops = g.heap().drops();
+  a.Reset();
+  copy.Reset();
+  EXPECT_EQ(g.heap().drops(), drops + 1);
+}
+
 TEST(NodeHandle, LabelTableEmptiesWhenLabelledHandlesGo) {
   Graph g;
   NodeHandle a = AddTestNode(g, "a");
