@@ -42,6 +42,7 @@ set(GRAPHGC_SOURCES
     ops/registry.cc
     ops/resources.cc
     ops/fused_kernels.cc
+    ops/fused_training_kernels.cc
     ops/small_gemm.cc
     ops/state_ops.cc
     models/callbacks.cc
@@ -108,6 +109,7 @@ set(GRAPHGC_HEADERS
     ops/registry.h
     ops/resources.h
     ops/fused_kernels.h
+    ops/fused_training_kernels.h
     ops/small_gemm.h
     ops/state_ops.h
     models/callbacks.h

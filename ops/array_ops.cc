@@ -107,11 +107,10 @@ void RegisterLeaves(OpRegistry& r) {
   MustRegister(r, std::move(no_op));
 }
 
+}  // namespace
+
 // --- Reshape ---
 
-// Resolves one -1 in `target` for `n` elements (n < 0: unknown). A target
-// whose known dimensions hold more than kMaxTensorElements elements (or
-// whose product wraps int64) is InvalidArgument "too many elements".
 absl::StatusOr<TensorShape> ResolveReshape(const TensorShape& target, int64_t n,
                                            bool at_runtime) {
   int unknown = -1;
@@ -153,6 +152,8 @@ absl::StatusOr<TensorShape> ResolveReshape(const TensorShape& target, int64_t n,
   }
   return out;
 }
+
+namespace {
 
 absl::StatusOr<std::vector<OutputInfo>> ReshapeShape(
     const AttrMap& attrs, absl::Span<const InputInfo> in) {

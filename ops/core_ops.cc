@@ -12,6 +12,7 @@
 #include "ops/array_ops.h"
 #include "ops/conv_ops.h"
 #include "ops/fused_kernels.h"
+#include "ops/fused_training_kernels.h"
 #include "ops/math_ops.h"
 #include "ops/nn_ops.h"
 #include "ops/random_ops.h"
@@ -40,8 +41,21 @@ absl::Status RegisterFusionRules(OpRegistry& registry) {
   GG_ASSIGN_OR_RETURN(const OpDef* bias_add, FusedOpDef(registry, "BiasAdd"));
   GG_ASSIGN_OR_RETURN(const OpDef* relu, FusedOpDef(registry, "Relu"));
   GG_ASSIGN_OR_RETURN(const OpDef* relu_grad, FusedOpDef(registry, "ReluGrad"));
+  GG_ASSIGN_OR_RETURN(const OpDef* ones_like, FusedOpDef(registry, "OnesLike"));
+  GG_ASSIGN_OR_RETURN(const OpDef* mul, FusedOpDef(registry, "Mul"));
+  GG_ASSIGN_OR_RETURN(const OpDef* real_div, FusedOpDef(registry, "RealDiv"));
+  GG_ASSIGN_OR_RETURN(const OpDef* reshape, FusedOpDef(registry, "Reshape"));
+  GG_ASSIGN_OR_RETURN(const OpDef* size, FusedOpDef(registry, "Size"));
+  GG_ASSIGN_OR_RETURN(const OpDef* cast, FusedOpDef(registry, "Cast"));
+  GG_ASSIGN_OR_RETURN(const OpDef* read,
+                      FusedOpDef(registry, "ReadVariableOp"));
+  GG_ASSIGN_OR_RETURN(const OpDef* assign,
+                      FusedOpDef(registry, "AssignVariableOp"));
   std::vector<FusionRule> rules = FusedMatMulRules(*matmul, *bias_add, *relu);
   rules.push_back(FusedMatMulReluGradRule(*matmul, *relu_grad));
+  rules.push_back(FusedLossGradientRule(*ones_like, *mul, *real_div, *reshape));
+  rules.push_back(FusedSizeCastRule(*size, *cast));
+  rules.push_back(FusedScaleVariableRule(*read, *mul, *assign));
   return registry.RegisterFusions(std::move(rules));
 }
 

@@ -1,13 +1,11 @@
 // ops/fused_kernels.cc
 #include "ops/fused_kernels.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 
-#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "ops/small_gemm.h"
 #include "util/status_macros.h"
@@ -15,41 +13,16 @@
 namespace graphgc {
 namespace {
 
-// out[r, j] = act(out[r, j] + bias[j]) for `rows` rows of c values, in
-// place: whole packets along each row, then the row's tail one value at a
-// time (an overlapping last packet would add the bias twice in place).
-template <FusedActivation kAct>
-void AddBiasAndActivate(const float* bias, int64_t rows, int64_t c,
-                        float* out) {
-  namespace ei = Eigen::internal;
-  using Packet = ei::packet_traits<float>::type;
-  constexpr int64_t kPacket = ei::packet_traits<float>::size;
-  const Packet zero = ei::pset1<Packet>(0.f);
-  const int64_t whole = c - c % kPacket;
-  for (int64_t r = 0; r < rows; ++r) {
-    float* row = out + r * c;
-    for (int64_t j = 0; j < whole; j += kPacket) {
-      Packet v =
-          ei::padd(ei::ploadu<Packet>(row + j), ei::ploadu<Packet>(bias + j));
-      if constexpr (kAct == FusedActivation::kRelu) v = ei::pmax(v, zero);
-      ei::pstoreu(row + j, v);
-    }
-    for (int64_t j = whole; j < c; ++j) {
-      const float v = row[j] + bias[j];
-      row[j] = kAct == FusedActivation::kRelu ? std::max(v, 0.f) : v;
-    }
-  }
-}
-
-// The product op(a) op(b) of inputs 0 and 1, computed into output 0 as
-// the MatMul kernel computes it, with its checks and messages (naming
-// `matmul_name`).
+// The product op(a) op(b) of inputs 0 and 1 as the MatMul kernel checks
+// it, with its messages (naming `matmul_name`), and output 0 allocated for
+// it; Multiply computes it.
 struct Product {
   float* out = nullptr;  // m x n, row-major
-  int64_t m = 0, n = 0;
+  int64_t m = 0, n = 0, k = 0;
+  bool ta = false, tb = false;
 };
-absl::StatusOr<Product> MultiplyInto(OpKernelContext& ctx, bool ta, bool tb,
-                                     const std::string& matmul_name) {
+absl::StatusOr<Product> PrepareProduct(OpKernelContext& ctx, bool ta, bool tb,
+                                       const std::string& matmul_name) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
   auto matmul_error = [&](const std::string& message) {
@@ -74,16 +47,27 @@ absl::StatusOr<Product> MultiplyInto(OpKernelContext& ctx, bool ta, bool tb,
   GG_ASSIGN_OR_RETURN(Tensor * out,
                       ctx.allocate_output(0, DT_FLOAT, TensorShape{p.m, p.n}));
   p.out = out->mutable_data<float>().data();
-  gemm::MatMul(a.data<float>().data(), b.data<float>().data(), p.out, p.m, p.n,
-               ka, ta, tb);
+  p.k = ka;
+  p.ta = ta;
+  p.tb = tb;
   return p;
+}
+
+// Computes `p` into output 0 as the MatMul kernel computes it (gemm::MatMul),
+// with `epilogue` applied to each value (bit for bit the same as a pass
+// after it).
+void Multiply(OpKernelContext& ctx, const Product& p,
+              const gemm::Epilogue& epilogue = {}) {
+  gemm::MatMulWithEpilogue(ctx.input(0).data<float>().data(),
+                           ctx.input(1).data<float>().data(), p.out, p.m, p.n,
+                           p.k, p.ta, p.tb, epilogue);
 }
 
 absl::Status FusedMatMulKernel(const FusedMatMulSpec& spec,
                                OpKernelContext& ctx) {
-  GG_ASSIGN_OR_RETURN(
-      Product p,
-      MultiplyInto(ctx, spec.transpose_a, spec.transpose_b, spec.matmul_name));
+  GG_ASSIGN_OR_RETURN(Product p,
+                      PrepareProduct(ctx, spec.transpose_a, spec.transpose_b,
+                                     spec.matmul_name));
   const Tensor& bias = ctx.input(2);
   if (bias.shape().dims() != 1 || bias.shape()[0] != p.n) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -91,20 +75,20 @@ absl::Status FusedMatMulKernel(const FusedMatMulSpec& spec,
         bias.shape().DebugString(), " does not match value of shape ",
         TensorShape{p.m, p.n}.DebugString()));
   }
-  const float* bp = bias.data<float>().data();
-  if (spec.activation == FusedActivation::kRelu) {
-    AddBiasAndActivate<FusedActivation::kRelu>(bp, p.m, p.n, p.out);
-  } else {
-    AddBiasAndActivate<FusedActivation::kNone>(bp, p.m, p.n, p.out);
-  }
+  // BiasAdd's addition and Relu's max on each value of the product as the
+  // product's register blocks store it: no second pass over the output.
+  Multiply(ctx, p,
+           {.bias = bias.data<float>().data(),
+            .relu = spec.activation == FusedActivation::kRelu});
   return absl::OkStatus();
 }
 
 absl::Status FusedMatMulReluGradKernel(const FusedMatMulReluGradSpec& spec,
                                        OpKernelContext& ctx) {
-  GG_ASSIGN_OR_RETURN(
-      Product p,
-      MultiplyInto(ctx, spec.transpose_a, spec.transpose_b, spec.matmul_name));
+  GG_ASSIGN_OR_RETURN(Product p,
+                      PrepareProduct(ctx, spec.transpose_a, spec.transpose_b,
+                                     spec.matmul_name));
+  Multiply(ctx, p);
   const Tensor& features = ctx.input(2);
   const TensorShape shape{p.m, p.n};
   if (features.shape() != shape) {

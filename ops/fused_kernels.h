@@ -8,8 +8,9 @@
 // (runtime/plan_builder.h) applies them.
 //
 // FusedMatMul computes act(op(a) op(b) + bias) for MatMul -> BiasAdd ->
-// (Relu | nothing): the product (gemm::MatMul, as the MatMul kernel), then
-// bias and activation in one pass over the output while it is in cache.
+// (Relu | nothing): the product (gemm::MatMul, as the MatMul kernel), with
+// bias and activation applied to each block of the output while it is in
+// registers (gemm::MatMulWithEpilogue), so the output is written once.
 // Its values are those of the three kernels run one after the other, bit
 // for bit: the same product, then the same float addition, then max(v, 0).
 // FusedMatMulReluGrad does the same for MatMul -> ReluGrad (the backward

@@ -381,11 +381,18 @@ absl::Status XentKernelOf(OpKernelContext& ctx, const Tensor& x,
     // loss is log-sum-exp minus the label's shifted logit, the backprop is
     // the softmax minus the one-hot label.
     using ColMajor = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic>;
-    // The scratch: the rows x c exponentials, then one sum per row.
-    GG_ASSIGN_OR_RETURN(
-        Tensor scratch,
-        Tensor::Uninitialized(DT_FLOAT, TensorShape{rows * (c + 1)}));
-    float* const base = scratch.mutable_data<float>().data();
+    // The scratch: the rows x c exponentials, then one sum per row; on the
+    // stack for a batch that fits (a training step's), so a step allocates
+    // nothing for it.
+    constexpr int64_t kStackFloats = 2048;
+    alignas(64) float stack[kStackFloats];
+    Tensor scratch;
+    float* base = stack;
+    if (rows * (c + 1) > kStackFloats) {
+      GG_ASSIGN_OR_RETURN(scratch, Tensor::Uninitialized(
+                                       DT_FLOAT, TensorShape{rows * (c + 1)}));
+      base = scratch.mutable_data<float>().data();
+    }
     Eigen::Map<ColMajor> e(base, rows, c);
     Eigen::Map<Eigen::ArrayXf> sum(base + rows * c, rows);
     gemm::Transpose(x.data<float>().data(), rows, c, c, base, rows);

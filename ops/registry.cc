@@ -135,6 +135,17 @@ absl::StatusOr<RegisteredOp*> OpRegistry::FusionHead(
     return absl::InvalidArgumentError(
         "a rule needs a chain of two or more ops and a binder");
   }
+  if (!rule.links.empty() && rule.links.size() != rule.chain.size() - 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a chain of ", rule.chain.size(), " ops has ",
+                     rule.chain.size() - 1, " links, not ", rule.links.size()));
+  }
+  for (size_t k = 0; k < rule.links.size(); ++k) {
+    if (rule.links[k] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("link ", k, " names input ", rule.links[k]));
+    }
+  }
   RegisteredOp* head = nullptr;
   for (size_t k = 0; k < rule.chain.size(); ++k) {
     auto it = std::find_if(ops_.begin(), ops_.end(), [&](const auto& entry) {

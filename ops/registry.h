@@ -122,7 +122,8 @@ class OpRegistry {
   // Adds a fusion rule (runtime/fusion.h) to the OpDef of its chain's
   // first op, after the rules with longer chains. InvalidArgument, adding
   // nothing, if the chain has fewer than two ops, an op that is not one of
-  // this registry's OpDefs, or no binder.
+  // this registry's OpDefs, links that are neither empty nor one input
+  // index >= 0 per link, or no binder.
   absl::Status RegisterFusion(FusionRule rule);
   // Adds every rule of `rules` as RegisterFusion does, or none: each is
   // checked first, and InvalidArgument naming the first refused one
@@ -166,9 +167,10 @@ class OpRegistry {
 void RegisterCoreOps(OpRegistry& registry);
 
 // Registers ops/'s fusion rules (ops/fused_kernels.h: FusedMatMulRules and
-// FusedMatMulReluGradRule) over `registry`'s MatMul, BiasAdd, Relu and
-// ReluGrad, all or none: NotFound naming the first of those ops `registry`
-// lacks, or RegisterFusions' refusal.
+// FusedMatMulReluGradRule; ops/fused_training_kernels.h:
+// FusedLossGradientRule, FusedSizeCastRule and FusedScaleVariableRule) over
+// `registry`'s OpDefs of their ops, all or none: NotFound naming the first
+// of those ops `registry` lacks, or RegisterFusions' refusal.
 absl::Status RegisterFusionRules(OpRegistry& registry);
 
 // The process-wide registry with the core ops, built on first use.

@@ -60,6 +60,12 @@ struct Operands {
   float* c;  // C(i, j) = c[i * ldc + j]
   int64_t ldc;
   int64_t k;
+  // The epilogue (Epilogue) as this product's C sees it: a bias per
+  // column (C(i, j) + col_bias[j]), per row (C(i, j) + row_bias[i], for
+  // C^T = B^T A^T), or none, then the ReLU.
+  const float* col_bias = nullptr;
+  const float* row_bias = nullptr;
+  bool relu = false;
 };
 
 // The first n (< kPacket) floats at `from` in a packet's first lanes, the
@@ -123,6 +129,38 @@ inline void Block(const Operands& o, int64_t i0, int64_t j0, int64_t j_last,
     a += o.a_col_stride;
     b += o.ldb;
   }
+  // The epilogue on the complete sums, as a second pass would apply it:
+  // the bias added to each value, then max(v, 0).
+  if (o.col_bias != nullptr || o.row_bias != nullptr || o.relu) {
+    Packet bias[C];
+#pragma GCC unroll 16
+    for (int c = 0; c < C; ++c) bias[c] = pset1<Packet>(0.f);
+    if (o.col_bias != nullptr) {
+      const float* cb = o.col_bias + j0;
+#pragma GCC unroll 16
+      for (int c = 0; c + 1 < C; ++c) {
+        bias[c] = Eigen::internal::ploadu<Packet>(cb + c * kPacket);
+      }
+      bias[C - 1] = partial == kPacket
+                        ? Eigen::internal::ploadu<Packet>(cb + last_offset)
+                        : LoadFirst(cb + last_offset, partial);
+    }
+    const Packet zero = pset1<Packet>(0.f);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 16
+      for (int c = 0; c < C; ++c) {
+        if (o.col_bias != nullptr) {
+          acc[r][c] = Eigen::internal::padd(acc[r][c], bias[c]);
+        }
+        if (o.row_bias != nullptr) {
+          acc[r][c] = Eigen::internal::padd(acc[r][c],
+                                            pset1<Packet>(o.row_bias[i0 + r]));
+        }
+        if (o.relu) acc[r][c] = Eigen::internal::pmax(acc[r][c], zero);
+      }
+    }
+  }
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     float* out = o.c + (i0 + r) * o.ldc + j0;
@@ -134,6 +172,31 @@ inline void Block(const Operands& o, int64_t i0, int64_t j0, int64_t j_last,
       Eigen::internal::pstoreu(out + last_offset, acc[r][C - 1]);
     } else {
       StoreFirst(out + last_offset, acc[r][C - 1], partial);
+    }
+  }
+}
+
+// The epilogue as a pass over the m x n matrix c, for the products the
+// register blocks do not compute (Eigen's GEMM, k == 0): whole packets
+// along each row, then the row's tail one value at a time.
+void ApplyEpilogue(const Epilogue& e, float* c, int64_t m, int64_t n) {
+  if (e.bias == nullptr && !e.relu) return;
+  namespace ei = Eigen::internal;
+  const Packet zero = ei::pset1<Packet>(0.f);
+  const int64_t whole = n - n % kPacket;
+  for (int64_t r = 0; r < m; ++r) {
+    float* row = c + r * n;
+    for (int64_t j = 0; j < whole; j += kPacket) {
+      Packet v = ei::ploadu<Packet>(row + j);
+      if (e.bias != nullptr) v = ei::padd(v, ei::ploadu<Packet>(e.bias + j));
+      if (e.relu) v = ei::pmax(v, zero);
+      ei::pstoreu(row + j, v);
+    }
+    for (int64_t j = whole; j < n; ++j) {
+      float v = row[j];
+      if (e.bias != nullptr) v = v + e.bias[j];
+      if (e.relu) v = std::max(v, 0.f);
+      row[j] = v;
     }
   }
 }
@@ -275,20 +338,26 @@ bool UseSmallMatMul(int64_t m, int64_t n, int64_t k, bool transpose_a,
   return n >= kPacket && SmallMatMulFits(m, n, k, transpose_a, transpose_b);
 }
 
-void SmallMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
-                 int64_t k, bool transpose_a, bool transpose_b) {
+namespace {
+
+void SmallMatMulThen(const float* a, const float* b, float* c, int64_t m,
+                     int64_t n, int64_t k, bool transpose_a, bool transpose_b,
+                     const Epilogue& epilogue) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     std::fill(c, c + m * n, 0.f);
+    ApplyEpilogue(epilogue, c, m, n);
     return;
   }
   if (!SmallMatMulFits(m, n, k, transpose_a, transpose_b)) {
     EigenMatMul(a, b, c, m, n, k, transpose_a, transpose_b);
+    ApplyEpilogue(epilogue, c, m, n);
     return;
   }
   alignas(64) float scratch[kScratchFloats];
   Operands o;
   o.k = k;
+  o.relu = epilogue.relu;
   if (PreferTransposed(m, n, k, transpose_a, transpose_b)) {
     // C^T (n x m) = B^T A^T into the scratch: A^T is A as stored with
     // transpose_a, else copied transposed after C^T; B^T is read in place
@@ -306,6 +375,7 @@ void SmallMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
     o.ldb = m;
     o.c = scratch;
     o.ldc = m;
+    o.row_bias = epilogue.bias;  // C^T's rows are C's columns
     Multiply(o, n, m);
     Transpose(scratch, n, m, m, c, n);
     return;
@@ -315,6 +385,7 @@ void SmallMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
   o.a_col_stride = transpose_a ? m : 1;
   o.c = c;
   o.ldc = n;
+  o.col_bias = epilogue.bias;
   // B's rows must be contiguous: with transpose_b, B is copied transposed;
   // with n < kPacket, into rows padded to one packet (only C's first n
   // lanes are then stored). Otherwise a last packet that would run past n
@@ -337,6 +408,13 @@ void SmallMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
     o.b = scratch;
   }
   Multiply(o, m, n);
+}
+
+}  // namespace
+
+void SmallMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
+                 int64_t k, bool transpose_a, bool transpose_b) {
+  SmallMatMulThen(a, b, c, m, n, k, transpose_a, transpose_b, Epilogue{});
 }
 
 void Transpose(const float* src, int64_t rows, int64_t cols, int64_t lds,
@@ -382,6 +460,17 @@ void EigenMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
     cm.noalias() = am.transpose() * bm;
   } else {
     cm.noalias() = am.transpose() * bm.transpose();
+  }
+}
+
+void MatMulWithEpilogue(const float* a, const float* b, float* c, int64_t m,
+                        int64_t n, int64_t k, bool transpose_a,
+                        bool transpose_b, const Epilogue& epilogue) {
+  if (UseSmallMatMul(m, n, k, transpose_a, transpose_b)) {
+    SmallMatMulThen(a, b, c, m, n, k, transpose_a, transpose_b, epilogue);
+  } else {
+    EigenMatMul(a, b, c, m, n, k, transpose_a, transpose_b);
+    ApplyEpilogue(epilogue, c, m, n);
   }
 }
 

@@ -51,6 +51,23 @@ void SmallMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
 void Transpose(const float* src, int64_t rows, int64_t cols, int64_t lds,
                float* dst, int64_t ldd);
 
+// What MatMulWithEpilogue does to each value of C once its sum is complete:
+// C(i, j) += bias[j] when bias is set (n values), then C(i, j) =
+// max(C(i, j), 0) when relu. The bias belongs to the caller and is only
+// read.
+struct Epilogue {
+  const float* bias = nullptr;
+  bool relu = false;
+};
+
+// MatMulWithEpilogue is MatMul followed by `epilogue` on every value of C,
+// bit for bit (the same sums, then the same addition and max), but on the
+// small path each block of C gets it while the block is still in registers
+// rather than in a second pass over C.
+void MatMulWithEpilogue(const float* a, const float* b, float* c, int64_t m,
+                        int64_t n, int64_t k, bool transpose_a,
+                        bool transpose_b, const Epilogue& epilogue);
+
 // EigenMatMul is Eigen's GEMM (`c.noalias() = a * b` on row-major maps).
 void EigenMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
                  int64_t k, bool transpose_a, bool transpose_b);

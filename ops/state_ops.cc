@@ -20,6 +20,16 @@
 #include "util/status_macros.h"
 
 namespace graphgc {
+
+VariableResource* AsVariable(NodeResource* r) {
+  // VariableResource is final, so comparing the dynamic type is the whole
+  // check: cheaper than a dynamic_cast, and every optimizer update and
+  // variable read makes it.
+  return r != nullptr && typeid(*r) == typeid(VariableResource)
+             ? static_cast<VariableResource*>(r)
+             : nullptr;
+}
+
 namespace {
 
 using op_util::CheckDtype;
@@ -32,13 +42,7 @@ constexpr std::initializer_list<DataType> kAllTypes = {DT_FLOAT, DT_INT32,
 
 absl::StatusOr<VariableResource*> VariableInput(const OpKernelContext& ctx,
                                                 int i) {
-  // VariableResource is final, so comparing the dynamic type is the whole
-  // check: cheaper than a dynamic_cast, and every optimizer update and
-  // variable read makes it.
-  NodeResource* r = ctx.input_resource(i);
-  auto* v = r != nullptr && typeid(*r) == typeid(VariableResource)
-                ? static_cast<VariableResource*>(r)
-                : nullptr;
+  VariableResource* v = AsVariable(ctx.input_resource(i));
   if (v == nullptr) {
     return ctx.InvalidArgument(
         absl::StrCat("input ", i, " is not a variable (VarHandleOp) resource"));

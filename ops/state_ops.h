@@ -9,10 +9,17 @@
 #define GRAPHGC_OPS_STATE_OPS_H_
 
 #include "ops/registry.h"
+#include "ops/resources.h"
+#include "runtime/node_resource.h"
 
 namespace graphgc {
 
 void RegisterStateOps(OpRegistry& registry);
+
+// The variable `r` is (a VarHandleOp's resource, which kernels reach as
+// OpKernelContext::input_resource), or nullptr for any other resource or
+// none.
+VariableResource* AsVariable(NodeResource* r);
 
 }  // namespace graphgc
 

@@ -12,11 +12,12 @@
 //
 // A rule's chain c[0] -> ... -> c[n-1] matches steps v[0], ..., v[n-1] of
 // a plan when each v[k] runs a kernel every run and its node's OpDef is
-// c[k], v[k+1] reads v[k]'s output 0 as its input 0 and is its only reader
-// (no other step, input or fetch reads any output of v[k] for k < n-1),
-// and no step waits on v[0], ..., v[n-2] through a control input. The fused
-// step runs at v[n-1], produces v[n-1]'s outputs, and reads the chain's
-// other data inputs in order: all of v[0]'s, then v[k]'s from input 1 on.
+// c[k], v[k+1] reads v[k]'s output 0 as its link input (input links[k],
+// or input 0 when the rule has no links) and is its only reader (no other
+// step, input or fetch reads any output of v[k] for k < n-1), and no step
+// waits on v[0], ..., v[n-2] through a control input. The fused step runs
+// at v[n-1], produces v[n-1]'s outputs, and reads the chain's other data
+// inputs in order: all of v[0]'s, then each later v[k]'s but its link.
 // Fused or not, a run must compute the same values, bit for bit.
 //
 // Example (ops/fused_kernels.cc):
@@ -48,6 +49,10 @@ struct FusedNode {
 struct FusionRule {
   // The chain's ops, first to last; at least two.
   std::vector<const OpDef*> chain;
+  // links[k]: which input of chain[k + 1]'s node reads chain[k]'s output 0
+  // (e.g. 1 for Mul(y, x) after x's op). Empty: input 0 at every link;
+  // otherwise one per link, chain.size() - 1 of them, each >= 0.
+  std::vector<int> links;
   // The fused kernel for a matched chain, given its nodes in chain order;
   // an empty KernelFn leaves the chain unfused (attributes the fused kernel
   // does not handle). It must fail where the plain kernels would, with

@@ -371,6 +371,17 @@ Readers CountReaders(const PlanBuild& b, const std::vector<Output>& fetches)
   return r;
 }
 
+// Which input of the chain's k-th node (k >= 1) reads the node before it
+// (FusionRule::links); kNoSlot for links that do not fit the chain, which
+// then matches nothing.
+uint32_t LinkInput(const FusionRule& rule, size_t k) {
+  if (rule.links.empty()) return 0;
+  if (rule.links.size() + 1 != rule.chain.size() || rule.links[k - 1] < 0) {
+    return kNoSlot;
+  }
+  return static_cast<uint32_t>(rule.links[k - 1]);
+}
+
 // The steps `rule` matches from step `head` on (runtime/fusion.h), in chain
 // order, or an empty vector.
 absl::InlinedVector<uint32_t, 4> MatchChain(const PlanBuild& b,
@@ -399,11 +410,10 @@ absl::InlinedVector<uint32_t, 4> MatchChain(const PlanBuild& b,
     const uint32_t next = readers.SoleReader(prev.output_base);
     if (next == kNoSlot || !runs_op(next, rule.chain[k])) return {};
     const Step& step = plan.steps[next];
-    const InputRef& link = plan.inputs[step.input_begin];
-    if (step.num_inputs == 0 || link.constant >= 0 ||
-        link.slot != prev.output_base) {
-      return {};
-    }
+    const uint32_t link_input = LinkInput(rule, k);
+    if (link_input >= step.num_inputs) return {};
+    const InputRef& link = plan.inputs[step.input_begin + link_input];
+    if (link.constant >= 0 || link.slot != prev.output_base) return {};
     chain.push_back(next);
   }
   return chain;
@@ -438,7 +448,9 @@ void FuseChains(PlanBuild& b, const std::vector<Output>& fetches) {
       for (size_t k = 0; k < chain.size(); ++k) {
         Step& step = plan.steps[chain[k]];
         const Node& n = NodeOf(b.graph, step.id);
-        for (uint32_t i = k == 0 ? 0 : 1; i < step.num_inputs; ++i) {
+        const uint32_t link_input = k == 0 ? kNoSlot : LinkInput(*rule, k);
+        for (uint32_t i = 0; i < step.num_inputs; ++i) {
+          if (i == link_input) continue;
           const InputRef ref = plan.inputs[step.input_begin + i];
           plan.inputs.push_back(ref);
           plan.pointers.AddInput(

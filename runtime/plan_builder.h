@@ -23,14 +23,15 @@
 //   5. FuseChains(): after it, every chain of kRun steps that a fusion
 //      rule of its first node's OpDef matches (runtime/fusion.h: the OpDefs
 //      in order, each intermediate read only by the next step of the chain,
-//      no fetch of it, no step waiting on it through a control input) runs
-//      as one fused step at the chain's last node (Step::fused) with the
-//      kernel the rule binds, reading the chain's other inputs; the chain's
-//      other steps are kSkip with no inputs. Rules are tried longest first
-//      and heads in step order, and a step is in one chain at most. Fused or
-//      not, a run computes the same values (invariant 3). The graph is not
-//      changed: exported GraphDefs keep the plain ops. A graph whose OpDefs
-//      carry no rule is left as it is.
+//      at the rule's link input, no fetch of it, no step waiting on it
+//      through a control input) runs as one fused step at the chain's last
+//      node (Step::fused) with the kernel the rule binds, reading the
+//      chain's other inputs; the chain's other steps are kSkip with no
+//      inputs. Rules are tried longest first and heads in step order, and
+//      a step is in one chain at most. Fused or not, a run computes the
+//      same values (invariant 3). The graph is not changed: exported
+//      GraphDefs keep the plain ops. A graph whose OpDefs carry no rule is
+//      left as it is.
 //   6. FindLastUses(): after it, the fetches have their slots (or
 //      constants), and InputRef::take is set on the last reader of every
 //      slot that no fetch reads (invariant 4, first half).

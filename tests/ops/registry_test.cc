@@ -148,6 +148,36 @@ TEST(OpRegistry, RegisterFusionRefusesAChainOfOneOrNoBinder) {
   EXPECT_TRUE(a->fusions.empty());
 }
 
+TEST(OpRegistry, RegisterFusionRefusesLinksThatDoNotFitTheChain) {
+  std::unique_ptr<OpRegistry> r = RegistryOfABC();
+  const OpDef* a = &(*r->Lookup("A"))->def;
+  const OpDef* b = &(*r->Lookup("B"))->def;
+  const OpDef* c = &(*r->Lookup("C"))->def;
+  FusionRule one_short = RuleOf({a, b, c});
+  one_short.links = {1};
+  absl::Status s = r->RegisterFusion(std::move(one_short));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("a chain of 3 ops has 2 links, not 1"));
+  FusionRule negative = RuleOf({a, b});
+  negative.links = {-1};
+  EXPECT_EQ(r->RegisterFusion(std::move(negative)).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(a->fusions.empty());
+}
+
+TEST(OpRegistry, TheCoreOpsFuseTheMeanLossGradientFromOnesLike) {
+  const OpRegistry& r = GlobalOpRegistry();
+  const OpDef* ones_like = &(*r.Lookup("OnesLike"))->def;
+  const OpDef* mul = &(*r.Lookup("Mul"))->def;
+  const OpDef* real_div = &(*r.Lookup("RealDiv"))->def;
+  const OpDef* reshape = &(*r.Lookup("Reshape"))->def;
+  ASSERT_EQ(ones_like->fusions.size(), 1u);
+  EXPECT_EQ(
+      ones_like->fusions[0]->chain,
+      (std::vector<const OpDef*>{ones_like, mul, real_div, reshape, mul}));
+  EXPECT_EQ(ones_like->fusions[0]->links, (std::vector<int>{1, 0, 0, 1}));
+}
+
 TEST(OpRegistry, TheCoreOpsFuseMatMulWithBiasAddReluAndReluGrad) {
   const OpRegistry& r = GlobalOpRegistry();
   const OpDef* matmul = &(*r.Lookup("MatMul"))->def;

@@ -1,5 +1,6 @@
 #include "ops/small_gemm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -169,6 +170,60 @@ TEST(SmallGemmTest, EmptyInnerDimensionGivesZeros) {
     std::vector<float> c(4 * n, kSentinel);
     gemm::MatMul(nullptr, nullptr, c.data(), 4, n, 0, false, false);
     for (float x : c) EXPECT_EQ(x, 0.f) << n;
+  }
+}
+
+// MatMulWithEpilogue against MatMul followed by a plain pass adding the
+// bias and taking max(v, 0), bit for bit, over every shape of the sweep
+// (direct and transposed small products, padded and overlapping last
+// packets, k of 0) and both sides of the small-path threshold.
+TEST(SmallGemmTest, MatMulWithEpilogueIsBitForBitMatMulThenAPass) {
+  std::vector<Product> shapes;
+  const std::vector<int64_t> sizes = {1, 2, 5, 9, 10, 16, 17, 32, 33, 64};
+  for (int64_t m : sizes) {
+    for (int64_t n : sizes) {
+      for (int64_t k : {0, 1, 10, 32, 65}) {
+        for (int t = 0; t < 4; ++t) {
+          shapes.push_back({m, n, k, (t & 1) != 0, (t & 2) != 0});
+        }
+      }
+    }
+  }
+  shapes.push_back({257, 64, 128, false, false});  // Eigen's GEMM
+  uint32_t seed = 21;
+  for (const Product& p : shapes) {
+    std::mt19937 rng(seed++);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    std::vector<float> a(p.m * p.k), b(p.k * p.n), bias(p.n);
+    for (float& x : a) x = u(rng);
+    for (float& x : b) x = u(rng);
+    for (float& x : bias) x = u(rng);
+    for (bool relu : {false, true}) {
+      std::vector<float> want(p.m * p.n + 1, kSentinel);
+      gemm::MatMul(a.data(), b.data(), want.data(), p.m, p.n, p.k, p.ta, p.tb);
+      for (int64_t i = 0; i < p.m * p.n; ++i) {
+        want[i] += bias[i % p.n];
+        if (relu) want[i] = std::max(want[i], 0.f);
+      }
+      std::vector<float> got(p.m * p.n + 1, kSentinel);
+      gemm::MatMulWithEpilogue(a.data(), b.data(), got.data(), p.m, p.n, p.k,
+                               p.ta, p.tb, {.bias = bias.data(), .relu = relu});
+      ASSERT_EQ(got, want) << ::testing::PrintToString(
+          std::vector<int64_t>{p.m, p.n, p.k, p.ta, p.tb, relu});
+    }
+  }
+}
+
+TEST(SmallGemmTest, MatMulWithAnEmptyEpilogueIsMatMul) {
+  for (const Product& p : kMlpProducts) {
+    std::vector<float> a(p.m * p.k), b(p.k * p.n);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = 0.01f * (i % 37) - 0.2f;
+    for (size_t i = 0; i < b.size(); ++i) b[i] = 0.02f * (i % 29) - 0.3f;
+    std::vector<float> want(p.m * p.n), got(p.m * p.n);
+    gemm::MatMul(a.data(), b.data(), want.data(), p.m, p.n, p.k, p.ta, p.tb);
+    gemm::MatMulWithEpilogue(a.data(), b.data(), got.data(), p.m, p.n, p.k,
+                             p.ta, p.tb, {});
+    EXPECT_EQ(got, want) << p.m << "x" << p.n << "x" << p.k;
   }
 }
 

@@ -246,5 +246,13 @@ TEST_F(StateOpsTest, ReadVariableGradientPassesToHandle) {
   EXPECT_THAT(Values(run_.Run1(*grads[0]).value()), ElementsAre(1, 2));
 }
 
+TEST(AsVariable, IsAVariablesOwnResourceAndNullForAnyOther) {
+  VariableResource variable(DT_FLOAT, TensorShape{2});
+  RandomResource random(1, 2);
+  EXPECT_EQ(AsVariable(&variable), &variable);
+  EXPECT_EQ(AsVariable(&random), nullptr);
+  EXPECT_EQ(AsVariable(nullptr), nullptr);
+}
+
 }  // namespace
 }  // namespace graphgc

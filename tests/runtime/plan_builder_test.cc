@@ -403,6 +403,169 @@ TEST_F(PlanBuilderTest, FuseChainsRunsTheHeadsRuleAtTheEndOnTheOtherInputs) {
   EXPECT_EQ(testing::Values(out[0]), (std::vector<float>{6, 30}));
 }
 
+// Add and Mul renamed HeadAdd and TailMul, with one rule: HeadAdd ->
+// TailMul where the tail reads the head as its input 1 (z * (a + b)),
+// bound to AddThenMul (which reads (a, b, z)).
+struct LinkedAtInput1 {
+  OpDef head, tail;
+};
+std::unique_ptr<LinkedAtInput1> RuleLinkedAtInput1(testing::TestOps& ops) {
+  auto defs = std::make_unique<LinkedAtInput1>();
+  defs->head = *ops.def("Add");
+  defs->head.type = "HeadAdd";
+  defs->tail = *ops.def("Mul");
+  defs->tail.type = "TailMul";
+  defs->head.fusions.push_back(std::make_shared<const FusionRule>(
+      FusionRule{.chain = {&defs->head, &defs->tail},
+                 .links = {1},
+                 .bind = [](absl::Span<const FusedNode>) -> KernelFn {
+                   return AddThenMul;
+                 }}));
+  return defs;
+}
+
+TEST_F(PlanBuilderTest, FuseChainsFollowsALinkAtTheInputTheRuleNames) {
+  std::unique_ptr<LinkedAtInput1> defs = RuleLinkedAtInput1(ops_);
+  const OpDef& head = defs->head;
+  const OpDef& tail = defs->tail;
+  Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
+  Output z = ops_.Placeholder(g_, TensorShape({2}), "z").value();
+  Output h = NodeOf(g_, head, "h", {x, ops_.Square(x).value()});
+  Output t = NodeOf(g_, tail, "t", {z, h});
+  std::shared_ptr<const Plan> plan =
+      Build({{x, Vec({1, 2})}, {z, Vec({3, 5})}}, {t}).value();
+  ASSERT_EQ(plan->steps.size(), 3u);  // Square, h, t
+  EXPECT_EQ(plan->steps[1].kind, Step::Kind::kSkip);
+  const Step& end = plan->steps[2];
+  EXPECT_TRUE(end.fused);
+  ASSERT_EQ(end.num_inputs, 3u);  // x, Square's output, z: all but the link
+  EXPECT_EQ(plan->inputs[end.input_begin].slot, 0u);
+  EXPECT_EQ(plan->inputs[end.input_begin + 1].slot, plan->steps[0].output_base);
+  EXPECT_EQ(plan->inputs[end.input_begin + 2].slot, 1u);
+}
+
+TEST_F(PlanBuilderTest, FuseChainsLeavesAChainLinkedAtAnotherInputUnfused) {
+  std::unique_ptr<LinkedAtInput1> defs = RuleLinkedAtInput1(ops_);
+  const OpDef& head = defs->head;
+  const OpDef& tail = defs->tail;
+  Output x = ops_.Placeholder(g_, TensorShape({2}), "x").value();
+  Output z = ops_.Placeholder(g_, TensorShape({2}), "z").value();
+  // The head is the tail's input 0, not the input 1 the rule links.
+  Output t = NodeOf(g_, tail, "t", {NodeOf(g_, head, "h", {x, x}), z});
+  std::shared_ptr<const Plan> plan =
+      Build({{x, Vec({1, 2})}, {z, Vec({3, 5})}}, {t}).value();
+  for (const Step& step : plan->steps) {
+    EXPECT_EQ(step.kind, Step::Kind::kRun);
+    EXPECT_FALSE(step.fused);
+  }
+}
+
+// The chain the gradients of a mean cross-entropy loss build (ReduceGrad,
+// XentGrad): Mul(backprop, Reshape(RealDiv(Mul(g, OnesLike(x)), d),
+// [-1, 1])), with x [-1], d a scalar and backprop [-1, 10] fed, g [1]
+// constant.
+struct LossGradientChain {
+  Output x, d, backprop, quotient, out;
+};
+LossGradientChain BuildLossGradientChain(Graph& g) {
+  LossGradientChain c;
+  c.x = ops::Placeholder(g, DT_FLOAT, {-1}).value();
+  c.d = ops::Placeholder(g, DT_FLOAT, {}).value();
+  c.backprop = ops::Placeholder(g, DT_FLOAT, {-1, 10}).value();
+  Output grad =
+      ops::Const(g, Tensor::FromData<float>({1}, {0.7f}).value()).value();
+  Output product = ops::Mul(grad, ops::OnesLike(c.x).value()).value();
+  c.quotient = ops::RealDiv(product, c.d).value();
+  Output column = ops::Reshape(c.quotient, TensorShape{-1, 1}).value();
+  c.out = ops::Mul(c.backprop, column).value();
+  return c;
+}
+Feeds LossGradientFeeds(const LossGradientChain& c, int rows, float d) {
+  std::vector<float> x(rows, 2.5f);
+  return {{c.x, Tensor::FromData<float>({rows}, x).value()},
+          {c.d, Tensor::Scalar<float>(d)},
+          {c.backprop, Values(rows, 10, 0.113f)}};
+}
+
+TEST_F(PlanBuilderTest, FuseChainsRunsTheMeanLossGradientAsOneStep) {
+  LossGradientChain c = BuildLossGradientChain(g_);
+  std::shared_ptr<const Plan> plan =
+      Build(LossGradientFeeds(c, 5, 5.f), {c.out}).value();
+  EXPECT_EQ(RunSteps(*plan), std::vector<NodeId>{c.out.handle().id()});
+}
+
+TEST_F(PlanBuilderTest, AFusedLossGradientComputesBitForBitWhatItsKernelsDo) {
+  LossGradientChain c = BuildLossGradientChain(g_);
+  Session session(g_);
+  // 3 does not divide 0.7 exactly, so the quotient is rounded.
+  const Feeds feeds = LossGradientFeeds(c, 6, 3.f);
+  std::vector<Tensor> fused = session.Run(feeds, {c.out}).value();
+  // Fetching the quotient too keeps the chain unfused.
+  std::vector<Tensor> plain = session.Run(feeds, {c.out, c.quotient}).value();
+  ASSERT_EQ(fused[0].shape(), (TensorShape{6, 10}));
+  EXPECT_EQ(plain[0].shape(), fused[0].shape());
+  EXPECT_EQ(Bits(fused[0]), Bits(plain[0]));
+}
+
+TEST_F(PlanBuilderTest, FuseChainsRunsACastElementCountAsOneStep) {
+  Output x = ops::Placeholder(g_, DT_FLOAT, {-1}).value();
+  Output count = ops::Cast(ops::Size(x).value(), DT_FLOAT).value();
+  std::shared_ptr<const Plan> plan =
+      Build({{x, Vec({1, 2, 3})}}, {count}).value();
+  EXPECT_EQ(RunSteps(*plan), std::vector<NodeId>{count.handle().id()});
+  Session session(g_);
+  std::vector<Tensor> out = session.Run({{x, Vec({1, 2, 3})}}, {count}).value();
+  ASSERT_EQ(out[0].dtype(), DT_FLOAT);
+  EXPECT_EQ(out[0].data<float>()[0], 3.0f);
+}
+
+// A float scalar variable and its update v <- v * 0.999 (Adam's beta
+// powers), with its initialiser to 0.7.
+struct ScaledVariable {
+  Output init, read, product, update;
+};
+ScaledVariable BuildScaledVariable(Graph& g) {
+  ScaledVariable c;
+  Output v = ops::VarHandleOp(g, DT_FLOAT, TensorShape{}).value();
+  c.init = ops::AssignVariableOp(v, ops::Const(g, 0.7f).value()).value();
+  c.read = ops::ReadVariableOp(v).value();
+  c.product = ops::Mul(c.read, ops::Const(g, 0.999f).value()).value();
+  c.update = ops::AssignVariableOp(v, c.product).value();
+  return c;
+}
+
+TEST_F(PlanBuilderTest, FuseChainsRunsAVariableScaledByAFactorAsOneStep) {
+  ScaledVariable c = BuildScaledVariable(g_);
+  std::shared_ptr<const Plan> plan = Build({}, {}, {c.update}).value();
+  EXPECT_EQ(RunSteps(*plan), std::vector<NodeId>{c.update.handle().id()});
+}
+
+TEST_F(PlanBuilderTest, AFusedVariableScaleAssignsBitForBitWhatItsKernelsDo) {
+  ScaledVariable fused = BuildScaledVariable(g_);
+  ScaledVariable plain = BuildScaledVariable(g_);
+  Session session(g_);
+  ASSERT_TRUE(session.Run({}, {}, {fused.init, plain.init}).ok());
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(session.Run({}, {}, {fused.update}).ok());
+    // Fetching the product too keeps the chain unfused.
+    ASSERT_TRUE(session.Run({}, {plain.product}, {plain.update}).ok());
+  }
+  std::vector<Tensor> out = session.Run({}, {fused.read, plain.read}).value();
+  EXPECT_EQ(Bits(out[0]), Bits(out[1]));
+  EXPECT_NE(out[0].data<float>()[0], 0.7f);
+}
+
+TEST_F(PlanBuilderTest,
+       AFusedVariableScaleOfAVariableNeverAssignedNamesTheRead) {
+  ScaledVariable c = BuildScaledVariable(g_);
+  Session session(g_);
+  absl::Status s = session.Run({}, {}, {c.update}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(
+      s.message(), "ReadVariableOp '" + c.read.node_name() + "': variable"))
+      << s;
+}
+
 TEST_F(PlanBuilderTest, FuseChainsLeavesAChainWhoseBinderGivesNoKernel) {
   OpDef head = *ops_.def("Add");
   head.type = "HeadAdd";
