@@ -92,8 +92,14 @@ absl::Status WriteDataset(hid_t group, const std::string& name,
                                             hdims.data(), nullptr),
             H5Sclose);
   if (!space.ok()) return EncodeError(absl::StrCat(where, ": dataspace"));
+  // No modification time in the dataset's header (HDF5 writes one by
+  // default): the same weights give the same bytes whenever they are saved.
+  Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  if (!dcpl.ok() || H5Pset_obj_track_times(dcpl.get(), 0) < 0) {
+    return EncodeError(absl::StrCat(where, ": creation properties"));
+  }
   Hid ds(H5Dcreate2(group, name.c_str(), H5T_IEEE_F32LE, space.get(),
-                    H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                    H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
          H5Dclose);
   if (!ds.ok()) return EncodeError(absl::StrCat(where, ": create"));
   if (value.num_elements() > 0 &&

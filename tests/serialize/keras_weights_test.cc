@@ -86,6 +86,28 @@ TEST(KerasWeights, WritesKeras3sLayoutAsAnHdf5FileOnDisk) {
   H5Fclose(file);
 }
 
+// Saving the same weights at another time gives the same bytes: no
+// dataset carries a modification or creation time.
+TEST(KerasWeights, DatasetsCarryNoTimestamps) {
+  absl::StatusOr<std::string> bytes = EncodeKerasWeights(TwoDenseLayers());
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  const std::string path = TempPath("times.h5");
+  std::ofstream(path, std::ios::binary) << *bytes;
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  for (const char* dataset : {"layers/dense/vars/0", "layers/dense/vars/1",
+                              "layers/dense_1/vars/0"}) {
+    H5O_info_t info;
+    ASSERT_GE(
+        H5Oget_info_by_name2(file, dataset, &info, H5O_INFO_TIME, H5P_DEFAULT),
+        0)
+        << dataset;
+    EXPECT_EQ(info.mtime, 0) << dataset;
+    EXPECT_EQ(info.ctime, 0) << dataset;
+  }
+  H5Fclose(file);
+}
+
 TEST(KerasWeights, ALayerWithoutWeightsGetsAnEmptyVarsGroup) {
   absl::StatusOr<std::string> bytes =
       EncodeKerasWeights({{.path = "layers/flatten", .values = {}}});
