@@ -90,9 +90,9 @@ run_target() {
     cp -r "tests/fuzz/corpus/$corpus_name/." "$corpus/"
   fi
   local log=$work/$t/log
+  local started=$SECONDS
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
   UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-  local started=$SECONDS
   TMPDIR=$work/$t \
     "$OUT/$t" "$corpus" \
       -max_total_time="$backstop" -interrupted_exitcode=72 \
@@ -105,14 +105,21 @@ run_target() {
   wait "$pid"
   local rc=$?
   wait "$watcher"
-  # 72: interrupted by the watcher, its CPU time had: a clean end.
-  if [[ $rc -eq 72 ]]; then rc=0; fi
+  # 72: interrupted by the watcher, its CPU time had: a clean end. 0:
+  # libFuzzer ended it at -max_total_time, the wall-clock backstop, before
+  # it had its CPU time (a loaded machine): also clean, and said so.
+  local ended=""
+  if [[ $rc -eq 72 ]]; then
+    rc=0
+  elif [[ $rc -eq 0 ]]; then
+    ended="; stopped by the ${backstop} s wall-clock backstop"
+  fi
   local execs cpu
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   cpu=$(($(cat "$work/$t/cpu" 2>/dev/null || echo 0) / ticks))
   if [[ $rc -eq 0 ]]; then
     echo "fuzz $t: OK, ${execs:-?} execs in $cpu CPU-s" \
-         "($((SECONDS - started)) s wall, $jobs_max at once)" \
+         "($((SECONDS - started)) s wall, $jobs_max at once$ended)" \
       >"$work/$t/report"
     echo ok >"$work/$t/result"
     return
