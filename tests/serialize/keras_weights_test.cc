@@ -26,6 +26,14 @@ std::string TempPath(const std::string& name) {
   return absl::StrCat(dir != nullptr ? dir : "/tmp", "/keras_weights_", name);
 }
 
+// Writes `bytes` to a temporary file named for `name` and opens it with
+// HDF5 (read-only); a negative id if it cannot.
+hid_t OpenAsFile(const std::string& bytes, const std::string& name) {
+  const std::string path = TempPath(name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+}
+
 std::vector<LayerWeights> TwoDenseLayers() {
   return {{.path = "layers/dense",
            .values = {Floats({3, 2}, 1.f), Floats({2}, -1.f)}},
@@ -61,9 +69,7 @@ TEST(KerasWeights, EncodeThenDecodeGivesBackEveryValueBitForBit) {
 TEST(KerasWeights, WritesKeras3sLayoutAsAnHdf5FileOnDisk) {
   absl::StatusOr<std::string> bytes = EncodeKerasWeights(TwoDenseLayers());
   ASSERT_TRUE(bytes.ok()) << bytes.status();
-  const std::string path = TempPath("layout.h5");
-  std::ofstream(path, std::ios::binary) << *bytes;
-  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t file = OpenAsFile(*bytes, "layout.h5");
   ASSERT_GE(file, 0);
   for (const char* link : {"vars", "layers", "layers/dense",
                            "layers/dense/vars", "layers/dense/vars/0",
@@ -91,9 +97,7 @@ TEST(KerasWeights, WritesKeras3sLayoutAsAnHdf5FileOnDisk) {
 TEST(KerasWeights, DatasetsCarryNoTimestamps) {
   absl::StatusOr<std::string> bytes = EncodeKerasWeights(TwoDenseLayers());
   ASSERT_TRUE(bytes.ok()) << bytes.status();
-  const std::string path = TempPath("times.h5");
-  std::ofstream(path, std::ios::binary) << *bytes;
-  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t file = OpenAsFile(*bytes, "times.h5");
   ASSERT_GE(file, 0);
   for (const char* dataset : {"layers/dense/vars/0", "layers/dense/vars/1",
                               "layers/dense_1/vars/0"}) {
