@@ -41,121 +41,6 @@ void VerifyOrDie(const char* phase, const absl::Status& status) {
   std::abort();
 }
 
-// The marks of a full collection, one bit per slot, beside the slots
-// rather than in them (Slot::mark_epoch): the mark then only reads slots,
-// so no slot's cache line is written back, and the bits of a million slots
-// (128 KB) stay in cache.
-class MarkBits {
- public:
-  explicit MarkBits(uint32_t slots) : words_((size_t{slots} + 63) / 64, 0) {}
-
-  // Sets slot `i`'s bit; false if it was set already.
-  bool Set(uint32_t i) {
-    uint64_t& word = words_[i >> 6];
-    const uint64_t bit = uint64_t{1} << (i & 63);
-    if ((word & bit) != 0) return false;
-    word |= bit;
-    return true;
-  }
-  bool IsSet(uint32_t i) const {
-    return ((words_[i >> 6] >> (i & 63)) & 1) != 0;
-  }
-  // The bits of slots [64 w, 64 w + 64).
-  uint64_t word(uint32_t w) const { return words_[w]; }
-
- private:
-  std::vector<uint64_t> words_;
-};
-
-// How far below a slot being marked the mark fetches slots ahead: inputs
-// are made before their readers, so a trace mostly walks down the slots.
-constexpr uint32_t kPrefetchAhead = 128;
-
-// Phases 2-4 of a full collection (roots, mark, garbage listing) in one
-// pass over the slots, highest index first, instead of three: a slot is a
-// root when the pass reaches it (it is then traced at once, through
-// `worklist`), and a live slot still unmarked when the pass reaches it is
-// listed in `garbage`. The three passes were bound by memory bandwidth,
-// each reading every slot. Here a traced root's inputs, made before it and
-// so mostly at lower indices, are marked before the pass reaches them,
-// and the pass skips marked slots by their bit alone: each live slot is
-// read about once, and none is written.
-//
-// A slot listed as garbage is unmarked when listed; it can still be marked
-// later only by a trace that reaches a slot above the pass's position (an
-// input made after its reader: a reused slot or a later control edge). If
-// any trace did, the list is filtered once more at the end. Either way
-// `garbage` ends as FindGarbage() leaves it: exactly the live unmarked
-// slots, in slot order. Returns how many slots were marked, as
-// Marker::Mark() does. With `stamp`, every marked slot's mark_epoch is set
-// to `epoch` at the end, as Marker::Mark() leaves it, for
-// Heap::VerifyMarkingForTesting.
-int64_t MarkAndListGarbage(Heap& heap, uint32_t epoch, bool stamp,
-                           std::vector<uint32_t>& worklist,
-                           std::vector<NodeId>& garbage)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu()) {
-  const uint32_t slots = heap.num_slots();
-  MarkBits marks(slots);
-  int64_t marked = 0;
-  // Slots above `pass` have been reached by the pass (none yet).
-  uint32_t pass = slots;
-  bool marked_above_pass = false;
-  auto trace = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu()) {
-    while (!worklist.empty()) {
-      const uint32_t n = worklist.back();
-      worklist.pop_back();
-      for (uint32_t in : heap.slot(n).edges) {
-        if (!marks.Set(in)) continue;
-        ++marked;
-        if (in > pass) marked_above_pass = true;
-        if (in >= kPrefetchAhead) {
-          __builtin_prefetch(&heap.slot(in - kPrefetchAhead));
-        }
-        worklist.push_back(in);
-      }
-    }
-  };
-  // Pinned slots are roots the slots do not show: traced first.
-  worklist.clear();
-  heap.AppendPinned(worklist);
-  size_t pinned = 0;
-  for (uint32_t p : worklist) {
-    if (marks.Set(p)) worklist[pinned++] = p;
-  }
-  worklist.resize(pinned);
-  marked += static_cast<int64_t>(pinned);
-  trace();
-  for (uint32_t i = slots; i-- > 0;) {
-    const uint64_t word = marks.word(i >> 6);
-    if ((i & 63) == 63 && word == ~uint64_t{0}) {
-      i -= 63;  // 64 marked slots
-      continue;
-    }
-    if (((word >> (i & 63)) & 1) != 0) continue;
-    const Slot& s = heap.slot(i);
-    if (!s.live) continue;
-    pass = i;
-    if (s.strong.load(std::memory_order_acquire) > 0) {
-      marks.Set(i);
-      ++marked;
-      worklist.push_back(i);
-      trace();
-    } else {
-      garbage.push_back(NodeId{i, s.generation});
-    }
-  }
-  std::reverse(garbage.begin(), garbage.end());
-  if (marked_above_pass) {
-    std::erase_if(garbage, [&](NodeId id) { return marks.IsSet(id.index); });
-  }
-  if (stamp) {
-    for (uint32_t i = 0; i < slots; ++i) {
-      if (marks.IsSet(i)) heap.slot(i).mark_epoch = epoch;
-    }
-  }
-  return marked;
-}
-
 }  // namespace
 
 bool Collector::InsideListenerOnThisThread() const {
@@ -212,10 +97,8 @@ CollectStats Collector::Run(bool minor) {
       result.marked = marker_.MarkYoung(heap_, roots_, epoch_);
       FindYoungGarbage(heap_, epoch_, garbage_);
     } else {
-      // CollectRoots(), Marker::Mark() and FindGarbage() as one pass; the
-      // roots list serves as its worklist.
       result.marked =
-          MarkAndListGarbage(heap_, epoch_, /*stamp=*/verify, roots_, garbage_);
+          marker_.MarkHeap(heap_, epoch_, /*stamp=*/verify, garbage_);
     }
     if (verify) {
       VerifyOrDie("after marking",
@@ -231,7 +114,11 @@ CollectStats Collector::Run(bool minor) {
     kept.reserve(garbage_.size());
     Sweep(heap_, garbage_, /*keep=*/true, &kept);
     if (verify) VerifyOrDie("after sweeping", heap_.VerifyForTesting());
-    const int64_t promoted = heap_.AgeSurvivors(promote_after);
+    // A minor collection's garbage is in young() order (FindYoungGarbage):
+    // its entries leave young() now.
+    const int64_t promoted = heap_.AgeSurvivors(
+        promote_after, minor ? absl::Span<const NodeId>(garbage_)
+                             : absl::Span<const NodeId>());
     if (verify) VerifyOrDie("after aging", heap_.VerifyForTesting());
     if (minor) {
       promoted_since_full_.fetch_add(promoted, std::memory_order_relaxed);

@@ -8,22 +8,28 @@
 // unreachable (no reference counting frees anything).
 //
 // Collect() runs the phases in this order, holding the heap's mutex
-// exclusively for 2-5, so no node is created, looked up or pinned meanwhile
+// exclusively for 2-4, so no node is created, looked up or pinned meanwhile
 // (handles may still be copied and dropped; kernels of pinned runs go on):
 //   1. start listeners are called (no lock held).
-//   2. CollectRoots(): every slot with a strong handle or an in-flight pin.
-//   3. Marker::Mark(): after it, every slot reachable from a root is marked.
-//   4. FindGarbage(), then SweepObserver::OnSweep(garbage): the graph purges
-//      names and indexes while the nodes still exist.
-//   5. Sweep(): after it, every unmarked slot is free and its generation
+//   2. mark: every slot reachable from a root is marked and the unmarked
+//      live slots are listed as garbage. A full collection does it in one
+//      pass, Marker::MarkHeap() (gc/marker.h: roots, trace and listing
+//      together); a minor one in three steps over the young generation,
+//      CollectYoungRoots() (gc/roots.h), Marker::MarkYoung() and
+//      FindYoungGarbage() (gc/sweeper.h).
+//   3. SweepObserver::OnSweep(garbage): the graph purges names and indexes
+//      while the nodes still exist.
+//   4. Sweep() (gc/sweeper.h): every listed slot is free and its generation
 //      changed, and its object is unlinked (held by the collector only);
 //      the survivors age (Heap::AgeSurvivors); stats are recorded. The
-//      lock is released here: pause_ns is phases 2-5.
-//   6. the swept objects are destroyed (no lock held: nothing can reach
+//      lock is released here: pause_ns is phases 2-4.
+//   5. the swept objects are destroyed (no lock held: nothing can reach
 //      them), or set aside under GcPolicy::save_garbage; then end
 //      listeners are called with the swept ids (no lock held). Collect()
 //      returns after both, so names are free for reuse and memory is
 //      freed when it returns.
+// With Heap::SetVerifyCollectionsForTesting, the heap's invariants and the
+// mark's postconditions are checked between the phases.
 //
 // Generations: most nodes die young (a model built, trained and dropped),
 // and the ones that live long (the models kept) would otherwise be marked
@@ -189,7 +195,7 @@ class Collector {
   Collector(const Collector&) = delete;
   Collector& operator=(const Collector&) = delete;
 
-  // A full collection, phases 1-6 above. When it returns, every node no
+  // A full collection, phases 1-5 above. When it returns, every node no
   // root reached at phase 2 is destroyed (or set aside under
   // GcPolicy::save_garbage), its name is free and its id stale, the
   // survivors aged one collection, stats() counts it, and the end
@@ -218,7 +224,7 @@ class Collector {
   void set_policy(const GcPolicy& policy)
       ABSL_LOCKS_EXCLUDED(heap_.mu(), state_mu_);
 
-  // Calls `listener` at the start (phase 1) and the end (phase 6) of every
+  // Calls `listener` at the start (phase 1) and the end (phase 5) of every
   // collection of this collector, on the collecting thread with no lock
   // held, until the returned registration is destroyed or reset
   // (diagnostics, tests). A listener must not block on the graph's lock,

@@ -1,6 +1,8 @@
 #include "gc/heap.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "gc/handle.h"
@@ -27,7 +29,6 @@ absl::StatusOr<NodeHandle> Heap::Allocate(std::unique_ptr<Object> object,
   Slot& s = slot(index);
   s.live = true;
   s.young.store(true, std::memory_order_relaxed);
-  s.survived = 0;
   s.mark_epoch = 0;
   s.edges.assign(edges.begin(), edges.end());
   s.object = std::move(object);
@@ -45,45 +46,73 @@ void Heap::AddEdge(uint32_t from, uint32_t to) {
   if (!slot(from).young && slot(to).young) remembered_.push_back(IdOf(to));
 }
 
-int64_t Heap::AgeSurvivors(int promote_after) {
+int64_t Heap::AgeSurvivors(int promote_after,
+                           absl::Span<const NodeId> swept_young) {
   mu_.AssertHeld();
+  promote_after = std::clamp(promote_after, 0, kMaxPromoteAfter);
+  collection_serials_.push_back(allocations_.load(std::memory_order_relaxed));
+  if (collection_serials_.size() > size_t{kMaxPromoteAfter}) {
+    collection_serials_.erase(collection_serials_.begin());
+  }
+  // Entries up to `cutoff` have survived promote_after collections: the
+  // node of serial s survived every collection whose count is >= s.
+  int64_t cutoff = 0;
+  if (promote_after == 0) {
+    cutoff = std::numeric_limits<int64_t>::max();
+  } else if (collection_serials_.size() >= size_t(promote_after)) {
+    cutoff =
+        collection_serials_[collection_serials_.size() - size_t(promote_after)];
+  }
   int64_t promoted = 0;
-  size_t kept = 0;
-  // The young list is mostly in slot order, so its slots are read as a
-  // stream; fetching them ahead keeps the loop from waiting on each one.
+  size_t end = 0;
+  size_t next_swept = 0;  // into swept_young
+  auto swept = [&](const YoungEntry& e) {
+    if (next_swept < swept_young.size() && swept_young[next_swept] == e.id) {
+      ++next_swept;
+      return true;
+    }
+    return false;
+  };
+  // The promoted prefix is mostly in slot order, so its slots are read as
+  // a stream; fetching them ahead keeps the loop from waiting on each one.
   constexpr size_t kPrefetchAhead = 64;
   const size_t count = young_.size();
-  for (size_t i = 0; i < count; ++i) {
-    if (i + kPrefetchAhead < count) {
-      const uint32_t ahead = young_[i + kPrefetchAhead].id.index;
+  for (; end < count && young_[end].serial <= cutoff; ++end) {
+    if (end + kPrefetchAhead < count) {
+      const uint32_t ahead = young_[end + kPrefetchAhead].id.index;
       if (ahead < num_slots_) __builtin_prefetch(&slot(ahead), /*rw=*/1);
     }
-    const YoungEntry& e = young_[i];
-    if (!IsLive(e.id)) continue;
+    const YoungEntry& e = young_[end];
+    if (swept(e) || !IsLive(e.id)) continue;
     Slot& s = slot(e.id.index);
-    if (++s.survived >= promote_after) {
-      s.young.store(false, std::memory_order_relaxed);
-      ++promoted;
-      // A control edge (AddEdge) may have made it read a younger node that
-      // stays young: from now on an old node reads it (invariant 4).
-      // Inputs promoted later in this pass are dropped from the list below.
-      for (uint32_t in : s.edges) {
-        if (slot(in).young.load(std::memory_order_relaxed)) {
-          remembered_.push_back(IdOf(in));
-        }
+    s.young.store(false, std::memory_order_relaxed);
+    ++promoted;
+    // A control edge (AddEdge) may have made it read a younger node that
+    // stays young: from now on an old node reads it (invariant 4). Inputs
+    // promoted later in this pass are dropped from the list below.
+    for (uint32_t in : s.edges) {
+      if (slot(in).young.load(std::memory_order_relaxed)) {
+        remembered_.push_back(IdOf(in));
       }
-    } else {
-      young_[kept++] = e;
     }
   }
-  young_.resize(kept);
+  if (next_swept == swept_young.size()) {
+    young_.erase(young_.begin(), young_.begin() + static_cast<ptrdiff_t>(end));
+  } else {
+    size_t kept = 0;
+    for (size_t i = end; i < count; ++i) {
+      if (!swept(young_[i])) young_[kept++] = young_[i];
+    }
+    young_.resize(kept);
+  }
   size_t still_young = 0;
   for (NodeId id : remembered_) {
     if (IsYoung(id)) remembered_[still_young++] = id;
   }
   remembered_.resize(still_young);
   // Do not let one burst of allocation pin huge lists forever.
-  if (young_.capacity() > (size_t{1} << 20) && kept < young_.capacity() / 4) {
+  if (young_.capacity() > (size_t{1} << 20) &&
+      young_.size() < young_.capacity() / 4) {
     young_.shrink_to_fit();
   }
   return promoted;

@@ -13,12 +13,12 @@
 //  3. A slot is reused only after its generation changed (see node_id.h).
 //  4. Generations of age: a node is young from its allocation until it has
 //     survived GcPolicy::promote_after collections, then old. Every young
-//     node is in young() (in allocation order; the list may also hold stale
-//     ids of freed slots). An old node's edges reach young nodes only
-//     through remembered(): an input edge can point only to an older node,
-//     which ages no slower, so the one way an old node comes to read a young
-//     one is AddEdge, which records it. A minor collection needs nothing
-//     else to see every old-to-young reference.
+//     node is in young() (in allocation order, with its allocation serial;
+//     the list may also hold stale ids of freed slots). An old node's edges
+//     reach young nodes only through remembered(): an input edge can point only
+//     to an older node, which ages no slower, so the one way an old node comes
+//     to read a young one is AddEdge, which records it. A minor collection
+//     needs nothing else to see every old-to-young reference.
 //
 // Thread safety: mu() guards everything but Slot::strong (atomic), the
 // owner-label table and the pin table (each behind its own small Mutex,
@@ -72,7 +72,6 @@ struct Slot {
   // Written under Heap::mu() (see invariant 4); atomic because a handle's
   // last drop reads it without the lock, to count drops of old roots.
   std::atomic<bool> young{false};
-  uint8_t survived = 0;  // collections survived while young
   absl::InlinedVector<uint32_t, 2> edges;
   std::unique_ptr<Object> object;
 };
@@ -185,9 +184,24 @@ class Heap : public std::enable_shared_from_this<Heap> {
   }
   // Called by the collector after each collection, once the garbage is
   // freed: every live young node has survived one more collection, and
-  // those that have now survived `promote_after` become old. Stale entries
-  // are dropped from both lists. Returns how many nodes were promoted.
-  int64_t AgeSurvivors(int promote_after) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // those that have now survived `promote_after` (clamped to 0-100) become
+  // old. A node's age is not stored in its slot: the heap keeps the
+  // allocation count at each of the last 100 collections, and a node has
+  // survived the collections whose count reached its allocation serial. So
+  // the nodes to promote are a prefix of young(), and aging costs the
+  // promoted nodes, not the young generation: the survivors' slots are
+  // neither read nor written. Promoted entries leave young(), and so do
+  // `swept_young`: the entries this collection freed, in young() order (a
+  // minor collection's garbage, as FindYoungGarbage lists it), dropped by
+  // one walk of the list without reading their slots. Other stale entries
+  // stay until their age comes (entries out of that order are left too:
+  // stale entries are allowed). Stale ids leave remembered(). Returns how
+  // many nodes were promoted.
+  int64_t AgeSurvivors(int promote_after,
+                       absl::Span<const NodeId> swept_young = {})
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The most collections a node waits to be promoted.
+  static constexpr int kMaxPromoteAfter = 100;
   // Whether `id` names a live young node (stale list entries do not).
   bool IsYoung(NodeId id) const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     return IsLive(id) && slot(id.index).young.load(std::memory_order_relaxed);
@@ -325,6 +339,9 @@ class Heap : public std::enable_shared_from_this<Heap> {
   std::vector<uint32_t> free_ ABSL_GUARDED_BY(mu_);
   std::vector<YoungEntry> young_ ABSL_GUARDED_BY(mu_);
   std::vector<NodeId> remembered_ ABSL_GUARDED_BY(mu_);
+  // allocations() at each of the last kMaxPromoteAfter AgeSurvivors calls,
+  // oldest first.
+  std::vector<int64_t> collection_serials_ ABSL_GUARDED_BY(mu_);
 
   std::atomic<int64_t> drops_{0};
   std::atomic<int64_t> old_drops_{0};

@@ -1,11 +1,115 @@
 #include "gc/marker.h"
 
+#include <algorithm>
+
 namespace graphgc {
 namespace gc {
+namespace {
 
-template <bool kYoungOnly>
-int64_t Marker::Trace(Heap& heap, absl::Span<const uint32_t> roots,
-                      uint32_t epoch) {
+// How far below a slot being marked MarkHeap fetches slots ahead: inputs
+// are made before their readers, so a trace mostly walks down the slots.
+constexpr uint32_t kPrefetchAhead = 128;
+
+// MarkHeap's marks, one bit per slot, over a reused buffer: the bits of a
+// million slots (128 KB) stay in cache.
+class MarkBits {
+ public:
+  MarkBits(std::vector<uint64_t>& words, uint32_t slots) : words_(words) {
+    words_.assign((size_t{slots} + 63) / 64, 0);
+  }
+
+  // Sets slot `i`'s bit; false if it was set already.
+  bool Set(uint32_t i) {
+    uint64_t& word = words_[i >> 6];
+    const uint64_t bit = uint64_t{1} << (i & 63);
+    if ((word & bit) != 0) return false;
+    word |= bit;
+    return true;
+  }
+  bool IsSet(uint32_t i) const {
+    return ((words_[i >> 6] >> (i & 63)) & 1) != 0;
+  }
+  // The bits of slots [64 w, 64 w + 64).
+  uint64_t word(uint32_t w) const { return words_[w]; }
+
+ private:
+  std::vector<uint64_t>& words_;
+};
+
+}  // namespace
+
+int64_t Marker::MarkHeap(Heap& heap, uint32_t epoch, bool stamp,
+                         std::vector<NodeId>& garbage) {
+  heap.mu().AssertHeld();
+  garbage.clear();
+  const uint32_t slots = heap.num_slots();
+  MarkBits marks(mark_bits_, slots);
+  int64_t marked = 0;
+  // Slots above `pass` have been reached by the pass (none yet).
+  uint32_t pass = slots;
+  bool marked_above_pass = false;
+  auto trace = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu()) {
+    while (!worklist_.empty()) {
+      const uint32_t n = worklist_.back();
+      worklist_.pop_back();
+      for (uint32_t in : heap.slot(n).edges) {
+        if (!marks.Set(in)) continue;
+        ++marked;
+        if (in > pass) marked_above_pass = true;
+        if (in >= kPrefetchAhead) {
+          __builtin_prefetch(&heap.slot(in - kPrefetchAhead));
+        }
+        worklist_.push_back(in);
+      }
+    }
+  };
+  // Pinned slots are roots the slots do not show: traced first.
+  worklist_.clear();
+  heap.AppendPinned(worklist_);
+  size_t pinned = 0;
+  for (uint32_t p : worklist_) {
+    if (marks.Set(p)) worklist_[pinned++] = p;
+  }
+  worklist_.resize(pinned);
+  marked += static_cast<int64_t>(pinned);
+  trace();
+  for (uint32_t i = slots; i-- > 0;) {
+    const uint64_t word = marks.word(i >> 6);
+    if ((i & 63) == 63 && word == ~uint64_t{0}) {
+      i -= 63;  // 64 marked slots
+      continue;
+    }
+    if (((word >> (i & 63)) & 1) != 0) continue;
+    const Slot& s = heap.slot(i);
+    if (!s.live) continue;
+    pass = i;
+    if (s.strong.load(std::memory_order_acquire) > 0) {
+      marks.Set(i);
+      ++marked;
+      worklist_.push_back(i);
+      trace();
+    } else {
+      // Unmarked when listed; only a trace reaching above the pass (an
+      // input in a higher slot than its reader) can still mark it.
+      garbage.push_back(NodeId{i, s.generation});
+    }
+  }
+  std::reverse(garbage.begin(), garbage.end());
+  if (marked_above_pass) {
+    std::erase_if(garbage, [&](NodeId id) { return marks.IsSet(id.index); });
+  }
+  if (stamp) {
+    for (uint32_t i = 0; i < slots; ++i) {
+      if (marks.IsSet(i)) heap.slot(i).mark_epoch = epoch;
+    }
+  }
+  TrimWorklist();
+  if (mark_bits_.capacity() > (size_t{1} << 17)) mark_bits_ = {};
+  return marked;
+}
+
+int64_t Marker::MarkYoung(Heap& heap, absl::Span<const uint32_t> roots,
+                          uint32_t epoch) {
   heap.mu().AssertHeld();
   int64_t marked = 0;
   worklist_.clear();
@@ -21,25 +125,21 @@ int64_t Marker::Trace(Heap& heap, absl::Span<const uint32_t> roots,
     worklist_.pop_back();
     for (uint32_t in : heap.slot(n).edges) {
       Slot& s = heap.slot(in);
-      if (s.mark_epoch == epoch ||
-          (kYoungOnly && !s.young.load(std::memory_order_relaxed)))
+      if (s.mark_epoch == epoch || !s.young.load(std::memory_order_relaxed)) {
         continue;
+      }
       s.mark_epoch = epoch;
       ++marked;
       worklist_.push_back(in);
     }
   }
-  // Do not let one huge collection pin a huge worklist forever.
-  if (worklist_.capacity() > (size_t{1} << 20)) {
-    worklist_ = std::vector<uint32_t>();
-  }
+  TrimWorklist();
   return marked;
 }
 
-template int64_t Marker::Trace<false>(Heap&, absl::Span<const uint32_t>,
-                                      uint32_t);
-template int64_t Marker::Trace<true>(Heap&, absl::Span<const uint32_t>,
-                                     uint32_t);
+void Marker::TrimWorklist() {
+  if (worklist_.capacity() > (size_t{1} << 20)) worklist_ = {};
+}
 
 }  // namespace gc
 }  // namespace graphgc

@@ -3,17 +3,6 @@
 namespace graphgc {
 namespace gc {
 
-void FindGarbage(const Heap& heap, uint32_t epoch,
-                 std::vector<NodeId>& garbage) {
-  const uint32_t n = heap.num_slots();
-  for (uint32_t i = 0; i < n; ++i) {
-    const Slot& s = heap.slot(i);
-    if (s.live && s.mark_epoch != epoch) {
-      garbage.push_back(NodeId{i, s.generation});
-    }
-  }
-}
-
 void FindYoungGarbage(const Heap& heap, uint32_t epoch,
                       std::vector<NodeId>& garbage) {
   for (const YoungEntry& e : heap.young()) {

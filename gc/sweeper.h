@@ -1,14 +1,15 @@
 // gc/sweeper.h
 //
 // The sweep phase, in two steps so the graph can purge its own indexes in
-// between: FindGarbage() lists the unmarked live slots, then Sweep() frees
-// them.
+// between: the garbage is listed (a full collection's by Marker::MarkHeap,
+// gc/marker.h; a minor one's by FindYoungGarbage() here), then Sweep()
+// frees it.
 //
-// After FindGarbage(): `garbage` holds exactly the live slots whose
-// mark_epoch != epoch, in slot order (FindYoungGarbage: the young ones).
-// After Sweep(): those slots are free, their objects destroyed (or, with
-// `keep`, moved into `kept`) and their generations changed, so every stale
-// NodeId or WeakNodeHandle to them is detected as dead.
+// After FindYoungGarbage(): `garbage` holds exactly the live young slots
+// whose mark_epoch != epoch, in allocation order.
+// After Sweep(): the listed slots are free, their objects destroyed (or,
+// with `keep`, moved into `kept`) and their generations changed, so every
+// stale NodeId or WeakNodeHandle to them is detected as dead.
 // Both need the heap's mutex held exclusively.
 #ifndef GRAPHGC_GC_SWEEPER_H_
 #define GRAPHGC_GC_SWEEPER_H_
@@ -21,9 +22,7 @@
 namespace graphgc {
 namespace gc {
 
-void FindGarbage(const Heap& heap, uint32_t epoch, std::vector<NodeId>& garbage)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu());
-// The minor collection's variant: only young slots, in allocation order.
+// The minor collection's garbage: the unmarked live young slots.
 void FindYoungGarbage(const Heap& heap, uint32_t epoch,
                       std::vector<NodeId>& garbage)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu());

@@ -359,10 +359,11 @@ std::vector<NodeHandle> Graph::CommitBatchLocked(
 void Graph::OnSweep(gc::Heap& heap, absl::Span<const NodeId> garbage) {
   heap.mu().AssertHeld();
   heap_->mu().AssertHeld();  // the same heap: tells the analysis
-  std::vector<Node*> nodes;
+  std::vector<NameIndex::Leaving> nodes;
   nodes.reserve(garbage.size());
   for (NodeId id : garbage) {
-    nodes.push_back(static_cast<Node*>(heap.mutable_object(id.index)));
+    nodes.push_back(
+        {static_cast<Node*>(heap.mutable_object(id.index)), id.index});
   }
   mutable_names().Erase(nodes);
 }

@@ -175,5 +175,87 @@ TEST(Heap, PromotingANodeRemembersTheYoungerNodeItReads) {
       << heap->VerifyForTesting().message();
 }
 
+TEST(Heap, ANodeIsPromotedAfterSurvivingPromoteAfterCollections) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeHandle early = NewNode(*heap);
+  heap->AgeSurvivors(3);
+  NodeHandle late = NewNode(*heap);
+  EXPECT_EQ(heap->AgeSurvivors(3), 0);  // early 2 of 3, late 1 of 3
+  EXPECT_EQ(heap->AgeSurvivors(3), 1);  // early 3 of 3
+  EXPECT_FALSE(heap->IsYoung(early.id()));
+  EXPECT_TRUE(heap->IsYoung(late.id()));
+  EXPECT_EQ(heap->AgeSurvivors(3), 1);
+  EXPECT_FALSE(heap->IsYoung(late.id()));
+  EXPECT_TRUE(heap->young().empty());
+}
+
+TEST(Heap, AgingCountsCollectionsSurvivedUnderAChangedPromoteAfter) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeHandle a = NewNode(*heap);
+  heap->AgeSurvivors(5);
+  heap->AgeSurvivors(5);
+  EXPECT_TRUE(heap->IsYoung(a.id()));
+  EXPECT_EQ(heap->AgeSurvivors(3), 1);  // survived 3 by now
+  EXPECT_FALSE(heap->IsYoung(a.id()));
+}
+
+TEST(Heap, PromoteAfterZeroPromotesEveryNodeAtTheNextCollection) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeHandle a = NewNode(*heap);
+  NodeHandle b = NewNode(*heap);
+  EXPECT_EQ(heap->AgeSurvivors(0), 2);
+  EXPECT_FALSE(heap->IsYoung(a.id()));
+  EXPECT_FALSE(heap->IsYoung(b.id()));
+}
+
+TEST(Heap, PromoteAfterAboveTheMaximumIsClamped) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeHandle a = NewNode(*heap);
+  for (int i = 1; i < gc::Heap::kMaxPromoteAfter; ++i) {
+    ASSERT_EQ(heap->AgeSurvivors(1000), 0) << i;
+  }
+  EXPECT_EQ(heap->AgeSurvivors(1000), 1);
+  EXPECT_FALSE(heap->IsYoung(a.id()));
+}
+
+TEST(Heap, FreedYoungNodesLeaveTheYoungListWhenTheirAgeComes) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeId freed;
+  {
+    NodeHandle gone = NewNode(*heap);
+    freed = gone.id();
+  }
+  NodeHandle kept = NewNode(*heap);
+  heap->Free(freed.index, false);
+  heap->AgeSurvivors(2);
+  EXPECT_EQ(heap->young().size(), 2u);  // the stale entry waits its turn
+  EXPECT_EQ(heap->AgeSurvivors(2), 1);  // only the live node counts
+  EXPECT_TRUE(heap->young().empty());
+  EXPECT_TRUE(heap->VerifyForTesting().ok())
+      << heap->VerifyForTesting().message();
+}
+
+TEST(Heap, SweptYoungEntriesLeaveTheYoungListAtOnce) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeHandle kept = NewNode(*heap);
+  NodeId freed;
+  {
+    NodeHandle gone = NewNode(*heap);
+    freed = gone.id();
+  }
+  heap->Free(freed.index, false);
+  EXPECT_EQ(heap->AgeSurvivors(2, {freed}), 0);
+  ASSERT_EQ(heap->young().size(), 1u);
+  EXPECT_EQ(heap->young()[0].id, kept.id());
+  EXPECT_TRUE(heap->VerifyForTesting().ok())
+      << heap->VerifyForTesting().message();
+}
+
 }  // namespace
 }  // namespace graphgc

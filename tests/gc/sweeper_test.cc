@@ -19,16 +19,20 @@ class Probe : public gc::Object {
   int* destroyed_;
 };
 
-TEST(Sweeper, FindGarbageListsExactlyTheUnmarkedLiveSlots) {
+TEST(Sweeper, FindYoungGarbageListsTheUnmarkedLiveYoungSlotsOnly) {
   Graph g;
-  NodeHandle a = AddTestNode(g, "a");
-  NodeHandle b = AddTestNode(g, "b");
+  NodeHandle old_node = AddTestNode(g, "old");
+  {
+    WriterLock l(g.heap().mu());
+    g.heap().AgeSurvivors(1);
+  }
+  NodeHandle marked = AddTestNode(g, "marked");
+  NodeHandle unmarked = AddTestNode(g, "unmarked");
   WriterLock l(g.heap().mu());
-  g.heap().slot(a.id().index).mark_epoch = 5;
+  g.heap().slot(marked.id().index).mark_epoch = 5;
   std::vector<NodeId> garbage;
-  gc::FindGarbage(g.heap(), 5, garbage);
-  ASSERT_EQ(garbage.size(), 1u);
-  EXPECT_EQ(garbage[0], b.id());
+  gc::FindYoungGarbage(g.heap(), 5, garbage);
+  EXPECT_EQ(garbage, std::vector<NodeId>{unmarked.id()});
 }
 
 TEST(Sweeper, SweepDestroysObjectsAndChangesGenerations) {
@@ -37,7 +41,8 @@ TEST(Sweeper, SweepDestroysObjectsAndChangesGenerations) {
   NodeId id;
   {
     WriterLock l(heap->mu());
-    NodeHandle h = heap->Allocate(std::make_unique<Probe>(&destroyed), {}).value();
+    NodeHandle h =
+        heap->Allocate(std::make_unique<Probe>(&destroyed), {}).value();
     id = h.id();
   }
   WriterLock l(heap->mu());

@@ -27,7 +27,13 @@ class NameIndexTest : public ::testing::Test {
     nodes_.push_back(std::move(node));
     return *nodes_.back();
   }
-  void Erase(std::vector<Node*> nodes) { index_.Erase(absl::MakeSpan(nodes)); }
+  void Erase(const std::vector<Node*>& nodes) {
+    std::vector<NameIndex::Leaving> leaving;
+    for (Node* node : nodes) {
+      leaving.push_back({node, index_.Find(node->name).value()});
+    }
+    index_.Erase(leaving);
+  }
 
   // Declared before the index, so the index goes first.
   std::vector<std::unique_ptr<Node>> nodes_;
@@ -119,6 +125,34 @@ TEST_F(NameIndexTest, ErasingEveryNodeLeavesNoBookkeeping) {
   ASSERT_GT(index_.size(), 0u);
   Erase({&a, &b, &c});
   EXPECT_EQ(index_.size(), 0u);
+}
+
+// Erasing a sixteenth or more of a group's names (and at least 64) sweeps
+// its table in one pass instead of a lookup per name.
+TEST_F(NameIndexTest, ErasingManyNamesOfAGroupKeepsTheOthers) {
+  std::vector<Node*> many;
+  for (int i = 0; i < 200; ++i) many.push_back(&Add("m/n"));
+  Node& keep = Add("m/keep");
+  Erase(std::vector<Node*>(many.begin(), many.begin() + 150));
+  EXPECT_FALSE(index_.Find("m/n").has_value());
+  EXPECT_FALSE(index_.Find("m/n_149").has_value());
+  for (int i = 150; i < 200; ++i) {
+    EXPECT_TRUE(index_.Find(many[i]->name).has_value()) << many[i]->name;
+  }
+  EXPECT_TRUE(index_.Find(keep.name).has_value());
+  EXPECT_EQ(index_.Unique("m/n"), "m/n");
+  // Uniqued names go on after the highest suffix still live.
+  Add("m/n");
+  EXPECT_EQ(index_.Unique("m/n"), "m/n_200");
+}
+
+TEST_F(NameIndexTest, SweepingABaseOutOfALiveGroupLeavesNoBookkeeping) {
+  std::vector<Node*> many;
+  for (int i = 0; i < 100; ++i) many.push_back(&Add("m/n"));
+  Add("m/keep");
+  Erase(many);
+  EXPECT_EQ(index_.size(), 2u);  // the group and "m/keep"
+  EXPECT_EQ(index_.Unique("m/n"), "m/n");
 }
 
 TEST_F(NameIndexTest, ReleasingEveryScopeLeavesNoBookkeeping) {
