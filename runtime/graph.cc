@@ -359,13 +359,20 @@ std::vector<NodeHandle> Graph::CommitBatchLocked(
 void Graph::OnSweep(gc::Heap& heap, absl::Span<const NodeId> garbage) {
   heap.mu().AssertHeld();
   heap_->mu().AssertHeld();  // the same heap: tells the analysis
-  std::vector<NameIndex::Leaving> nodes;
+  // Reused by this thread's sweeps: a fresh list per sweep was fresh
+  // pages (past malloc's mmap threshold from about 8,000 nodes), and their
+  // page faults were most of this function's time.
+  thread_local std::vector<NameIndex::Leaving> nodes;
+  nodes.clear();
   nodes.reserve(garbage.size());
   for (NodeId id : garbage) {
     nodes.push_back(
         {static_cast<Node*>(heap.mutable_object(id.index)), id.index});
   }
   mutable_names().Erase(nodes);
+  nodes.clear();
+  // Kept for sweeps of up to 64K nodes; a bigger one's list is not kept.
+  if (nodes.capacity() > (size_t{1} << 16)) nodes = {};
 }
 
 const Node& Graph::NodeAt(uint32_t index) const {

@@ -259,30 +259,48 @@ void NameIndex::Erase(absl::Span<const Leaving> nodes) {
   // `gc_bench --benchmark_filter=BM_CollectYoung/100000/1`).
   constexpr int64_t kSweepAtLeast = 64;
   constexpr int64_t kBigTable = int64_t{1} << 18;
-  for (const Leaving& l : nodes) {
-    --l.node->name_group->live;
-    ++l.node->name_group->leaving;
-  }
-  std::vector<Group*> swept;
+  // Each leaving node's group, read once: the passes below read a node
+  // again only when its group lives on or holds unscoped names. A big
+  // sweep's nodes are out of cache by then, and reading each of them three
+  // times was most of this function's time when models' scopes die whole.
+  // Reused by this thread's sweeps, as Graph::OnSweep's list is.
+  thread_local std::vector<Group*> groups;
+  groups.clear();
+  groups.reserve(nodes.size());
   uint32_t max_slot = 0;
   for (const Leaving& l : nodes) {
-    Group& group = *l.node->name_group;
-    const int64_t size = static_cast<int64_t>(group.names.size());
-    if (group.live > 0 && !group.sweep && group.leaving >= kSweepAtLeast &&
-        (group.leaving * 4 >= size ||
-         (size >= kBigTable && group.leaving * 16 >= size))) {
-      group.sweep = true;
-      swept.push_back(&group);
-    }
+    Group* group = l.node->name_group;
+    l.node->name_group = nullptr;
+    --group->live;
+    ++group->leaving;
+    groups.push_back(group);
     max_slot = std::max(max_slot, l.slot);
+  }
+  std::vector<Group*> dead;
+  std::vector<Group*> swept;
+  for (Group* group : groups) {
+    if (group->live == 0) {
+      // The whole group goes below: no per-node work.
+      if (!group->dying) dead.push_back(group);
+      group->dying = true;
+      continue;
+    }
+    const int64_t size = static_cast<int64_t>(group->names.size());
+    if (!group->sweep && group->leaving >= kSweepAtLeast &&
+        (group->leaving * 4 >= size ||
+         (size >= kBigTable && group->leaving * 16 >= size))) {
+      group->sweep = true;
+      swept.push_back(group);
+    }
   }
   if (!swept.empty()) {
     // The leaving slots as bits: the pass tests an entry by its slot
     // without reading its node.
     std::vector<uint64_t> leaving((size_t{max_slot} >> 6) + 1, 0);
-    for (const Leaving& l : nodes) {
-      if (l.node->name_group->sweep) {
-        leaving[l.slot >> 6] |= uint64_t{1} << (l.slot & 63);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (groups[i]->sweep) {
+        const uint32_t slot = nodes[i].slot;
+        leaving[slot >> 6] |= uint64_t{1} << (slot & 63);
       }
     }
     for (Group* group : swept) {
@@ -292,20 +310,13 @@ void NameIndex::Erase(absl::Span<const Leaving> nodes) {
       });
     }
   }
-  std::vector<Group*> dead;
-  for (const Leaving& l : nodes) {
-    Node* node = l.node;
-    Group& group = *node->name_group;
-    node->name_group = nullptr;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    Group& group = *groups[i];
     group.leaving = 0;  // counted and used above
+    const Node* node = nodes[i].node;
     // An unscoped name may be a scope name some cursor skipped.
-    if (group.scope.empty()) NoteScopeFreed(node->name);
-    if (group.live == 0) {
-      // The whole group goes below: no per-node work.
-      if (!group.dying) dead.push_back(&group);
-      group.dying = true;
-      continue;
-    }
+    if (group.scope.empty() && !cursors_.empty()) NoteScopeFreed(node->name);
+    if (group.dying) continue;
     const absl::string_view name = node->name;
     if (!group.sweep) {
       group.names.erase(NameGroup::Entry{NameGroup::Hash{}(name), node, 0});
@@ -325,6 +336,8 @@ void NameIndex::Erase(absl::Span<const Leaving> nodes) {
     }
   }
   for (Group* group : swept) group->sweep = false;
+  groups.clear();
+  if (groups.capacity() > (size_t{1} << 16)) groups = {};
   for (Group* group : dead) {
     if (!group->scope.empty()) NoteScopeFreed(group->scope);
     groups_.erase(groups_.find(group->scope));
