@@ -296,17 +296,13 @@ void NameIndex::Erase(absl::Span<const Leaving> nodes) {
   if (!swept.empty()) {
     // The leaving slots as bits: the pass tests an entry by its slot
     // without reading its node.
-    std::vector<uint64_t> leaving((size_t{max_slot} >> 6) + 1, 0);
+    std::vector<bool> leaving(size_t{max_slot} + 1, false);
     for (size_t i = 0; i < nodes.size(); ++i) {
-      if (groups[i]->sweep) {
-        const uint32_t slot = nodes[i].slot;
-        leaving[slot >> 6] |= uint64_t{1} << (slot & 63);
-      }
+      if (groups[i]->sweep) leaving[nodes[i].slot] = true;
     }
     for (Group* group : swept) {
       absl::erase_if(group->names, [&](const NameGroup::Entry& e) {
-        return e.slot <= max_slot &&
-               ((leaving[e.slot >> 6] >> (e.slot & 63)) & 1) != 0;
+        return e.slot <= max_slot && leaving[e.slot];
       });
     }
   }

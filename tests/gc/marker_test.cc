@@ -101,11 +101,9 @@ TEST(Marker, MarkHeapKeepsAnInputInAHigherSlotThanItsReader) {
 TEST(Marker, MarkHeapKeepsAControlInputMadeAfterItsReader) {
   Graph g;
   NodeHandle reader = AddTestNode(g, "reader");
-  NodeId later;
   {
-    NodeHandle l = AddTestNode(g, "later");
-    later = l.id();
-    ASSERT_TRUE(g.AddControlEdge(l, reader).ok());  // reader reads it
+    NodeHandle later = AddTestNode(g, "later");
+    ASSERT_TRUE(g.AddControlEdge(later, reader).ok());  // reader reads it
   }
   NodeId garbage = AddTestNode(g, "garbage").id();
   FullMark m = MarkHeap(g, 1);
