@@ -154,6 +154,15 @@ BENCHMARK(BM_Collect)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
+// The small shapes again, 300 times each: three iterations of a 30-us
+// collection are mostly noise (BM_Collect/1000/50 ranged 29-97 us over
+// three pairs of runs), and too few samples for a profile.
+BENCHMARK(BM_Collect)
+    ->Name("BM_CollectSmall")
+    ->ArgsProduct({{1000, 10000}, {0, 50, 90}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->Iterations(300);
 
 // Args: old nodes (held, promoted) in the graph; whether young and old
 // nodes share one top-level scope (0: "old/n" and "young/n", as models
