@@ -13,8 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ops/ops.h"
 #include "ops/gradients.h"
+#include "ops/ops.h"
 #include "runtime/graph.h"
 #include "runtime/session.h"
 #include "serialize/graph_def.h"
@@ -589,6 +589,20 @@ TEST_F(ConvOpsTest, MaxPoolGradRoutesTiesToTheFirstMaximumInRowMajorOrder) {
       ops::MaxPoolGrad(C(x), y, C(F({1, 1, 1, 1}, {7})), k.Options()).value();
   EXPECT_EQ(Values(Run1(y)), std::vector<float>({5}));
   EXPECT_EQ(Values(Run1(dx)), std::vector<float>({0, 7, 0, 0, 0, 0}));
+}
+
+TEST_F(ConvOpsTest, MaxPoolAndItsGradientOfNoChannelsAreEmpty) {
+  PoolCase k{2, 5, 7, 0, 2, 2, 1, 1, "SAME"};
+  const Tensor x = F({2, 5, 7, 0}, {});
+  Output y = ops::MaxPool(C(x), k.Options()).value();
+  Output dx =
+      ops::MaxPoolGrad(C(x), y, C(F(k.OutShape(), {})), k.Options()).value();
+  const Tensor yv = Run1(y);
+  const Tensor dxv = Run1(dx);
+  EXPECT_EQ(yv.shape(), k.OutShape());
+  EXPECT_EQ(yv.num_elements(), 0);
+  EXPECT_EQ(dxv.shape(), (TensorShape{2, 5, 7, 0}));
+  EXPECT_EQ(dxv.num_elements(), 0);
 }
 
 TEST_F(ConvOpsTest, MaxPoolInfersStaticOutputShapes) {
