@@ -13,6 +13,7 @@ set(GRAPHGC_SOURCES
     gc/roots.cc
     gc/sweeper.cc
     runtime/algorithm.cc
+    runtime/node_traits.cc
     runtime/attr_value.cc
     runtime/executor.cc
     runtime/gradient_walk.cc
@@ -80,6 +81,7 @@ set(GRAPHGC_HEADERS
     gc/stats.h
     gc/sweeper.h
     runtime/algorithm.h
+    runtime/node_traits.h
     runtime/attr_value.h
     runtime/executor.h
     runtime/fusion.h

@@ -70,7 +70,7 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const PinnedRun& run,
     // The kernel writes its outputs straight into their slots.
     const absl::Span<Tensor> outs(slot_data + step.output_base,
                                   step.num_outputs);
-    OpKernelContext ctx(node, node.attrs, node.resource.get(),
+    OpKernelContext ctx(node, node.attrs(), node.resource.get(),
                         absl::Span<const Tensor* const>(in, step.num_inputs),
                         absl::Span<NodeResource* const>(
                             resources + step.input_begin, step.num_inputs),
@@ -78,7 +78,7 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const PinnedRun& run,
     ctx.set_forwardable_inputs(step.forwardable);
     if (!step.kernel) {
       return absl::UnimplementedError(absl::StrCat(
-          "Session::Run: ", node.op, " '", node.name, "' has no kernel"));
+          "Session::Run: ", node.op(), " '", node.name, "' has no kernel"));
     }
     if (absl::Status status = step.kernel(ctx); !status.ok()) {
       return KernelError(node, status);

@@ -25,21 +25,21 @@ const std::string& Output::node_name() const {
 }
 
 const std::string& Output::op() const {
-  return RuntimeNodeAccess::NodeOf(*handle_.graph(), handle_.id()).op;
+  return RuntimeNodeAccess::NodeOf(*handle_.graph(), handle_.id()).op();
 }
 
 DataType Output::dtype() const {
   const Node& n = RuntimeNodeAccess::NodeOf(*handle_.graph(), handle_.id());
-  return index_ >= 0 && index_ < static_cast<int>(n.output_types.size())
-             ? n.output_types[index_]
+  return index_ >= 0 && index_ < static_cast<int>(n.output_types().size())
+             ? n.output_types()[index_]
              : DT_INVALID;
 }
 
 const TensorShape& Output::shape() const {
   static const TensorShape* const kUnknown = new TensorShape();
   const Node& n = RuntimeNodeAccess::NodeOf(*handle_.graph(), handle_.id());
-  return index_ >= 0 && index_ < static_cast<int>(n.output_shapes.size())
-             ? n.output_shapes[index_]
+  return index_ >= 0 && index_ < static_cast<int>(n.output_shapes().size())
+             ? n.output_shapes()[index_]
              : *kUnknown;
 }
 
@@ -132,12 +132,7 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
         " output types but ", spec.output_shapes.size(), " output shapes"));
   }
   auto node = std::make_unique<Node>(NodeKey());
-  node->op = std::move(spec.op);
   node->op_def = spec.op_def;
-  node->attrs = std::move(spec.attrs);
-  node->output_types.assign(spec.output_types.begin(), spec.output_types.end());
-  node->output_shapes.assign(spec.output_shapes.begin(),
-                             spec.output_shapes.end());
   node->resource = std::move(spec.resource);
 
   WriterLock lock(heap_->mu());
@@ -148,15 +143,15 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
     const Output& in = spec.inputs[i];
     if (!IsUsable(*heap_, this, in.handle())) {
       return CheckHandle(
-          in.handle(), absl::StrCat(node->op, " node '", base, "': input ", i));
+          in.handle(), absl::StrCat(spec.op, " node '", base, "': input ", i));
     }
     const Node& producer = NodeAt(in.handle().id().index);
     if (in.index() < 0 ||
-        in.index() >= static_cast<int>(producer.output_types.size())) {
+        in.index() >= static_cast<int>(producer.output_types().size())) {
       return absl::InvalidArgumentError(
-          absl::StrCat(node->op, " node '", base, "': input ", i,
+          absl::StrCat(spec.op, " node '", base, "': input ", i,
                        " reads output ", in.index(), " of '", producer.name,
-                       "', which has ", producer.output_types.size()));
+                       "', which has ", producer.output_types().size()));
     }
     node->inputs.push_back(NodeInput{in.handle().id(), in.index()});
     edges.push_back(in.handle().id().index);
@@ -164,13 +159,16 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
   for (size_t i = 0; i < spec.control_inputs.size(); ++i) {
     const NodeHandle& control = spec.control_inputs[i];
     if (!IsUsable(*heap_, this, control)) {
-      return CheckHandle(control, absl::StrCat(node->op, " node '", base,
+      return CheckHandle(control, absl::StrCat(spec.op, " node '", base,
                                                "': control input ", i));
     }
     node->control_inputs.push_back(control.id());
     edges.push_back(control.id().index);
   }
   node->base_length = static_cast<uint32_t>(base.size());
+  // After the checks, whose messages name spec.op.
+  node->traits = traits_.Intern(std::move(spec.op), std::move(spec.attrs),
+                                spec.output_types, spec.output_shapes);
   // A free name is the requested one, moved; a taken one is uniqued.
   node->name = mutable_names().Contains(base) ? mutable_names().Unique(base)
                                               : std::move(spec.name);
@@ -288,11 +286,11 @@ absl::Status Graph::CheckBatchLocked(
           in->handle(), absl::StrCat(BatchLabel(spec, i), ": input ", k)));
       const Node& producer = NodeAt(in->handle().id().index);
       if (in->index() < 0 ||
-          in->index() >= static_cast<int>(producer.output_types.size())) {
+          in->index() >= static_cast<int>(producer.output_types().size())) {
         return absl::InvalidArgumentError(
             absl::StrCat(BatchLabel(spec, i), ": input ", k, " reads output ",
                          in->index(), " of '", producer.name, "', which has ",
-                         producer.output_types.size()));
+                         producer.output_types().size()));
       }
     }
     for (size_t k = 0; k < spec.control_inputs.size(); ++k) {
@@ -336,15 +334,11 @@ std::vector<NodeHandle> Graph::CommitBatchLocked(
       node->control_inputs.push_back(id);
       edges.push_back(id.index);
     }
-    node->op = std::move(spec.op);
     node->op_def = spec.op_def;
     node->name = std::move(spec.name);
     node->base_length = static_cast<uint32_t>(node->name.size());
-    node->attrs = std::move(spec.attrs);
-    node->output_types.assign(spec.output_types.begin(),
-                              spec.output_types.end());
-    node->output_shapes.assign(spec.output_shapes.begin(),
-                               spec.output_shapes.end());
+    node->traits = traits_.Intern(std::move(spec.op), std::move(spec.attrs),
+                                  spec.output_types, spec.output_shapes);
     node->resource = std::move(spec.resource);
     Node* node_ptr = node.get();
     // Cannot fail: CheckBatchLocked made sure there is room.
@@ -359,21 +353,20 @@ std::vector<NodeHandle> Graph::CommitBatchLocked(
 void Graph::OnSweep(gc::Heap& heap, absl::Span<const NodeId> garbage) {
   heap.mu().AssertHeld();
   heap_->mu().AssertHeld();  // the same heap: tells the analysis
-  // Reused by this thread's sweeps (empty between them): a fresh list per
-  // sweep was fresh pages (past malloc's mmap threshold from about 8,000
-  // nodes), and their first-touch faults were 79% of this function's
-  // samples (`perf record -g` over 40 runs of `gc_bench
-  // --benchmark_filter='BM_Collect/10000/90/'`, then `perf annotate`).
-  thread_local std::vector<NameIndex::Leaving> nodes;
-  nodes.reserve(garbage.size());
+  // Reused by the next sweep: a fresh list per sweep was fresh pages (past
+  // malloc's mmap threshold from about 8,000 nodes), and their first-touch
+  // faults were 79% of this function's samples (`perf record -g` over 40
+  // runs of `gc_bench --benchmark_filter='BM_Collect/10000/90/'`, then
+  // `perf annotate`).
+  leaving_.reserve(garbage.size());
   for (NodeId id : garbage) {
-    nodes.push_back(
+    leaving_.push_back(
         {static_cast<Node*>(heap.mutable_object(id.index)), id.index});
   }
-  mutable_names().Erase(nodes);
-  nodes.clear();
+  mutable_names().Erase(leaving_);
+  leaving_.clear();
   // Kept for sweeps of up to 64K nodes; a bigger one's list is not kept.
-  if (nodes.capacity() > (size_t{1} << 16)) nodes = {};
+  if (leaving_.capacity() > (size_t{1} << 16)) leaving_ = {};
 }
 
 const Node& Graph::NodeAt(uint32_t index) const {
@@ -425,7 +418,7 @@ NodeInfo Graph::DescribeLocked(NodeId id) const {
   NodeInfo info;
   info.handle = heap_->NewHandle(id);
   info.name = n.name;
-  info.op = n.op;
+  info.op = n.op();
   info.op_def = n.op_def;
   for (const NodeInput& in : n.inputs) {
     info.inputs.emplace_back(heap_->NewHandle(in.node), in.index);
@@ -433,9 +426,9 @@ NodeInfo Graph::DescribeLocked(NodeId id) const {
   for (NodeId c : n.control_inputs) {
     info.control_inputs.push_back(heap_->NewHandle(c));
   }
-  info.attrs = n.attrs;
-  info.output_types.assign(n.output_types.begin(), n.output_types.end());
-  info.output_shapes.assign(n.output_shapes.begin(), n.output_shapes.end());
+  info.attrs = n.attrs();
+  info.output_types.assign(n.output_types().begin(), n.output_types().end());
+  info.output_shapes.assign(n.output_shapes().begin(), n.output_shapes().end());
   return info;
 }
 
@@ -558,7 +551,7 @@ std::vector<std::string> Graph::SavedGarbage() const {
   std::vector<std::string> out;
   collector_->ForEachSaved([&](const gc::Object& o) {
     const Node& n = static_cast<const Node&>(o);
-    out.push_back(absl::StrCat(n.name, " (", n.op, ")"));
+    out.push_back(absl::StrCat(n.name, " (", n.op(), ")"));
   });
   return out;
 }
@@ -579,6 +572,11 @@ absl::StatusOr<gc::PinScope> Graph::PinForTesting(
 size_t Graph::NameTableSizeForTesting() const {
   ReaderLock lock(heap_->mu());
   return names().size() + heap_->label_table_size();
+}
+
+size_t Graph::NodeTraitsTableSizeForTesting() const {
+  ReaderLock lock(heap_->mu());
+  return traits_.size();
 }
 
 }  // namespace graphgc

@@ -58,6 +58,7 @@
 #include "runtime/attr_value.h"
 #include "runtime/name_index.h"
 #include "runtime/node_resource.h"
+#include "runtime/node_traits.h"
 #include "runtime/tensor.h"
 #include "util/registration.h"
 
@@ -344,6 +345,8 @@ class Graph : private gc::SweepObserver {
   bool AllLiveForTesting(absl::Span<const NodeId> ids) const;
   // Sizes of the name tables, for tests that bookkeeping stays bounded.
   size_t NameTableSizeForTesting() const;
+  // Records in the node traits table (runtime/node_traits.h), for the same.
+  size_t NodeTraitsTableSizeForTesting() const;
 
  private:
   friend class RuntimeNodeAccess;
@@ -382,6 +385,12 @@ class Graph : private gc::SweepObserver {
 
   std::shared_ptr<gc::Heap> heap_;
   const std::unique_ptr<gc::Collector> collector_;
+  // The nodes' op types, attributes and outputs, each distinct set once
+  // (runtime/node_traits.h).
+  NodeTraitsTable traits_ ABSL_GUARDED_BY(heap_->mu());
+  // OnSweep's list of leaving nodes, empty between sweeps and kept for the
+  // next one (see OnSweep).
+  std::vector<NameIndex::Leaving> leaving_ ABSL_GUARDED_BY(heap_->mu());
 
   // Names and reserved scopes; shared (weakly) with scope reservations.
   const std::shared_ptr<graph_internal::Names> names_;

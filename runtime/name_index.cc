@@ -263,8 +263,8 @@ void NameIndex::Erase(absl::Span<const Leaving> nodes) {
   // again only when its group lives on or holds unscoped names. A big
   // sweep's nodes are out of cache by then, and reading each of them three
   // times was most of this function's time when models' scopes die whole.
-  // Reused by this thread's sweeps, as Graph::OnSweep's list is.
-  thread_local std::vector<Group*> groups;
+  // Kept for the next Erase, as Graph::OnSweep's list is.
+  std::vector<Group*>& groups = leaving_groups_;
   groups.clear();
   groups.reserve(nodes.size());
   uint32_t max_slot = 0;

@@ -41,6 +41,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
@@ -127,6 +128,9 @@ class NameIndex {
   };
   absl::flat_hash_map<std::string, Reservation> reserved_;
   absl::flat_hash_map<std::string, ScopeCursor> cursors_;
+  // Erase's list of the leaving nodes' groups, empty between calls and
+  // kept for the next one (a fresh list was fresh pages for big sweeps).
+  std::vector<Group*> leaving_groups_;
 };
 
 }  // namespace graphgc

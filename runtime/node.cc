@@ -6,7 +6,7 @@ namespace graphgc {
 
 int64_t Node::ApproxBytes() const {
   int64_t bytes = sizeof(Node) + static_cast<int64_t>(name.capacity());
-  for (const auto& [key, value] : attrs) {
+  for (const auto& [key, value] : attrs()) {
     bytes += static_cast<int64_t>(key.size() + sizeof(AttrValue));
     if (const Tensor* t = std::get_if<Tensor>(&value)) bytes += t->TotalBytes();
   }

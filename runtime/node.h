@@ -19,11 +19,13 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 #include "gc/heap.h"
 #include "gc/node_id.h"
 #include "runtime/attr_value.h"
 #include "runtime/node_input.h"
 #include "runtime/node_resource.h"
+#include "runtime/node_traits.h"
 #include "runtime/tensor.h"
 
 namespace graphgc {
@@ -49,14 +51,22 @@ struct Node final : public gc::Object {
   std::string name;
   uint32_t base_length = 0;         // name.substr(0, base_length) was requested
   NameGroup* name_group = nullptr;  // the graph's name index's, under its lock
-  std::string op;
   const OpDef* op_def = nullptr;
   absl::InlinedVector<NodeInput, 2> inputs;
   std::vector<NodeId> control_inputs;  // under the graph's lock
-  AttrMap attrs;
-  absl::InlinedVector<DataType, 1> output_types;
-  absl::InlinedVector<TensorShape, 1> output_shapes;
+  // Op type, attributes, output types and shapes: shared with the graph's
+  // other nodes of equal ones (runtime/node_traits.h).
+  NodeTraits traits;
   std::shared_ptr<NodeResource> resource;
+
+  const std::string& op() const { return traits.op(); }
+  const AttrMap& attrs() const { return traits.attrs(); }
+  absl::Span<const DataType> output_types() const {
+    return traits.output_types();
+  }
+  absl::Span<const TensorShape> output_shapes() const {
+    return traits.output_shapes();
+  }
 
   int64_t ApproxBytes() const override;
 };

@@ -14,7 +14,7 @@ NodeView::NodeView(NodeHandle node)
 
 const std::string& NodeView::name() const { return node_->name; }
 
-const std::string& NodeView::op() const { return node_->op; }
+const std::string& NodeView::op() const { return node_->op(); }
 
 const OpDef* NodeView::op_def() const { return node_->op_def; }
 
@@ -31,14 +31,14 @@ std::vector<NodeId> NodeView::control_inputs() const {
   return node_->control_inputs;
 }
 
-const AttrMap& NodeView::attrs() const { return node_->attrs; }
+const AttrMap& NodeView::attrs() const { return node_->attrs(); }
 
 absl::Span<const DataType> NodeView::output_types() const {
-  return node_->output_types;
+  return node_->output_types();
 }
 
 absl::Span<const TensorShape> NodeView::output_shapes() const {
-  return node_->output_shapes;
+  return node_->output_shapes();
 }
 
 NodeResource* NodeView::resource() const { return node_->resource.get(); }

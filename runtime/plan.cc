@@ -47,7 +47,7 @@ absl::Status KernelError(const Node& node, const absl::Status& s) {
     return s;
   }
   return absl::Status(
-      s.code(), absl::StrCat(node.op, " '", node.name, "': ", s.message()));
+      s.code(), absl::StrCat(node.op(), " '", node.name, "': ", s.message()));
 }
 
 absl::Status CheckOutputs(const Node& node,
@@ -57,7 +57,7 @@ absl::Status CheckOutputs(const Node& node,
     const Tensor& t = outs[k];
     if (!OutputMatches(checks[k], t)) {
       return absl::InternalError(absl::StrCat(
-          node.op, " '", node.name, "': kernel produced output ", k, " as ",
+          node.op(), " '", node.name, "': kernel produced output ", k, " as ",
           t.IsInitialized() ? absl::StrCat(DataTypeString(t.dtype()), " ",
                                            t.shape().DebugString())
                             : std::string("nothing"),

@@ -71,8 +71,8 @@ absl::StatusOr<std::optional<OpKernelContext::Outputs>> Fold(
   } else if (def.shape_only) {
     for (const NodeInput& in : n.inputs) {
       const Node& producer = NodeOf(graph, in.node);
-      const DataType dtype = producer.output_types[in.index];
-      const TensorShape& shape = producer.output_shapes[in.index];
+      const DataType dtype = producer.output_types()[in.index];
+      const TensorShape& shape = producer.output_shapes()[in.index];
       int64_t stand_in_bytes = 0;  // unknown dims fail the check too
       if (dtype == DT_RESOURCE ||
           !MultiplySizes(shape.num_elements(), DataTypeSize(dtype),
@@ -143,11 +143,11 @@ absl::Status CheckRunOutput(const Graph& graph, const Output& o,
         o.handle().id().index, ")"));
   }
   const Node& n = NodeOf(graph, o.handle().id());
-  if (need_index &&
-      (o.index() < 0 || o.index() >= static_cast<int>(n.output_types.size()))) {
+  if (need_index && (o.index() < 0 ||
+                     o.index() >= static_cast<int>(n.output_types().size()))) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "Session::Run: ", what, " reads output ", o.index(), " of ", n.op, " '",
-        n.name, "', which has ", n.output_types.size()));
+        "Session::Run: ", what, " reads output ", o.index(), " of ", n.op(),
+        " '", n.name, "', which has ", n.output_types().size()));
   }
   return absl::OkStatus();
 }
@@ -160,8 +160,8 @@ absl::Status AddFeeds(PlanBuild& b, const Feeds& feeds) {
     const Node& n = NodeOf(b.graph, o.handle().id());
     FeedCheck check;
     check.slot = plan.num_slots++;
-    check.dtype = n.output_types[o.index()];
-    check.shape = n.output_shapes[o.index()];
+    check.dtype = n.output_types()[o.index()];
+    check.shape = n.output_shapes()[o.index()];
     check.name = absl::StrCat(n.name, ":", o.index());
     if (check.dtype == DT_RESOURCE) {
       return absl::InvalidArgumentError(
@@ -224,19 +224,19 @@ absl::Status WalkSubgraph(PlanBuild& b, const std::vector<Output>& fetches,
       b.graph.heap().mu().AssertReaderHeld();
       const Node& other = NodeOf(b.graph, to.id);
       return absl::InvalidArgumentError(absl::StrCat(
-          "Session::Run: the graph has a cycle through ", other.op, " '",
-          other.name, "' and ", from.node->op, " '", from.node->name, "'"));
+          "Session::Run: the graph has a cycle through ", other.op(), " '",
+          other.name, "' and ", from.node->op(), " '", from.node->name, "'"));
     }
     absl::Status Finish(const NodeRef& n) {
       if (DispatchOf(*n.node) == OpDef::Dispatch::kFeed) {
         return absl::InvalidArgumentError(
-            absl::StrCat(n.node->op, " '", n.node->name, "' must be fed"));
+            absl::StrCat(n.node->op(), " '", n.node->name, "' must be fed"));
       }
       Plan& plan = *b.plan;
       b.step_of[n.id.index] = static_cast<uint32_t>(plan.steps.size());
       Step step;
       step.id = n.id;
-      step.num_outputs = static_cast<uint32_t>(n.node->output_types.size());
+      step.num_outputs = static_cast<uint32_t>(n.node->output_types().size());
       plan.steps.push_back(step);
       plan.ids.push_back(n.id);
       return absl::OkStatus();
@@ -273,7 +273,7 @@ void AssignSlots(PlanBuild& b) {
     step.output_base = plan.num_slots;
     plan.num_slots += step.num_outputs;
     for (uint32_t k = 0; k < step.num_outputs; ++k) {
-      plan.output_checks.push_back({n.output_types[k], n.output_shapes[k]});
+      plan.output_checks.push_back({n.output_types()[k], n.output_shapes()[k]});
     }
   }
 }
@@ -299,7 +299,8 @@ absl::Status BindKernelsAndFold(PlanBuild& b,
     const OpDef::Dispatch dispatch = DispatchOf(n);
     const bool has_kernel = n.op_def != nullptr && n.op_def->kernel;
     if (has_kernel) {
-      step.kernel = n.op_def->bind ? n.op_def->bind(n.attrs) : n.op_def->kernel;
+      step.kernel =
+          n.op_def->bind ? n.op_def->bind(n.attrs()) : n.op_def->kernel;
     }
     if (dispatch == OpDef::Dispatch::kHandle ||
         dispatch == OpDef::Dispatch::kNothing) {
@@ -437,7 +438,7 @@ void FuseChains(PlanBuild& b, const std::vector<Output>& fetches) {
       absl::InlinedVector<FusedNode, 4> nodes;
       for (uint32_t s : chain) {
         const Node& n = NodeOf(b.graph, plan.steps[s].id);
-        nodes.push_back({.name = n.name, .attrs = &n.attrs});
+        nodes.push_back({.name = n.name, .attrs = &n.attrs()});
       }
       KernelFn kernel = rule->bind(nodes);
       if (!kernel) continue;

@@ -1,5 +1,7 @@
 #include "runtime/graph.h"
 
+#include <cmath>
+#include <memory>
 #include <string>
 #include <utility>
 #include <variant>
@@ -259,6 +261,62 @@ TEST(GraphBookkeeping, StaysBoundedOverManyBuildAndDropCycles) {
 
 namespace graphgc {
 namespace {
+
+// Nodes of equal op, attributes and outputs share one record of them
+// (runtime/node_traits.h); each still reads back exactly its own.
+NodeHandle AddFloatAttrNode(Graph& g, const std::string& name, float alpha) {
+  NodeSpec spec;
+  spec.op = "NoOp";
+  spec.name = name;
+  spec.attrs["alpha"] = alpha;
+  spec.attrs["T"] = DT_FLOAT;
+  spec.output_types = {DT_FLOAT};
+  spec.output_shapes = {TensorShape{-1, 4}};
+  return g.AddNode(std::move(spec)).value();
+}
+
+TEST(GraphNodeTraits, NodesOfEqualAttributesReadBackTheirOwnValues) {
+  Graph g;
+  NodeHandle a = AddFloatAttrNode(g, "a", 0.0f);
+  NodeHandle b = AddFloatAttrNode(g, "b", 0.0f);
+  NodeHandle c = AddFloatAttrNode(g, "c", -0.0f);
+  EXPECT_EQ(g.NodeTraitsTableSizeForTesting(), 2u);
+  for (const NodeHandle& n : {a, b, c}) {
+    NodeInfo info = g.Describe(n).value();
+    EXPECT_EQ(info.op, "NoOp");
+    EXPECT_EQ(GetAttrOr<DataType>(info.attrs, "T", DT_INVALID), DT_FLOAT);
+    ASSERT_EQ(info.output_shapes.size(), 1u);
+    EXPECT_EQ(info.output_shapes[0], (TensorShape{-1, 4}));
+  }
+  EXPECT_FALSE(std::signbit(
+      GetAttrOr<float>(g.Describe(b).value().attrs, "alpha", 1.0f)));
+  EXPECT_TRUE(std::signbit(
+      GetAttrOr<float>(g.Describe(c).value().attrs, "alpha", 1.0f)));
+}
+
+TEST(GraphNodeTraits, NodesKeepTheirAttributesWhenTheirGraphIsGone) {
+  auto g = std::make_unique<Graph>();
+  NodeHandle a = AddFloatAttrNode(*g, "a", 0.5f);
+  g.reset();  // the handle may only be destroyed now, and frees the node
+  a.Reset();
+  SUCCEED();  // the sanitizer stages check the record is freed once
+}
+
+TEST(GraphNodeTraits, TheTableStaysBoundedAsModelsComeAndGo) {
+  Graph g;
+  constexpr int kModel = 500;
+  for (int model = 0; model < 20; ++model) {
+    std::vector<NodeHandle> nodes;
+    for (int i = 0; i < kModel; ++i) {
+      nodes.push_back(
+          AddFloatAttrNode(g, "m/n", static_cast<float>(model * kModel + i)));
+    }
+    nodes.clear();
+    g.Collect();
+  }
+  // Each model's attributes are new; without pruning 10,000 records.
+  EXPECT_LE(g.NodeTraitsTableSizeForTesting(), size_t{4 * kModel});
+}
 
 TEST(GraphScopes, ReservedScopesAreNotHandedOutTwice) {
   for (std::string base : {"dense", "outer/dense"}) {  // top-level, nested

@@ -1,0 +1,171 @@
+#include "runtime/node_traits.h"
+
+#include <algorithm>
+#include <bit>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "absl/hash/hash.h"
+
+namespace graphgc {
+namespace {
+
+// A float by its bits: the equality and hash records are shared by.
+uint32_t Bits(float f) { return std::bit_cast<uint32_t>(f); }
+
+// Feeds one attribute value into a hash state. Never given a tensor.
+template <typename H>
+H HashValue(H h, const AttrValue& value) {
+  h = H::combine(std::move(h), value.index());
+  return std::visit(
+      [&h](const auto& v) -> H {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, float>) {
+          return H::combine(std::move(h), Bits(v));
+        } else if constexpr (std::is_same_v<T, TensorShape>) {
+          return H::combine(std::move(h), v.dim_sizes());
+        } else if constexpr (std::is_same_v<T, std::vector<float>>) {
+          h = H::combine(std::move(h), v.size());
+          for (float f : v) h = H::combine(std::move(h), Bits(f));
+          return std::move(h);
+        } else if constexpr (std::is_same_v<T, std::vector<TensorShape>>) {
+          h = H::combine(std::move(h), v.size());
+          for (const TensorShape& s : v) {
+            h = H::combine(std::move(h), s.dim_sizes());
+          }
+          return std::move(h);
+        } else if constexpr (std::is_same_v<T, Tensor>) {
+          return std::move(h);  // not reached: tensors are never hashed
+        } else {
+          return H::combine(std::move(h), v);
+        }
+      },
+      value);
+}
+
+// The parts of a record as absl::Hash hashes them.
+struct HashableParts {
+  absl::string_view op;
+  const AttrMap& attrs;
+  absl::Span<const DataType> output_types;
+  absl::Span<const TensorShape> output_shapes;
+
+  template <typename H>
+  friend H AbslHashValue(H h, const HashableParts& p) {
+    h = H::combine(std::move(h), p.op, p.output_types, p.attrs.size());
+    for (const TensorShape& s : p.output_shapes) {
+      h = H::combine(std::move(h), s.dim_sizes());
+    }
+    for (const auto& [key, value] : p.attrs) {
+      h = HashValue(H::combine(std::move(h), key), value);
+    }
+    return h;
+  }
+};
+
+bool SameValue(const AttrValue& a, const AttrValue& b) {
+  if (a.index() != b.index()) return false;
+  return std::visit(
+      [&b](const auto& x) -> bool {
+        using T = std::decay_t<decltype(x)>;
+        const T& y = std::get<T>(b);
+        if constexpr (std::is_same_v<T, float>) {
+          return Bits(x) == Bits(y);
+        } else if constexpr (std::is_same_v<T, std::vector<float>>) {
+          return std::equal(
+              x.begin(), x.end(), y.begin(), y.end(),
+              [](float p, float q) { return Bits(p) == Bits(q); });
+        } else if constexpr (std::is_same_v<T, Tensor>) {
+          return false;  // never shared
+        } else {
+          return x == y;
+        }
+      },
+      a);
+}
+
+bool SameAttrs(const AttrMap& a, const AttrMap& b) {
+  return std::equal(
+      a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+        return x.first == y.first && SameValue(x.second, y.second);
+      });
+}
+
+bool SameParts(const node_traits_internal::Record& r, absl::string_view op,
+               const AttrMap& attrs, absl::Span<const DataType> types,
+               absl::Span<const TensorShape> shapes) {
+  return r.op == op && absl::Span<const DataType>(r.output_types) == types &&
+         absl::Span<const TensorShape>(r.output_shapes) == shapes &&
+         SameAttrs(r.attrs, attrs);
+}
+
+bool HoldsTensor(const AttrMap& attrs) {
+  return std::any_of(attrs.begin(), attrs.end(), [](const auto& kv) {
+    return std::holds_alternative<Tensor>(kv.second);
+  });
+}
+
+}  // namespace
+
+const NodeTraits::Record& NodeTraits::Empty() {
+  static const Record* const empty = new Record("", {}, {}, {}, 0);
+  return *empty;
+}
+
+bool NodeTraitsTable::RecordEq::operator()(const Record* a,
+                                           const Record* b) const {
+  return a == b ||
+         (a->hash == b->hash &&
+          SameParts(*a, b->op, b->attrs, b->output_types, b->output_shapes));
+}
+
+bool NodeTraitsTable::RecordEq::operator()(const Record* a,
+                                           const Probe& b) const {
+  return a->hash == b.hash &&
+         SameParts(*a, b.op, *b.attrs, b.output_types, b.output_shapes);
+}
+
+NodeTraitsTable::~NodeTraitsTable() {
+  // Nodes may outlive the table (handles outlive their graph): each record
+  // goes with its last reference, the table's or a node's.
+  for (Record* record : records_) NodeTraits release(record);
+}
+
+NodeTraits NodeTraitsTable::Intern(
+    std::string op, AttrMap attrs, absl::Span<const DataType> output_types,
+    absl::Span<const TensorShape> output_shapes) {
+  if (HoldsTensor(attrs)) {
+    return NodeTraits(new Record(std::move(op), std::move(attrs), output_types,
+                                 output_shapes, 0));
+  }
+  const size_t hash = absl::Hash<HashableParts>()(
+      HashableParts{op, attrs, output_types, output_shapes});
+  if (auto it =
+          records_.find(Probe{op, &attrs, output_types, output_shapes, hash});
+      it != records_.end()) {
+    (*it)->refs.fetch_add(1, std::memory_order_relaxed);
+    return NodeTraits(*it);
+  }
+  if (records_.size() >= prune_at_) Prune();
+  // refs starts at 1, the table's; the result counts a second.
+  auto* record = new Record(std::move(op), std::move(attrs), output_types,
+                            output_shapes, hash);
+  records_.insert(record);
+  record->refs.fetch_add(1, std::memory_order_relaxed);
+  return NodeTraits(record);
+}
+
+void NodeTraitsTable::Prune() {
+  // A count of 1 is the table's own: no NodeTraits points at the record,
+  // and none can appear but through Intern, which the caller's lock
+  // excludes. acquire: the last holder's reads happen before the delete.
+  absl::erase_if(records_, [](Record* record) {
+    if (record->refs.load(std::memory_order_acquire) != 1) return false;
+    delete record;
+    return true;
+  });
+  prune_at_ = std::max<size_t>(64, 2 * records_.size());
+}
+
+}  // namespace graphgc
