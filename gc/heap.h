@@ -29,6 +29,7 @@
 #ifndef GRAPHGC_GC_HEAP_H_
 #define GRAPHGC_GC_HEAP_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -168,6 +169,15 @@ class Heap : public std::enable_shared_from_this<Heap> {
   }
   size_t free_list_size() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     return free_.size();
+  }
+  // Room for `more` slots in the free list, which Free() adds to: a big
+  // sweep grows it at most once (doubling, so sweeps of a few slots each
+  // do not reallocate it every time).
+  void ReserveFreeSlots(size_t more) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    const size_t need = free_.size() + more;
+    if (need > free_.capacity()) {
+      free_.reserve(std::max(need, 2 * free_.capacity()));
+    }
   }
 
   // --- generations (invariant 4) ---

@@ -15,6 +15,7 @@ void FindYoungGarbage(const Heap& heap, uint32_t epoch,
 void Sweep(Heap& heap, absl::Span<const NodeId> garbage, bool keep,
            std::vector<std::unique_ptr<Object>>* kept) {
   heap.mu().AssertHeld();
+  heap.ReserveFreeSlots(garbage.size());
   for (NodeId id : garbage) {
     std::unique_ptr<Object> object = heap.Free(id.index, keep);
     if (keep && kept != nullptr && object != nullptr) {

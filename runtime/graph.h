@@ -388,9 +388,6 @@ class Graph : private gc::SweepObserver {
   // The nodes' op types, attributes and outputs, each distinct set once
   // (runtime/node_traits.h).
   NodeTraitsTable traits_ ABSL_GUARDED_BY(heap_->mu());
-  // OnSweep's list of leaving nodes, empty between sweeps and kept for the
-  // next one (see OnSweep).
-  std::vector<NameIndex::Leaving> leaving_ ABSL_GUARDED_BY(heap_->mu());
 
   // Names and reserved scopes; shared (weakly) with scope reservations.
   const std::shared_ptr<graph_internal::Names> names_;

@@ -250,7 +250,8 @@ void NameIndex::Insert(Node& node, uint32_t slot) {
   node.name_group = &group;
 }
 
-void NameIndex::Erase(absl::Span<const Leaving> nodes) {
+void NameIndex::Erase(absl::Span<const NodeId> nodes,
+                      absl::FunctionRef<Node&(uint32_t slot)> node_at) {
   // A group losing at least kSweepAtLeast names and a quarter of them, or
   // a sixteenth of a table too big for the cache (kBigTable entries, about
   // 6 MB), is swept in one pass over its table: below that, a lookup per
@@ -268,13 +269,14 @@ void NameIndex::Erase(absl::Span<const Leaving> nodes) {
   groups.clear();
   groups.reserve(nodes.size());
   uint32_t max_slot = 0;
-  for (const Leaving& l : nodes) {
-    Group* group = l.node->name_group;
-    l.node->name_group = nullptr;
+  for (NodeId id : nodes) {
+    Node& node = node_at(id.index);
+    Group* group = node.name_group;
+    node.name_group = nullptr;
     --group->live;
     ++group->leaving;
     groups.push_back(group);
-    max_slot = std::max(max_slot, l.slot);
+    max_slot = std::max(max_slot, id.index);
   }
   std::vector<Group*> dead;
   std::vector<Group*> swept;
@@ -298,7 +300,7 @@ void NameIndex::Erase(absl::Span<const Leaving> nodes) {
     // without reading its node.
     std::vector<bool> leaving(size_t{max_slot} + 1, false);
     for (size_t i = 0; i < nodes.size(); ++i) {
-      if (groups[i]->sweep) leaving[nodes[i].slot] = true;
+      if (groups[i]->sweep) leaving[nodes[i].index] = true;
     }
     for (Group* group : swept) {
       absl::erase_if(group->names, [&](const NameGroup::Entry& e) {
@@ -309,9 +311,11 @@ void NameIndex::Erase(absl::Span<const Leaving> nodes) {
   for (size_t i = 0; i < nodes.size(); ++i) {
     Group& group = *groups[i];
     group.leaving = 0;  // counted and used above
-    const Node* node = nodes[i].node;
+    const bool unscoped = group.scope.empty() && !cursors_.empty();
+    if (group.dying && !unscoped) continue;  // the node is not read
+    const Node* node = &node_at(nodes[i].index);
     // An unscoped name may be a scope name some cursor skipped.
-    if (group.scope.empty() && !cursors_.empty()) NoteScopeFreed(node->name);
+    if (unscoped) NoteScopeFreed(node->name);
     if (group.dying) continue;
     const absl::string_view name = node->name;
     if (!group.sweep) {

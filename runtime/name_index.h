@@ -45,8 +45,10 @@
 
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "gc/node_id.h"
 
 namespace graphgc {
 
@@ -88,17 +90,14 @@ class NameIndex {
   // Adds `node` (its name set, name.substr(0, base_length) the name it
   // asked for) living in `slot`; sets node.name_group.
   void Insert(Node& node, uint32_t slot);
-  // A node Erase() removes, with the slot it was inserted with.
-  struct Leaving {
-    Node* node;
-    uint32_t slot;
-  };
-  // Removes `nodes`, each in the index and still intact. A group losing
-  // few of its names loses them one lookup each; one losing many (a
-  // quarter, or a sixteenth of a table bigger than the cache) keeps its
-  // other names in one pass over its table, which reads the table in order
-  // instead of once per name at random.
-  void Erase(absl::Span<const Leaving> nodes);
+  // Removes the nodes in the slots of `nodes` (the ids a sweep lists),
+  // each in the index and still intact; node_at(slot) is the node in a
+  // slot. A group losing few of its names loses them one lookup each; one
+  // losing many (a quarter, or a sixteenth of a table bigger than the
+  // cache) keeps its other names in one pass over its table, which reads
+  // the table in order instead of once per name at random.
+  void Erase(absl::Span<const NodeId> nodes,
+             absl::FunctionRef<Node&(uint32_t slot)> node_at);
 
   // Entries in all tables, for tests that bookkeeping stays bounded.
   size_t size() const;

@@ -33,6 +33,21 @@ TEST(Heap, FreedSlotsAreReusedWithANewGeneration) {
   EXPECT_EQ(heap->num_slots(), 1u);
 }
 
+TEST(Heap, ReservingFreeSlotsLeavesTheFreeListAsItWas) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeId a = heap->Allocate(std::make_unique<gc::Object>(), {}).value().id();
+  NodeId b = heap->Allocate(std::make_unique<gc::Object>(), {}).value().id();
+  heap->Free(a.index, false);
+  heap->ReserveFreeSlots(1000);
+  heap->Free(b.index, false);
+  EXPECT_EQ(heap->free_list_size(), 2u);
+  // The last freed slot is reused first, as without the reservation.
+  NodeHandle next = heap->Allocate(std::make_unique<gc::Object>(), {}).value();
+  EXPECT_EQ(next.id().index, b.index);
+  EXPECT_EQ(heap->num_slots(), 2u);
+}
+
 TEST(Heap, SlotsDoNotMoveAsTheHeapGrows) {
   auto heap = std::make_shared<gc::Heap>(nullptr);
   WriterLock l(heap->mu());

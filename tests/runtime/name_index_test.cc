@@ -28,11 +28,11 @@ class NameIndexTest : public ::testing::Test {
     return *nodes_.back();
   }
   void Erase(const std::vector<Node*>& nodes) {
-    std::vector<NameIndex::Leaving> leaving;
+    std::vector<NodeId> ids;
     for (Node* node : nodes) {
-      leaving.push_back({node, index_.Find(node->name).value()});
+      ids.push_back(NodeId{index_.Find(node->name).value(), 1});
     }
-    index_.Erase(leaving);
+    index_.Erase(ids, [this](uint32_t slot) -> Node& { return *nodes_[slot]; });
   }
 
   // Declared before the index, so the index goes first.
