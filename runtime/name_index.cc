@@ -264,7 +264,8 @@ void NameIndex::Erase(absl::Span<const NodeId> nodes,
   // again only when its group lives on or holds unscoped names. A big
   // sweep's nodes are out of cache by then, and reading each of them three
   // times was most of this function's time when models' scopes die whole.
-  // Kept for the next Erase, as Graph::OnSweep's list is.
+  // A member, reused by the next Erase: a fresh list was fresh pages for
+  // big sweeps.
   std::vector<Group*>& groups = leaving_groups_;
   groups.clear();
   groups.reserve(nodes.size());

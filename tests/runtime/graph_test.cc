@@ -294,12 +294,14 @@ TEST(GraphNodeTraits, NodesOfEqualAttributesReadBackTheirOwnValues) {
       GetAttrOr<float>(g.Describe(c).value().attrs, "alpha", 1.0f)));
 }
 
-TEST(GraphNodeTraits, NodesKeepTheirAttributesWhenTheirGraphIsGone) {
+// Fails only under the sanitizer stages (ASan/LSan, TSan): a record freed
+// twice, used after its free, or leaked when the table goes first and the
+// node after it.
+TEST(GraphNodeTraits, ANodeOutlivingItsGraphFreesItsTraitsOnce) {
   auto g = std::make_unique<Graph>();
   NodeHandle a = AddFloatAttrNode(*g, "a", 0.5f);
   g.reset();  // the handle may only be destroyed now, and frees the node
   a.Reset();
-  SUCCEED();  // the sanitizer stages check the record is freed once
 }
 
 TEST(GraphNodeTraits, TheTableStaysBoundedAsModelsComeAndGo) {
