@@ -113,58 +113,46 @@ const NodeTraits::Record& NodeTraits::Empty() {
   return *empty;
 }
 
-bool NodeTraitsTable::RecordEq::operator()(const Record* a,
-                                           const Record* b) const {
+bool NodeTraitsTable::RecordEq::operator()(const Held& a, const Held& b) const {
   return a == b ||
          (a->hash == b->hash &&
           SameParts(*a, b->op, b->attrs, b->output_types, b->output_shapes));
 }
 
-bool NodeTraitsTable::RecordEq::operator()(const Record* a,
+bool NodeTraitsTable::RecordEq::operator()(const Held& a,
                                            const Probe& b) const {
   return a->hash == b.hash &&
          SameParts(*a, b.op, *b.attrs, b.output_types, b.output_shapes);
-}
-
-NodeTraitsTable::~NodeTraitsTable() {
-  // Nodes may outlive the table (handles outlive their graph): each record
-  // goes with its last reference, the table's or a node's.
-  for (Record* record : records_) NodeTraits release(record);
 }
 
 NodeTraits NodeTraitsTable::Intern(
     std::string op, AttrMap attrs, absl::Span<const DataType> output_types,
     absl::Span<const TensorShape> output_shapes) {
   if (HoldsTensor(attrs)) {
-    return NodeTraits(new Record(std::move(op), std::move(attrs), output_types,
-                                 output_shapes, 0));
+    return NodeTraits(std::make_shared<const Record>(
+        std::move(op), std::move(attrs), output_types, output_shapes, 0));
   }
   const size_t hash = absl::Hash<HashableParts>()(
       HashableParts{op, attrs, output_types, output_shapes});
   if (auto it =
           records_.find(Probe{op, &attrs, output_types, output_shapes, hash});
       it != records_.end()) {
-    (*it)->refs.fetch_add(1, std::memory_order_relaxed);
     return NodeTraits(*it);
   }
   if (records_.size() >= prune_at_) Prune();
-  // refs starts at 1, the table's; the result counts a second.
-  auto* record = new Record(std::move(op), std::move(attrs), output_types,
-                            output_shapes, hash);
+  auto record = std::make_shared<const Record>(
+      std::move(op), std::move(attrs), output_types, output_shapes, hash);
   records_.insert(record);
-  record->refs.fetch_add(1, std::memory_order_relaxed);
-  return NodeTraits(record);
+  return NodeTraits(std::move(record));
 }
 
 void NodeTraitsTable::Prune() {
-  // A count of 1 is the table's own: no NodeTraits points at the record,
-  // and none can appear but through Intern, which the caller's lock
-  // excludes. acquire: the last holder's reads happen before the delete.
-  absl::erase_if(records_, [](Record* record) {
-    if (record->refs.load(std::memory_order_acquire) != 1) return false;
-    delete record;
-    return true;
-  });
+  // A use count of 1 is the table's own: no NodeTraits points at the
+  // record, and none can appear but through Intern, which the caller's
+  // lock excludes; the count cannot rise meanwhile, as a copy needs a
+  // NodeTraits to copy from.
+  absl::erase_if(records_,
+                 [](const Held& record) { return record.use_count() == 1; });
   prune_at_ = std::max<size_t>(64, 2 * records_.size());
 }
 

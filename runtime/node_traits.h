@@ -8,10 +8,9 @@
 // false, transpose_b: false, one float output of shape [?,64]}, ...), and
 // these parts were most of a node's memory: a 240-byte B-tree node for two
 // attributes and 120 bytes of op, types and shapes inside a 264-byte Node.
-// A Node holds a NodeTraits instead: one pointer to an immutable,
-// reference-counted record that every node of the graph with equal parts
-// shares. The node keeps its own name, inputs, control inputs and
-// resource.
+// A Node holds a NodeTraits instead: a std::shared_ptr to an immutable
+// record that every node of the graph with equal parts shares. The node keeps
+// its own name, inputs, control inputs and resource.
 //
 // NodeTraitsTable is the graph's table of those records. Intern() gives
 // the record equal to its arguments, adding one if there is none. Equal
@@ -30,20 +29,20 @@
 //      as above), and two Intern() results of equal arguments without a
 //      tensor point at the same record while both live.
 //   3. The table holds at most max(64, 2 x the records nodes held at its
-//      last pruning) + 1 entries: when it has doubled since then it drops
-//      the records no node holds, so a graph whose models come and go keeps
-//      a bounded table.
+//      last pruning) entries: when it has reached that it drops the records
+//      no node holds before it adds one, so a graph whose models come and
+//      go keeps a bounded table.
 //
 // Thread safety: NodeTraits is a value type like NodeHandle: distinct
-// objects may be copied and destroyed from any threads at once (the count
-// is atomic), and a record may be read from any thread. NodeTraitsTable is
-// not thread-safe: the graph calls it under its mutex.
+// objects may be copied and destroyed from any threads at once (as
+// shared_ptr copies may), and a record may be read from any thread.
+// NodeTraitsTable is not thread-safe: the graph calls it under its mutex.
 #ifndef GRAPHGC_RUNTIME_NODE_TRAITS_H_
 #define GRAPHGC_RUNTIME_NODE_TRAITS_H_
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -57,8 +56,8 @@
 namespace graphgc {
 
 namespace node_traits_internal {
-// One stored record and the count of NodeTraits (and table entry) pointing
-// at it.
+// One stored record. Held through std::shared_ptr<const Record>: by every
+// NodeTraits pointing at it and by the table while the table keeps it.
 struct Record {
   Record(std::string o, AttrMap a, absl::Span<const DataType> t,
          absl::Span<const TensorShape> s, size_t h)
@@ -67,7 +66,6 @@ struct Record {
         attrs(std::move(a)),
         output_types(t.begin(), t.end()),
         output_shapes(s.begin(), s.end()) {}
-  std::atomic<int64_t> refs{1};
   const size_t hash;  // of the parts, when the table holds it; else 0
   const std::string op;
   const AttrMap attrs;
@@ -78,27 +76,8 @@ struct Record {
 
 class NodeTraits {
  public:
-  // No op type, attributes or outputs (nothing counted).
+  // No op type, attributes or outputs.
   NodeTraits() = default;
-  NodeTraits(const NodeTraits& other) : record_(other.record_) {
-    if (record_ != nullptr) {
-      record_->refs.fetch_add(1, std::memory_order_relaxed);
-    }
-  }
-  NodeTraits(NodeTraits&& other) noexcept
-      : record_(std::exchange(other.record_, nullptr)) {}
-  NodeTraits& operator=(const NodeTraits& other) {
-    if (this != &other) *this = NodeTraits(other);
-    return *this;
-  }
-  NodeTraits& operator=(NodeTraits&& other) noexcept {
-    if (this != &other) {
-      Release();
-      record_ = std::exchange(other.record_, nullptr);
-    }
-    return *this;
-  }
-  ~NodeTraits() { Release(); }
 
   const std::string& op() const { return record().op; }
   const AttrMap& attrs() const { return record().attrs; }
@@ -117,27 +96,19 @@ class NodeTraits {
  private:
   friend class NodeTraitsTable;
   using Record = node_traits_internal::Record;
-  // Takes over one reference already counted in `record`.
-  explicit NodeTraits(Record* record) : record_(record) {}
+  explicit NodeTraits(std::shared_ptr<const Record> record)
+      : record_(std::move(record)) {}
   const Record& record() const {
     return record_ != nullptr ? *record_ : Empty();
   }
-  void Release() {
-    // acq_rel: every holder's reads of the record happen before it goes.
-    if (record_ != nullptr &&
-        record_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      delete record_;
-    }
-  }
   static const Record& Empty();
 
-  Record* record_ = nullptr;  // nullptr: Empty()
+  std::shared_ptr<const Record> record_;  // nullptr: Empty()
 };
 
 class NodeTraitsTable {
  public:
   NodeTraitsTable() = default;
-  ~NodeTraitsTable();
   NodeTraitsTable(const NodeTraitsTable&) = delete;
   NodeTraitsTable& operator=(const NodeTraitsTable&) = delete;
 
@@ -162,24 +133,25 @@ class NodeTraitsTable {
     absl::Span<const TensorShape> output_shapes;
     size_t hash;
   };
+  using Held = std::shared_ptr<const Record>;
   struct RecordHash {
     using is_transparent = void;
-    size_t operator()(const Record* r) const { return r->hash; }
+    size_t operator()(const Held& r) const { return r->hash; }
     size_t operator()(const Probe& p) const { return p.hash; }
   };
   struct RecordEq {
     using is_transparent = void;
-    bool operator()(const Record* a, const Record* b) const;
-    bool operator()(const Record* a, const Probe& b) const;
-    bool operator()(const Probe& a, const Record* b) const {
+    bool operator()(const Held& a, const Held& b) const;
+    bool operator()(const Held& a, const Probe& b) const;
+    bool operator()(const Probe& a, const Held& b) const {
       return (*this)(b, a);
     }
   };
 
-  // Drops the records no NodeTraits points at but the table's own.
+  // Drops the records no NodeTraits points at (held by the table only).
   void Prune();
 
-  absl::flat_hash_set<Record*, RecordHash, RecordEq> records_;
+  absl::flat_hash_set<Held, RecordHash, RecordEq> records_;
   size_t prune_at_ = 64;
 };
 
