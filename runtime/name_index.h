@@ -26,9 +26,10 @@
 // ("outer/dense") is probed suffix by suffix.
 //
 // Invariants: a node is in the index from Insert() to Erase(), under its
-// name, in the group of its top-level scope, and node.name_group points
-// to that group; a group exists exactly while it has a node. For each base
-// with a cursor, every suffix below the cursor that is not taken is among
+// name, in the group of its top-level scope, and the group numbered
+// GroupNumberOfSlot(its slot) is that group; a group exists exactly while it
+// has a node, and its number is free for another group after that. For each
+// base with a cursor, every suffix below the cursor that is not taken is among
 // its freed suffixes, and a cursor exists only while some suffix below it
 // is not among them (so cursors are bounded by the names taken).
 // Not thread-safe: the graph calls it under its mutex.
@@ -88,19 +89,24 @@ class NameIndex {
   void ReleaseScope(absl::string_view name);
 
   // Adds `node` (its name set, name.substr(0, base_length) the name it
-  // asked for) living in `slot`; sets node.name_group.
+  // asked for) living in `slot`.
   void Insert(Node& node, uint32_t slot);
   // Removes the nodes in the slots of `nodes` (the ids a sweep lists),
   // each in the index and still intact; node_at(slot) is the node in a
-  // slot. A group losing few of its names loses them one lookup each; one
-  // losing many (a quarter, or a sixteenth of a table bigger than the
-  // cache) keeps its other names in one pass over its table, which reads
-  // the table in order instead of once per name at random.
+  // slot, read only when its group lives on or unscoped names are erased
+  // while a scope cursor exists: a group whose nodes all go is found by
+  // their slots and goes whole. A group losing few of its names loses them
+  // one lookup each; one losing many (a quarter, or a sixteenth of a table
+  // bigger than the cache) keeps its other names in one pass over its
+  // table, which reads the table in order instead of once per name at
+  // random.
   void Erase(absl::Span<const NodeId> nodes,
              absl::FunctionRef<Node&(uint32_t slot)> node_at);
 
   // Entries in all tables, for tests that bookkeeping stays bounded.
   size_t size() const;
+  // Group numbers handed out, in use or free again (for tests).
+  size_t GroupNumbersForTesting() const { return group_by_id_.size(); }
 
  private:
   // A top-level scope's names (defined in name_index.cc).
@@ -113,6 +119,9 @@ class NameIndex {
   };
 
   const Group* FindGroup(absl::string_view name) const;
+  // The group (number) of the node in `slot` (which must be in the index).
+  uint32_t& GroupNumberOfSlot(uint32_t slot) const;
+  Group& GroupOfSlot(uint32_t slot) const;
   // The first free suffix of `base`; with `take`, reserved as well.
   std::string FindFreeScope(absl::string_view base, bool take);
   // `name` may have stopped being taken: remember it for the cursors of
@@ -127,9 +136,19 @@ class NameIndex {
   };
   absl::flat_hash_map<std::string, Reservation> reserved_;
   absl::flat_hash_map<std::string, ScopeCursor> cursors_;
-  // Erase's list of the leaving nodes' groups, empty between calls and
-  // kept for the next one (a fresh list was fresh pages for big sweeps).
-  std::vector<Group*> leaving_groups_;
+  // Each slot's group number (Group::id), so Erase finds a swept node's
+  // group without reading the node: valid for the slots of nodes in the
+  // index. 4 bytes per slot, in chunks of kSlotChunk slots that never
+  // move, as the heap's slots do: one growing array would copy itself (up
+  // to 64 MB for the heap's 16.7M slots) inside whichever Insert outgrew
+  // it.
+  static constexpr int kSlotChunkBits = 12;
+  static constexpr uint32_t kSlotChunk = 1u << kSlotChunkBits;
+  std::vector<std::unique_ptr<uint32_t[]>> group_of_slot_;
+  // Group numbers: the live group of each (nullptr while free), and the
+  // free ones, reused first.
+  std::vector<Group*> group_by_id_;
+  std::vector<uint32_t> free_group_ids_;
 };
 
 }  // namespace graphgc

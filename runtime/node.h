@@ -31,8 +31,7 @@
 namespace graphgc {
 
 class Graph;
-struct OpDef;      // runtime/op_def.h
-struct NameGroup;  // runtime/name_index.cc
+struct OpDef;  // runtime/op_def.h
 
 // The pass a Node's constructor asks for: only Graph (and tests, through
 // the greppable hook) can make one.
@@ -49,8 +48,7 @@ struct Node final : public gc::Object {
   explicit Node(NodeKey) {}
 
   std::string name;
-  uint32_t base_length = 0;         // name.substr(0, base_length) was requested
-  NameGroup* name_group = nullptr;  // the graph's name index's, under its lock
+  uint32_t base_length = 0;  // name.substr(0, base_length) was requested
   const OpDef* op_def = nullptr;
   absl::InlinedVector<NodeInput, 2> inputs;
   std::vector<NodeId> control_inputs;  // under the graph's lock

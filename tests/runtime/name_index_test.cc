@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "gtest/gtest.h"
@@ -161,6 +162,56 @@ TEST_F(NameIndexTest, ReleasingEveryScopeLeavesNoBookkeeping) {
   ASSERT_GT(index_.size(), 0u);
   index_.ReleaseScope("dense");
   index_.ReleaseScope("dense_1");
+  EXPECT_EQ(index_.size(), 0u);
+}
+
+// A scope's nodes swept together take their group with them, found by
+// their slots: the sweep reads none of the nodes themselves.
+TEST_F(NameIndexTest, ErasingAWholeScopeReadsNoneOfItsNodes) {
+  std::vector<NodeId> ids;
+  for (int i = 0; i < 100; ++i) {
+    ids.push_back(NodeId{next_slot_, 1});
+    Add("model_1/dense/MatMul");
+  }
+  Node& keep = Add("model_2/dense/MatMul");
+  int reads = 0;
+  index_.Erase(ids, [&](uint32_t slot) -> Node& {
+    ++reads;
+    return *nodes_[slot];
+  });
+  EXPECT_EQ(reads, 0);
+  EXPECT_FALSE(index_.IsScopeInUse("model_1"));
+  EXPECT_TRUE(index_.Find(keep.name).has_value());
+}
+
+// A slot freed by one scope's node and reused by another's is erased from
+// the new node's group.
+TEST_F(NameIndexTest, ASlotReusedByAnotherScopeIsErasedFromItsNewGroup) {
+  Node& first = Add("a/x");
+  const uint32_t slot = index_.Find(first.name).value();
+  Erase({&first});
+  auto second = std::make_unique<Node>(NodeKey::ForTesting());
+  second->name = "b/y";
+  second->base_length = 3;
+  index_.Insert(*second, slot);
+  nodes_[slot] = std::move(second);
+  Add("b/z");
+  EXPECT_EQ(index_.Find("b/y"), std::optional<uint32_t>(slot));
+  Erase({nodes_[slot].get()});
+  EXPECT_FALSE(index_.Contains("b/y"));
+  EXPECT_TRUE(index_.Contains("b/z"));
+  EXPECT_FALSE(index_.IsScopeInUse("a"));
+}
+
+// Scopes coming and going reuse the numbers of the ones gone: the index's
+// per-group bookkeeping follows the scopes alive, not all there were.
+TEST_F(NameIndexTest, ScopesComingAndGoingReuseTheirGroupNumbers) {
+  for (int model = 0; model < 1000; ++model) {
+    Node& a = Add(absl::StrCat("model_", model, "/dense/MatMul"));
+    Node& b = Add(absl::StrCat("model_", model, "/dense/BiasAdd"));
+    Erase({&a, &b});
+  }
+  EXPECT_EQ(index_.GroupNumbersForTesting(), 1u);
   EXPECT_EQ(index_.size(), 0u);
 }
 
