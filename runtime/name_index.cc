@@ -286,32 +286,33 @@ void NameIndex::Erase(absl::Span<const NodeId> nodes,
   // `gc_bench --benchmark_filter=BM_CollectYoung/100000/1`).
   constexpr int64_t kSweepAtLeast = 64;
   constexpr int64_t kBigTable = int64_t{1} << 18;
-  // Each leaving node's group comes from group_of_slot_, a dense array
-  // the sweep's ascending slots walk in order: the nodes of a group that
-  // dies whole are never read here. Reading each node for its group was
+  // Each leaving node's group comes from group_of_slot_, dense chunks the
+  // sweep's ascending slots walk in order: the nodes of a group that dies
+  // whole are never read here. Reading each node for its group was
   // a cache miss per swept node (12% of a full collection of 1M nodes, half
   // of them garbage, in `perf record -g` of `gc_bench
   // --benchmark_filter='BM_PeerGraphgcCollect/50/'`), and a list of the
   // groups was fresh pages for every big sweep.
   uint32_t max_slot = 0;
+  std::vector<Group*> touched;  // each group losing names, once
   for (NodeId id : nodes) {
     Group& group = GroupOfSlot(id.index);
     --group.live;
-    ++group.leaving;
+    if (group.leaving++ == 0) touched.push_back(&group);
     max_slot = std::max(max_slot, id.index);
   }
+  // Decided once per group, not per node.
   std::vector<Group*> dead;
   std::vector<Group*> swept;
-  for (NodeId id : nodes) {
-    Group* group = &GroupOfSlot(id.index);
+  for (Group* group : touched) {
     if (group->live == 0) {
       // The whole group goes below: no per-node work.
-      if (!group->dying) dead.push_back(group);
       group->dying = true;
+      dead.push_back(group);
       continue;
     }
     const int64_t size = static_cast<int64_t>(group->names.size());
-    if (!group->sweep && group->leaving >= kSweepAtLeast &&
+    if (group->leaving >= kSweepAtLeast &&
         (group->leaving * 4 >= size ||
          (size >= kBigTable && group->leaving * 16 >= size))) {
       group->sweep = true;
@@ -331,9 +332,11 @@ void NameIndex::Erase(absl::Span<const NodeId> nodes,
       });
     }
   }
-  for (NodeId id : nodes) {
+  // When every group losing names dies whole and no cursor may want an
+  // unscoped name back, no node is visited at all.
+  const bool visit = dead.size() < touched.size() || !cursors_.empty();
+  for (NodeId id : visit ? nodes : absl::Span<const NodeId>()) {
     Group& group = GroupOfSlot(id.index);
-    group.leaving = 0;  // counted and used above
     const bool unscoped = group.scope.empty() && !cursors_.empty();
     if (group.dying && !unscoped) continue;  // the node is not read
     const Node* node = &node_at(id.index);
@@ -358,6 +361,7 @@ void NameIndex::Erase(absl::Span<const NodeId> nodes,
       group.bases.erase(base);  // the base's holder, after its uniqued ones
     }
   }
+  for (Group* group : touched) group->leaving = 0;  // counted and used above
   for (Group* group : swept) group->sweep = false;
   for (Group* group : dead) {
     if (!group->scope.empty()) NoteScopeFreed(group->scope);
