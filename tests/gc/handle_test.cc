@@ -165,6 +165,88 @@ TEST(WeakNodeHandle, EmptyWeakHandleLocksToNothing) {
   EXPECT_FALSE(weak.Lock().has_value());
 }
 
+// Destroys `h` on a thread other than the graph's home thread.
+void DropOnAnotherThread(NodeHandle h) {
+  std::thread([h = std::move(h)]() mutable { h.Reset(); }).join();
+}
+
+// The thread that made the graph counts its copies in the slot's home part
+// (gc/root_count.h), without touching the shared part.
+TEST(NodeHandle, CopiesOnTheGraphsThreadCountInTheHomePart) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  NodeHandle b = a;
+  ReaderLock lock(g.heap().mu());
+  const gc::Slot& s = g.heap().slot(a.id().index);
+  EXPECT_EQ(s.strong_shared.load(), 0);
+  EXPECT_EQ(s.strong_home.load(), 2);
+}
+
+TEST(NodeHandle, CopiesOnAnotherThreadCountInTheSharedPart) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  NodeHandle b;
+  std::thread([&] { b = a; }).join();
+  EXPECT_EQ(StrongCount(g, a), 2);
+  ReaderLock lock(g.heap().mu());
+  EXPECT_EQ(g.heap().slot(a.id().index).strong_shared.load(), 1);
+}
+
+TEST(NodeHandle, AHandleCopiedAtHomeAndDroppedElsewhereLetsItsNodeGo) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  NodeHandle b = a;
+  const int64_t drops = g.heap().drops();
+  DropOnAnotherThread(std::move(b));
+  EXPECT_EQ(StrongCount(g, a), 1);
+  EXPECT_EQ(g.heap().drops(), drops);
+  a.Reset();  // the last handle, at home: parts 1 (home) and -1 (shared)
+  EXPECT_EQ(g.heap().drops(), drops + 1);
+  EXPECT_EQ(g.Collect().swept, 1);
+}
+
+TEST(NodeHandle, ALabelledHandleDroppedOnAnotherThreadRemovesItsEntry) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  const size_t before = g.heap().label_table_size();
+  NodeHandle labelled = a.WithOwner("model");
+  DropOnAnotherThread(labelled);  // a copy
+  EXPECT_GT(g.heap().label_table_size(), before);
+  DropOnAnotherThread(std::move(labelled));
+  EXPECT_EQ(g.heap().label_table_size(), before);
+  EXPECT_EQ(StrongCount(g, a), 1);
+  a.Reset();
+  EXPECT_EQ(g.Collect().swept, 1);
+}
+
+// A collector on another thread reads the home thread's counts while it
+// stores them: a node the home thread holds throughout must survive every
+// collection, however its copies come and go meanwhile.
+TEST(NodeHandle, ANodeHeldAtHomeSurvivesCollectionsElsewhere) {
+  Graph g;
+  NodeHandle held = AddTestNode(g, "held");
+  NodeHandle labelled = held.WithOwner("model");
+  const WeakNodeHandle weak(held);
+  std::atomic<bool> done{false};
+  int lost = 0;
+  std::thread collector([&] {
+    for (int i = 0; i < 300; ++i) {
+      g.Collect();
+      if (!weak.Lock().has_value()) ++lost;
+    }
+    done.store(true);
+  });
+  while (!done.load()) {
+    NodeHandle copy = held;
+    NodeHandle labelled_copy = labelled;
+    copy.Reset();
+    labelled_copy.Reset();
+  }
+  collector.join();
+  EXPECT_EQ(lost, 0);
+  EXPECT_EQ(StrongCount(g, held), 2);  // `held` and the label's entry
+}
+
 TEST(NodeHandle, ThreadsCopyAndDropHandlesWhileAnotherCollects) {
   Graph g;
   NodeHandle shared = AddTestNode(g, "shared");
