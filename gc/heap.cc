@@ -146,9 +146,8 @@ NodeId Heap::IdOf(uint32_t index) const {
 
 NodeHandle Heap::NewHandle(NodeId id) const {
   Slot& s = slot(id.index);
-  // The caller's lock keeps the slot from being swept meanwhile.
-  CountUp(home_, s.strong());
-  return NodeHandle(const_cast<Heap*>(this), s.strong(), id, nullptr);
+  s.strong.fetch_add(1, std::memory_order_relaxed);
+  return NodeHandle(const_cast<Heap*>(this), &s.strong, id, nullptr);
 }
 
 int64_t Heap::TotalStrongCount() const {
@@ -172,19 +171,17 @@ SlotLabel* Heap::AcquireLabel(uint32_t index, absl::string_view text) {
   auto& entries = slot_labels_[index];
   for (const std::unique_ptr<SlotLabel>& e : entries) {
     if (*e->text == text) {
-      // The entry may be at zero handles, its last handle on its way to
-      // RemoveLabelIfUnused (which waits for this lock): count in `shared`.
-      e->handles_shared.fetch_add(1, std::memory_order_relaxed);
+      e->handles.fetch_add(1, std::memory_order_relaxed);
       return e.get();
     }
   }
   auto [text_it, inserted] = label_texts_.try_emplace(std::string(text), 0);
   ++text_it->second;
   // The entry's root count; the caller's handle keeps the slot live.
-  CountUp(home_, HeldSlot(index).strong());
+  HeldSlot(index).strong.fetch_add(1, std::memory_order_relaxed);
   auto entry = std::make_unique<SlotLabel>();
   entry->text = &text_it->first;
-  entry->handles_shared.store(1, std::memory_order_relaxed);
+  entry->handles.store(1, std::memory_order_relaxed);
   entries.push_back(std::move(entry));
   return entries.back().get();
 }
@@ -198,9 +195,7 @@ void Heap::RemoveLabelIfUnused(uint32_t index, const SlotLabel* label) {
   auto& entries = it->second;
   for (size_t i = 0; i < entries.size(); ++i) {
     if (entries[i].get() != label) continue;
-    // A consistent read: at zero, no handle is left to copy, and
-    // AcquireLabel waits for this lock, so it stays zero.
-    if (ReadCount(home_, label->handles()) != 0) return;
+    if (label->handles.load(std::memory_order_acquire) != 0) return;
     auto text_it = label_texts_.find(*label->text);
     entries.erase(entries.begin() + i);  // `label` is gone from here on
     if (text_it != label_texts_.end() && --text_it->second == 0) {
@@ -223,7 +218,7 @@ std::vector<std::pair<std::string, int32_t>> Heap::RootLabels(
     if (it != slot_labels_.end()) {
       for (const std::unique_ptr<SlotLabel>& e : it->second) {
         ++entries;
-        const int32_t count = ReadCount(home_, e->handles());
+        const int32_t count = e->handles.load(std::memory_order_acquire);
         if (count <= 0) continue;  // its last handle is removing it
         out.emplace_back(*e->text, count);
       }

@@ -1,8 +1,7 @@
 // gc/heap.h
 //
 // gc::Heap: the slot storage the collector works on. Each slot holds one
-// node's collector state: the count of strong handles (its root count, kept
-// as gc/root_count.h describes), its
+// node's collector state: the count of strong handles (its root count), its
 // generation, its mark, its out-edges (the slots of its data and control
 // inputs) and the node itself as an opaque gc::Object owned by the slot.
 //
@@ -21,12 +20,12 @@
 //     to read a young one is AddEdge, which records it. A minor collection
 //     needs nothing else to see every old-to-young reference.
 //
-// Thread safety: mu() guards everything but the root counts (atomic; see
-// gc/root_count.h for who writes which part), the owner-label table and the pin
-// table (each behind its own small Mutex, taken after mu() when both are held,
-// never the other way round). Structural changes (allocation, sweeping) take
-// mu() exclusively; turning an id back into a strong handle takes it at least
-// shared, so it can never race with a sweep.
+// Thread safety: mu() guards everything but Slot::strong (atomic), the
+// owner-label table and the pin table (each behind its own small Mutex,
+// taken after mu() when both are held, never the other way round).
+// Structural changes (allocation, sweeping) take mu() exclusively; turning
+// an id back into a strong handle takes it at least shared, so it can never
+// race with a sweep.
 #ifndef GRAPHGC_GC_HEAP_H_
 #define GRAPHGC_GC_HEAP_H_
 
@@ -47,7 +46,6 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "gc/node_id.h"
-#include "gc/root_count.h"
 #include "util/mutex.h"
 
 namespace graphgc {
@@ -66,47 +64,28 @@ class Object {
 };
 
 struct Slot {
-  // The root count: unlabelled NodeHandles plus owner-label entries
-  // (SlotLabel), in two parts (gc/root_count.h); > 0 makes a root. Read it
-  // with Heap::strong_count() or MayBeHeld(), never one part alone.
-  std::atomic<int32_t> strong_shared{0};
-  std::atomic<int16_t> strong_home{0};
+  // Unlabelled NodeHandles plus owner-label entries (SlotLabel); > 0 makes
+  // a root.
+  std::atomic<int32_t> strong{0};
+  uint32_t generation = 1;  // guarded by Heap::mu()
+  uint32_t mark_epoch = 0;  // == Heap's epoch: marked this cycle
   bool live = false;
   // Written under Heap::mu() (see invariant 4); atomic because a handle's
   // last drop reads it without the lock, to count drops of old roots.
   std::atomic<bool> young{false};
-  uint32_t generation = 1;  // guarded by Heap::mu()
-  uint32_t mark_epoch = 0;  // == Heap's epoch: marked this cycle
   absl::InlinedVector<uint32_t, 2> edges;
   std::unique_ptr<Object> object;
-
-  CountRef strong() {
-    return CountRef{.shared = &strong_shared, .home = &strong_home};
-  }
-  CountRef strong() const {
-    // The reads of a const slot's count are loads.
-    return const_cast<Slot*>(this)->strong();
-  }
 };
-// Root counts cost no slot bytes: the home part and the flags share the
-// eight bytes the shared part's alignment takes.
-static_assert(sizeof(Slot) <= 48, "a slot outgrew 48 bytes");
 
 // One owner label on one slot: every handle carrying that label on that
-// slot points here and counts itself in `handles` (a root count in two
-// parts, gc/root_count.h; no lock), and the entry, while it exists, holds
-// one count of the slot's root count for all of them. The heap removes the
-// entry, under its label lock, when `handles` drops to zero; `text` is
-// interned by the heap and lives as long as the entry.
+// slot points here and counts itself in `handles` (atomically, no lock),
+// and the entry, while it exists, holds one count of the slot's
+// Slot::strong for all of them. The heap removes the entry, under its label
+// lock, when `handles` drops to zero; `text` is interned by the heap and
+// lives as long as the entry.
 struct SlotLabel {
-  std::atomic<int32_t> handles_shared{0};
-  std::atomic<int16_t> handles_home{0};
+  std::atomic<int32_t> handles{0};
   const std::string* text = nullptr;
-
-  CountRef handles() {
-    return CountRef{.shared = &handles_shared, .home = &handles_home};
-  }
-  CountRef handles() const { return const_cast<SlotLabel*>(this)->handles(); }
 };
 
 // Label text used for roots held by handles that carry no owner label, and
@@ -135,9 +114,6 @@ class Heap : public std::enable_shared_from_this<Heap> {
 
   // The graph of this heap; nullptr once Orphan() ran.
   Graph* owner() const { return owner_.load(std::memory_order_acquire); }
-  // The thread that made this heap, whose handle copies and drops take no
-  // locked instruction (gc/root_count.h).
-  HomeThread& home() const { return home_; }
   Mutex& mu() const ABSL_LOCK_RETURNED(mu_) { return mu_; }
 
   // --- structure (mu() held exclusively) ---
@@ -255,12 +231,7 @@ class Heap : public std::enable_shared_from_this<Heap> {
   // Root count of a slot: > 0 while a strong handle exists (each owner
   // label on the slot counts once, however many handles carry it).
   int32_t strong_count(uint32_t index) const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-    return ReadCount(home_, slot(index).strong());
-  }
-  // Whether a live slot is a root by its count: true also when the home
-  // thread was changing the count while it was read (gc/root_count.h).
-  bool MayBeHeld(const Slot& s) const {
-    return gc::MayBeHeld(home_, s.strong());
+    return slot(index).strong.load(std::memory_order_acquire);
   }
 
   // --- roots (no lock needed) ---
@@ -348,7 +319,7 @@ class Heap : public std::enable_shared_from_this<Heap> {
   // what it calls when its counter reaches zero.
   // One root count fewer on `s`.
   void DropStrong(Slot& s) {
-    if (CountDown(home_, s.strong())) NoteDrop(s);
+    if (s.strong.fetch_sub(1, std::memory_order_acq_rel) == 1) NoteDrop(s);
   }
   // A slot's root count reached zero: counts the drop for the collector.
   void NoteDrop(const Slot& s) {
@@ -369,7 +340,6 @@ class Heap : public std::enable_shared_from_this<Heap> {
       ABSL_LOCKS_EXCLUDED(labels_mu_);
 
   std::atomic<Graph*> owner_;
-  mutable HomeThread home_;
   mutable Mutex mu_;
   std::unique_ptr<Slot[]> chunks_[kMaxChunks] ABSL_GUARDED_BY(mu_);
   uint32_t num_slots_ ABSL_GUARDED_BY(mu_) = 0;
