@@ -1,6 +1,7 @@
 #include "gc/handle.h"
 
 #include <atomic>
+#include <barrier>
 #include <string>
 #include <thread>
 #include <utility>
@@ -163,6 +164,99 @@ TEST(WeakNodeHandle, NeverLocksTheNextOccupantOfItsSlot) {
 TEST(WeakNodeHandle, EmptyWeakHandleLocksToNothing) {
   WeakNodeHandle weak;
   EXPECT_FALSE(weak.Lock().has_value());
+}
+
+// Destroys `h` on a thread other than the one that made its graph.
+void DropOnAnotherThread(NodeHandle h) {
+  std::thread([h = std::move(h)]() mutable { h.Reset(); }).join();
+}
+
+TEST(NodeHandle, AHandleDroppedOnAnotherThreadLetsItsNodeGo) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  NodeHandle b = a;
+  const int64_t drops = g.heap().drops();
+  DropOnAnotherThread(std::move(b));
+  EXPECT_EQ(StrongCount(g, a), 1);
+  EXPECT_EQ(g.heap().drops(), drops);  // not the node's last handle
+  a.Reset();
+  EXPECT_EQ(g.heap().drops(), drops + 1);
+  EXPECT_EQ(g.Collect().swept, 1);
+}
+
+TEST(NodeHandle, ALabelledHandleDroppedOnAnotherThreadRemovesItsEntry) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  const size_t before = g.heap().label_table_size();
+  NodeHandle labelled = a.WithOwner("model");
+  DropOnAnotherThread(labelled);  // a copy
+  EXPECT_GT(g.heap().label_table_size(), before);
+  DropOnAnotherThread(std::move(labelled));
+  EXPECT_EQ(g.heap().label_table_size(), before);
+  EXPECT_EQ(StrongCount(g, a), 1);
+  a.Reset();
+  EXPECT_EQ(g.Collect().swept, 1);
+}
+
+// Two threads drop the last two handles of one owner label at once, round
+// after round: the drop that sees the count reach zero removes and frees
+// the entry, so the other must not read the entry after its own decrement.
+// The root counts built in d5412df did (a drop read the count's other part
+// after decrementing its own): a use-after-free that the TSan stage reports
+// here in every run (ASan's runs missed its window).
+TEST(NodeHandle, RacingLastDropsOfALabelRemoveItsEntryOnce) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  const size_t before = g.heap().label_table_size();
+  constexpr int kRounds = 2000;
+  NodeHandle theirs;
+  std::barrier sync(2);
+  std::thread other([&] {
+    for (int i = 0; i < kRounds; ++i) {
+      sync.arrive_and_wait();  // `theirs` is this round's copy
+      theirs.Reset();
+      sync.arrive_and_wait();  // both dropped
+    }
+  });
+  int entries_left = 0;
+  for (int i = 0; i < kRounds; ++i) {
+    NodeHandle mine = a.WithOwner("model");
+    theirs = mine;
+    sync.arrive_and_wait();
+    mine.Reset();
+    sync.arrive_and_wait();
+    if (g.heap().label_table_size() != before) ++entries_left;
+  }
+  other.join();
+  EXPECT_EQ(entries_left, 0);
+  EXPECT_EQ(StrongCount(g, a), 1);
+}
+
+// Handles copied and dropped on one thread while another collects: a node
+// held throughout survives every collection.
+TEST(NodeHandle, ANodeHeldThroughoutSurvivesCollectionsOnAnotherThread) {
+  Graph g;
+  NodeHandle held = AddTestNode(g, "held");
+  NodeHandle labelled = held.WithOwner("model");
+  const WeakNodeHandle weak(held);
+  std::atomic<bool> done{false};
+  int lost = 0;
+  std::thread collector([&] {
+    for (int i = 0; i < 300; ++i) {
+      g.Collect();
+      if (!weak.Lock().has_value()) ++lost;
+    }
+    done.store(true);
+  });
+  while (!done.load()) {
+    NodeHandle copy = held;
+    NodeHandle labelled_copy = labelled;
+    copy.Reset();
+    labelled_copy.Reset();
+  }
+  collector.join();
+  EXPECT_EQ(lost, 0);
+  EXPECT_EQ(StrongCount(g, held), 2);  // `held` and the label's entry
 }
 
 TEST(NodeHandle, ThreadsCopyAndDropHandlesWhileAnotherCollects) {
