@@ -77,6 +77,7 @@ set(GRAPHGC_HEADERS
     gc/marker.h
     gc/node_id.h
     gc/pin.h
+    gc/root_count.h
     gc/roots.h
     gc/stats.h
     gc/sweeper.h

@@ -5,6 +5,12 @@
 
 namespace graphgc {
 
+void NodeHandle::CountCopy() const { gc::CountUp(heap_->home(), count_); }
+
+bool NodeHandle::Uncount() const {
+  return gc::CountDown(heap_->home(), count_);
+}
+
 void NodeHandle::LastDrop() const {
   if (label_ != nullptr) {
     // The last handle of this label on this node: the entry goes, and with
@@ -20,15 +26,15 @@ Graph* NodeHandle::graph() const {
 }
 
 NodeHandle NodeHandle::WithOwner(absl::string_view owner) const {
-  if (count_ == nullptr) return NodeHandle();
+  if (!count_.valid()) return NodeHandle();
   if (owner.empty()) {
-    // This handle keeps the slot live and in place.
-    std::atomic<int32_t>& strong = heap_->HeldSlot(id_.index).strong;
-    strong.fetch_add(1, std::memory_order_relaxed);
-    return NodeHandle(heap_, &strong, id_, nullptr);
+    // This handle keeps the slot live and in place, its count above zero.
+    const gc::CountRef strong = heap_->HeldSlot(id_.index).strong();
+    gc::CountUp(heap_->home(), strong);
+    return NodeHandle(heap_, strong, id_, nullptr);
   }
   gc::SlotLabel* label = heap_->AcquireLabel(id_.index, owner);
-  return NodeHandle(heap_, &label->handles, id_, label);
+  return NodeHandle(heap_, label->handles(), id_, label);
 }
 
 std::string NodeHandle::owner() const {

@@ -4,17 +4,18 @@
 //
 // A NodeHandle is a strong, copyable reference: while any copy exists the
 // node, and everything it reaches through data or control inputs, survives
-// collection. A handle counts itself in one atomic counter: its node's root
-// count (Slot::strong), or, when it carries an owner label ("Sequential
-// 'sequential_3'", naming who holds it in ExplainRetention and leak
-// reports), the count of that label's entry for the node (SlotLabel), which
-// holds one root count for all of them. Copies keep the label. Copying a
-// handle is one relaxed increment of that counter and destroying one a
-// decrement, both inline and without a lock, labelled or not; only making
-// a labelled handle (WithOwner) and destroying the last handle of one
-// label on one node take the heap's label lock, to add or remove that
-// entry, and only a node's last handle going counts a drop for the
-// collector (Heap::drops()), out of line.
+// collection. A handle counts itself in one count: its node's root count
+// (Slot), or, when it carries an owner label ("Sequential 'sequential_3'",
+// naming who holds it in ExplainRetention and leak reports), the count of
+// that label's entry for the node (SlotLabel), which holds one root count
+// for all of them. Copies keep the label. Copying or destroying a handle
+// takes no lock, labelled or not: on the graph's home thread (the thread
+// that made the graph) it is plain stores, plus one exchange for a destroy;
+// on any other thread one atomic increment or decrement (gc/root_count.h).
+// Only making a labelled handle (WithOwner) and destroying the last handle
+// of one label on one node take the heap's label lock, to add or remove
+// that entry, and only a node's last handle going counts a drop for the
+// collector (Heap::drops()).
 // == compares identity (same node).
 //
 // A WeakNodeHandle does not keep its node alive; Lock() gives a strong
@@ -38,6 +39,7 @@
 
 #include "absl/strings/string_view.h"
 #include "gc/node_id.h"
+#include "gc/root_count.h"
 
 namespace graphgc {
 
@@ -51,19 +53,18 @@ struct SlotLabel;
 class NodeHandle {
  public:
   NodeHandle() = default;
-  // Counts the copy where `other` counts itself. Relaxed is enough: `other`
-  // keeps the count above zero meanwhile, so no collection can see it
-  // reach zero in between.
+  // Counts the copy where `other` counts itself; `other` keeps the count
+  // above zero meanwhile, so no collection can see it reach zero.
   NodeHandle(const NodeHandle& other)
       : heap_(other.heap_),
         count_(other.count_),
         id_(other.id_),
         label_(other.label_) {
-    if (count_ != nullptr) count_->fetch_add(1, std::memory_order_relaxed);
+    if (count_.valid()) CountCopy();
   }
   NodeHandle(NodeHandle&& other) noexcept
       : heap_(std::exchange(other.heap_, nullptr)),
-        count_(std::exchange(other.count_, nullptr)),
+        count_(std::exchange(other.count_, gc::CountRef())),
         id_(std::exchange(other.id_, NodeId())),
         label_(std::exchange(other.label_, nullptr)) {}
   NodeHandle& operator=(const NodeHandle& other) {
@@ -74,7 +75,7 @@ class NodeHandle {
     if (this != &other) {
       Drop();
       heap_ = std::exchange(other.heap_, nullptr);
-      count_ = std::exchange(other.count_, nullptr);
+      count_ = std::exchange(other.count_, gc::CountRef());
       id_ = std::exchange(other.id_, NodeId());
       label_ = std::exchange(other.label_, nullptr);
     }
@@ -83,7 +84,7 @@ class NodeHandle {
   ~NodeHandle() { Drop(); }
 
   // Whether this handle refers to a node (a default handle does not).
-  bool valid() const { return count_ != nullptr; }
+  bool valid() const { return count_.valid(); }
   explicit operator bool() const { return valid(); }
 
   // The graph holding the node; nullptr for an empty handle, and once the
@@ -101,7 +102,7 @@ class NodeHandle {
   void Reset() {
     Drop();
     heap_ = nullptr;
-    count_ = nullptr;
+    count_ = gc::CountRef();
     id_ = NodeId();
     label_ = nullptr;
   }
@@ -122,26 +123,26 @@ class NodeHandle {
   friend class WeakNodeHandle;
   // Takes over one count already made in `count` (the slot's root count,
   // or `label`'s handle count when `label` is set).
-  NodeHandle(gc::Heap* heap, std::atomic<int32_t>* count, NodeId id,
+  NodeHandle(gc::Heap* heap, gc::CountRef count, NodeId id,
              gc::SlotLabel* label)
       : heap_(heap), count_(count), id_(id), label_(label) {}
-  // Uncounts this handle, leaving its fields as they are. acq_rel: the
-  // handle's last use happens before whatever its count reaching zero
-  // lets another thread do.
+  // Counts this handle, a copy, in count_ (gc::CountUp).
+  void CountCopy() const;
+  // Uncounts this handle, leaving its fields as they are; true when its
+  // count reached zero (gc::CountDown, sequentially consistent: the
+  // handle's last use happens before whatever that lets another thread do).
+  bool Uncount() const;
   void Drop() {
-    if (count_ != nullptr &&
-        count_->fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      LastDrop();
-    }
+    if (count_.valid() && Uncount()) LastDrop();
   }
   // The counter reached zero: a label's entry goes (with its root count),
   // or the node's last handle went and the heap counts the drop.
   void LastDrop() const;
 
   gc::Heap* heap_ = nullptr;
-  // Where this handle counts itself: the slot's Slot::strong, or its
-  // label's SlotLabel::handles. Null for an empty handle.
-  std::atomic<int32_t>* count_ = nullptr;
+  // Where this handle counts itself: the slot's root count, or its label's
+  // SlotLabel::handles. Empty for an empty handle.
+  gc::CountRef count_;
   NodeId id_;
   gc::SlotLabel* label_ = nullptr;  // no owner label when null
 };

@@ -146,8 +146,9 @@ NodeId Heap::IdOf(uint32_t index) const {
 
 NodeHandle Heap::NewHandle(NodeId id) const {
   Slot& s = slot(id.index);
-  s.strong.fetch_add(1, std::memory_order_relaxed);
-  return NodeHandle(const_cast<Heap*>(this), &s.strong, id, nullptr);
+  // The caller's lock keeps the slot from being swept meanwhile.
+  CountUp(home_, s.strong());
+  return NodeHandle(const_cast<Heap*>(this), s.strong(), id, nullptr);
 }
 
 int64_t Heap::TotalStrongCount() const {
@@ -169,35 +170,54 @@ void Heap::Orphan() {
 SlotLabel* Heap::AcquireLabel(uint32_t index, absl::string_view text) {
   WriterLock l(labels_mu_);
   auto& entries = slot_labels_[index];
-  for (const std::unique_ptr<SlotLabel>& e : entries) {
+  for (SlotLabel* e : entries) {
     if (*e->text == text) {
-      e->handles.fetch_add(1, std::memory_order_relaxed);
-      return e.get();
+      // The entry may be at zero handles, its last handle on its way to
+      // RemoveLabelIfUnused (which waits for this lock): count in `shared`.
+      e->handles_shared.fetch_add(1, std::memory_order_relaxed);
+      return e;
     }
   }
   auto [text_it, inserted] = label_texts_.try_emplace(std::string(text), 0);
   ++text_it->second;
   // The entry's root count; the caller's handle keeps the slot live.
-  HeldSlot(index).strong.fetch_add(1, std::memory_order_relaxed);
-  auto entry = std::make_unique<SlotLabel>();
+  CountUp(home_, HeldSlot(index).strong());
+  SlotLabel* entry;
+  if (free_labels_.empty()) {
+    entry = &label_entries_.emplace_back();
+  } else {
+    entry = free_labels_.back();
+    free_labels_.pop_back();
+  }
   entry->text = &text_it->first;
-  entry->handles.store(1, std::memory_order_relaxed);
-  entries.push_back(std::move(entry));
-  return entries.back().get();
+  // A reused entry's home part is left as its last handles left it: only
+  // the home thread writes that part, and a drop on it may still read the
+  // entry (SlotLabel). The shared part makes the sum one.
+  entry->handles_shared.store(
+      1 - entry->handles_home.load(std::memory_order_relaxed),
+      std::memory_order_relaxed);
+  entries.push_back(entry);
+  return entry;
 }
 
 void Heap::RemoveLabelIfUnused(uint32_t index, const SlotLabel* label) {
   WriterLock l(labels_mu_);
   // Looked up, not trusted: another thread's last drop may have removed
-  // the entry already, and AcquireLabel may have revived it meanwhile.
+  // the entry already, AcquireLabel may have revived it meanwhile, or
+  // reused it for another label (SlotLabel).
   auto it = slot_labels_.find(index);
   if (it == slot_labels_.end()) return;
   auto& entries = it->second;
   for (size_t i = 0; i < entries.size(); ++i) {
-    if (entries[i].get() != label) continue;
-    if (label->handles.load(std::memory_order_acquire) != 0) return;
+    if (entries[i] != label) continue;
+    // A consistent read: at zero, no handle is left to copy, and
+    // AcquireLabel waits for this lock, so it stays zero.
+    if (ReadCount(home_, label->handles()) != 0) return;
     auto text_it = label_texts_.find(*label->text);
-    entries.erase(entries.begin() + i);  // `label` is gone from here on
+    SlotLabel* entry = entries[i];
+    entries.erase(entries.begin() + i);
+    entry->text = nullptr;
+    free_labels_.push_back(entry);  // for reuse, never freed
     if (text_it != label_texts_.end() && --text_it->second == 0) {
       label_texts_.erase(text_it);
     }
@@ -216,9 +236,9 @@ std::vector<std::pair<std::string, int32_t>> Heap::RootLabels(
     ReaderLock l(labels_mu_);
     auto it = slot_labels_.find(index);
     if (it != slot_labels_.end()) {
-      for (const std::unique_ptr<SlotLabel>& e : it->second) {
+      for (const SlotLabel* e : it->second) {
         ++entries;
-        const int32_t count = e->handles.load(std::memory_order_acquire);
+        const int32_t count = ReadCount(home_, e->handles());
         if (count <= 0) continue;  // its last handle is removing it
         out.emplace_back(*e->text, count);
       }

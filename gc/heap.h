@@ -1,7 +1,8 @@
 // gc/heap.h
 //
 // gc::Heap: the slot storage the collector works on. Each slot holds one
-// node's collector state: the count of strong handles (its root count), its
+// node's collector state: the count of strong handles (its root count, kept
+// as gc/root_count.h describes), its
 // generation, its mark, its out-edges (the slots of its data and control
 // inputs) and the node itself as an opaque gc::Object owned by the slot.
 //
@@ -20,18 +21,19 @@
 //     to read a young one is AddEdge, which records it. A minor collection
 //     needs nothing else to see every old-to-young reference.
 //
-// Thread safety: mu() guards everything but Slot::strong (atomic), the
-// owner-label table and the pin table (each behind its own small Mutex,
-// taken after mu() when both are held, never the other way round).
-// Structural changes (allocation, sweeping) take mu() exclusively; turning
-// an id back into a strong handle takes it at least shared, so it can never
-// race with a sweep.
+// Thread safety: mu() guards everything but the root counts (atomic; see
+// gc/root_count.h for who writes which part), the owner-label table and the pin
+// table (each behind its own small Mutex, taken after mu() when both are held,
+// never the other way round). Structural changes (allocation, sweeping) take
+// mu() exclusively; turning an id back into a strong handle takes it at least
+// shared, so it can never race with a sweep.
 #ifndef GRAPHGC_GC_HEAP_H_
 #define GRAPHGC_GC_HEAP_H_
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +48,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "gc/node_id.h"
+#include "gc/root_count.h"
 #include "util/mutex.h"
 
 namespace graphgc {
@@ -64,28 +67,56 @@ class Object {
 };
 
 struct Slot {
-  // Unlabelled NodeHandles plus owner-label entries (SlotLabel); > 0 makes
-  // a root.
-  std::atomic<int32_t> strong{0};
-  uint32_t generation = 1;  // guarded by Heap::mu()
-  uint32_t mark_epoch = 0;  // == Heap's epoch: marked this cycle
+  // The root count: unlabelled NodeHandles plus owner-label entries
+  // (SlotLabel), in two parts (gc/root_count.h); > 0 makes a root. Read it
+  // with Heap::strong_count() or MayBeHeld(), never one part alone.
+  std::atomic<int32_t> strong_shared{0};
+  std::atomic<int16_t> strong_home{0};
   bool live = false;
   // Written under Heap::mu() (see invariant 4); atomic because a handle's
   // last drop reads it without the lock, to count drops of old roots.
   std::atomic<bool> young{false};
+  uint32_t generation = 1;  // guarded by Heap::mu()
+  uint32_t mark_epoch = 0;  // == Heap's epoch: marked this cycle
   absl::InlinedVector<uint32_t, 2> edges;
   std::unique_ptr<Object> object;
+
+  CountRef strong() {
+    return CountRef{.shared = &strong_shared, .home = &strong_home};
+  }
+  CountRef strong() const {
+    // The reads of a const slot's count are loads.
+    return const_cast<Slot*>(this)->strong();
+  }
 };
+// Root counts cost no slot bytes: the home part and the flags share the
+// eight bytes the shared part's alignment takes.
+static_assert(sizeof(Slot) <= 48, "a slot outgrew 48 bytes");
 
 // One owner label on one slot: every handle carrying that label on that
-// slot points here and counts itself in `handles` (atomically, no lock),
-// and the entry, while it exists, holds one count of the slot's
-// Slot::strong for all of them. The heap removes the entry, under its label
-// lock, when `handles` drops to zero; `text` is interned by the heap and
-// lives as long as the entry.
+// slot points here and counts itself in `handles` (a root count in two
+// parts, gc/root_count.h; no lock), and the entry, while it exists, holds
+// one count of the slot's root count for all of them. The heap removes the
+// entry, under its label lock, when `handles` drops to zero; `text` is
+// interned by the heap and lives as long as the entry.
+//
+// Entries are type-stable: a removed entry goes to the heap's free list and
+// is only ever reused as an entry, never freed while the heap lives. A drop
+// reads the count's other part after decrementing its own (gc/root_count.h),
+// when its handle no longer keeps the entry: a racing last drop elsewhere
+// may have removed it, and AcquireLabel reused it, by then. That read is
+// still of an entry's count, so at worst it reports a last drop that was
+// not; RemoveLabelIfUnused removes only an entry it finds on the slot with a
+// count of zero read under the label lock, which no handle can raise.
 struct SlotLabel {
-  std::atomic<int32_t> handles{0};
+  std::atomic<int32_t> handles_shared{0};
+  std::atomic<int16_t> handles_home{0};
   const std::string* text = nullptr;
+
+  CountRef handles() {
+    return CountRef{.shared = &handles_shared, .home = &handles_home};
+  }
+  CountRef handles() const { return const_cast<SlotLabel*>(this)->handles(); }
 };
 
 // Label text used for roots held by handles that carry no owner label, and
@@ -114,6 +145,9 @@ class Heap : public std::enable_shared_from_this<Heap> {
 
   // The graph of this heap; nullptr once Orphan() ran.
   Graph* owner() const { return owner_.load(std::memory_order_acquire); }
+  // The thread that made this heap, whose handle copies and drops take no
+  // locked instruction (gc/root_count.h).
+  HomeThread& home() const { return home_; }
   Mutex& mu() const ABSL_LOCK_RETURNED(mu_) { return mu_; }
 
   // --- structure (mu() held exclusively) ---
@@ -231,7 +265,12 @@ class Heap : public std::enable_shared_from_this<Heap> {
   // Root count of a slot: > 0 while a strong handle exists (each owner
   // label on the slot counts once, however many handles carry it).
   int32_t strong_count(uint32_t index) const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-    return slot(index).strong.load(std::memory_order_acquire);
+    return ReadCount(home_, slot(index).strong());
+  }
+  // Whether a live slot is a root by its count: true also when the home
+  // thread was changing the count while it was read (gc/root_count.h).
+  bool MayBeHeld(const Slot& s) const {
+    return gc::MayBeHeld(home_, s.strong());
   }
 
   // --- roots (no lock needed) ---
@@ -319,7 +358,7 @@ class Heap : public std::enable_shared_from_this<Heap> {
   // what it calls when its counter reaches zero.
   // One root count fewer on `s`.
   void DropStrong(Slot& s) {
-    if (s.strong.fetch_sub(1, std::memory_order_acq_rel) == 1) NoteDrop(s);
+    if (CountDown(home_, s.strong())) NoteDrop(s);
   }
   // A slot's root count reached zero: counts the drop for the collector.
   void NoteDrop(const Slot& s) {
@@ -340,6 +379,7 @@ class Heap : public std::enable_shared_from_this<Heap> {
       ABSL_LOCKS_EXCLUDED(labels_mu_);
 
   std::atomic<Graph*> owner_;
+  mutable HomeThread home_;
   mutable Mutex mu_;
   std::unique_ptr<Slot[]> chunks_[kMaxChunks] ABSL_GUARDED_BY(mu_);
   uint32_t num_slots_ ABSL_GUARDED_BY(mu_) = 0;
@@ -360,13 +400,16 @@ class Heap : public std::enable_shared_from_this<Heap> {
 
   // Owner labels: each text once, with how many entries use it; each
   // slot's entries. Handles point at their entry, so copying and dropping
-  // one needs only the entry's atomic count.
+  // one needs only the entry's count. Entries live in `label_entries_`
+  // (stable addresses) for the heap's life; removed ones wait in
+  // `free_labels_` for reuse (see SlotLabel).
   mutable Mutex labels_mu_;
   absl::node_hash_map<std::string, int64_t> label_texts_
       ABSL_GUARDED_BY(labels_mu_);
-  absl::flat_hash_map<uint32_t,
-                      absl::InlinedVector<std::unique_ptr<SlotLabel>, 1>>
-      slot_labels_ ABSL_GUARDED_BY(labels_mu_);
+  absl::flat_hash_map<uint32_t, absl::InlinedVector<SlotLabel*, 1>> slot_labels_
+      ABSL_GUARDED_BY(labels_mu_);
+  std::deque<SlotLabel> label_entries_ ABSL_GUARDED_BY(labels_mu_);
+  std::vector<SlotLabel*> free_labels_ ABSL_GUARDED_BY(labels_mu_);
 
   mutable Mutex pins_mu_;
   uint64_t next_pin_ ABSL_GUARDED_BY(pins_mu_) = 1;

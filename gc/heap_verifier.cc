@@ -35,7 +35,7 @@ absl::Status Heap::VerifyForTesting() const {
   int64_t live = 0;
   for (uint32_t i = 0; i < num_slots_; ++i) {
     const Slot& s = slot(i);
-    if (s.strong.load(std::memory_order_relaxed) < 0) {
+    if (ReadCount(home_, s.strong()) < 0) {
       return Broken(1, absl::StrCat("slot ", i, " has a negative root count"));
     }
     if (!s.live) continue;
@@ -130,7 +130,7 @@ absl::Status Heap::VerifyMarkingForTesting(uint32_t epoch,
     const Slot& s = slot(i);
     if (!s.live) continue;
     const bool root =
-        s.strong.load(std::memory_order_acquire) > 0 || pinned_set.contains(i);
+        ReadCount(home_, s.strong()) > 0 || pinned_set.contains(i);
     if (in_scope(s, young_only) && root && s.mark_epoch != epoch) {
       return absl::InternalError(
           absl::StrCat("mark phase: root slot ", i, " is not marked"));

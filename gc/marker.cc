@@ -91,7 +91,7 @@ int64_t Marker::MarkHeap(Heap& heap, uint32_t epoch, bool stamp,
     const Slot& s = heap.slot(i);
     if (!s.live) continue;
     pass = i;
-    if (s.strong.load(std::memory_order_acquire) > 0) {
+    if (heap.MayBeHeld(s)) {
       marks.Set(i);
       ++marked;
       worklist_.push_back(i);

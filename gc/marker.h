@@ -16,9 +16,9 @@
 // not in them: each live slot is read about once and none is written. After
 // MarkHeap(heap, epoch, stamp, garbage):
 //   1. every slot a root reaches is marked: the live slots with a strong
-//      handle (Slot::strong > 0) or a pin (Heap::AppendPinned) and every
-//      slot their edges reach, however the edges run between slot indices
-//      (an input in a higher slot than its reader: a reused slot, or a
+//      handle (root count > 0, gc/root_count.h) or a pin (Heap::AppendPinned)
+//      and every slot their edges reach, however the edges run between slot
+//      indices (an input in a higher slot than its reader: a reused slot, or a
 //      control edge made later);
 //   2. `garbage` holds exactly the live unmarked slots, in slot order, and
 //      nothing else (what it held before is cleared);

@@ -16,7 +16,7 @@ void CollectRoots(const Heap& heap, std::vector<uint32_t>& roots) {
   const uint32_t n = heap.num_slots();
   for (uint32_t i = 0; i < n; ++i) {
     const Slot& s = heap.slot(i);
-    if (s.live && s.strong.load(std::memory_order_acquire) > 0) {
+    if (s.live && heap.MayBeHeld(s)) {
       roots.push_back(i);
     }
   }
@@ -25,7 +25,7 @@ void CollectRoots(const Heap& heap, std::vector<uint32_t>& roots) {
 
 void CollectYoungRoots(const Heap& heap, std::vector<uint32_t>& roots) {
   for (const YoungEntry& e : heap.young()) {
-    if (heap.IsLive(e.id) && heap.strong_count(e.id.index) > 0) {
+    if (heap.IsLive(e.id) && heap.MayBeHeld(heap.slot(e.id.index))) {
       roots.push_back(e.id.index);
     }
   }

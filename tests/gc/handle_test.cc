@@ -166,20 +166,42 @@ TEST(WeakNodeHandle, EmptyWeakHandleLocksToNothing) {
   EXPECT_FALSE(weak.Lock().has_value());
 }
 
-// Destroys `h` on a thread other than the one that made its graph.
+// Destroys `h` on a thread other than the graph's home thread.
 void DropOnAnotherThread(NodeHandle h) {
   std::thread([h = std::move(h)]() mutable { h.Reset(); }).join();
 }
 
-TEST(NodeHandle, AHandleDroppedOnAnotherThreadLetsItsNodeGo) {
+// The thread that made the graph counts its copies in the slot's home part
+// (gc/root_count.h), without touching the shared part.
+TEST(NodeHandle, CopiesOnTheGraphsThreadCountInTheHomePart) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  NodeHandle b = a;
+  ReaderLock lock(g.heap().mu());
+  const gc::Slot& s = g.heap().slot(a.id().index);
+  EXPECT_EQ(s.strong_shared.load(), 0);
+  EXPECT_EQ(s.strong_home.load(), 2);
+}
+
+TEST(NodeHandle, CopiesOnAnotherThreadCountInTheSharedPart) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  NodeHandle b;
+  std::thread([&] { b = a; }).join();
+  EXPECT_EQ(StrongCount(g, a), 2);
+  ReaderLock lock(g.heap().mu());
+  EXPECT_EQ(g.heap().slot(a.id().index).strong_shared.load(), 1);
+}
+
+TEST(NodeHandle, AHandleCopiedAtHomeAndDroppedElsewhereLetsItsNodeGo) {
   Graph g;
   NodeHandle a = AddTestNode(g, "a");
   NodeHandle b = a;
   const int64_t drops = g.heap().drops();
   DropOnAnotherThread(std::move(b));
   EXPECT_EQ(StrongCount(g, a), 1);
-  EXPECT_EQ(g.heap().drops(), drops);  // not the node's last handle
-  a.Reset();
+  EXPECT_EQ(g.heap().drops(), drops);
+  a.Reset();  // the last handle, at home: parts 1 (home) and -1 (shared)
   EXPECT_EQ(g.heap().drops(), drops + 1);
   EXPECT_EQ(g.Collect().swept, 1);
 }
@@ -198,12 +220,14 @@ TEST(NodeHandle, ALabelledHandleDroppedOnAnotherThreadRemovesItsEntry) {
   EXPECT_EQ(g.Collect().swept, 1);
 }
 
-// Two threads drop the last two handles of one owner label at once, round
-// after round: the drop that sees the count reach zero removes and frees
-// the entry, so the other must not read the entry after its own decrement.
-// The root counts built in d5412df did (a drop read the count's other part
-// after decrementing its own): a use-after-free that the TSan stage reports
-// here in every run (ASan's runs missed its window).
+// Two threads, the graph's home thread and another, drop the last two
+// handles of one owner label at once, round after round: a drop reads the
+// count's other part after decrementing its own, when the other thread's
+// drop may already have seen zero and removed the entry. Entries are never
+// freed while the heap lives (gc/heap.h), so that read is of an entry, and
+// the entry goes exactly once. When removal freed them, the TSan stage
+// reported a use-after-free here in every run (ASan's runs missed its
+// window).
 TEST(NodeHandle, RacingLastDropsOfALabelRemoveItsEntryOnce) {
   Graph g;
   NodeHandle a = AddTestNode(g, "a");
@@ -232,9 +256,10 @@ TEST(NodeHandle, RacingLastDropsOfALabelRemoveItsEntryOnce) {
   EXPECT_EQ(StrongCount(g, a), 1);
 }
 
-// Handles copied and dropped on one thread while another collects: a node
-// held throughout survives every collection.
-TEST(NodeHandle, ANodeHeldThroughoutSurvivesCollectionsOnAnotherThread) {
+// A collector on another thread reads the home thread's counts while it
+// stores them: a node the home thread holds throughout must survive every
+// collection, however its copies come and go meanwhile.
+TEST(NodeHandle, ANodeHeldAtHomeSurvivesCollectionsElsewhere) {
   Graph g;
   NodeHandle held = AddTestNode(g, "held");
   NodeHandle labelled = held.WithOwner("model");
