@@ -220,6 +220,34 @@ TEST(NodeHandle, ALabelledHandleDroppedOnAnotherThreadRemovesItsEntry) {
   EXPECT_EQ(g.Collect().swept, 1);
 }
 
+// A removed label entry is reused by the next new label (gc/heap.h's
+// SlotLabel). This one is removed with its home part at one and its shared
+// part at minus one (copied at home, every handle dropped elsewhere): the
+// reused entry must count its one new handle once, whatever its old parts.
+TEST(NodeHandle, AReusedLabelEntryCountsOnlyItsNewHandle) {
+  Graph g;
+  NodeHandle a = AddTestNode(g, "a");
+  const size_t before = g.heap().label_table_size();
+  NodeHandle old_label = a.WithOwner("old model");
+  DropOnAnotherThread(old_label);  // a copy made here: home part one
+  DropOnAnotherThread(std::move(old_label));
+  ASSERT_EQ(g.heap().label_table_size(), before);
+  NodeHandle new_label = a.WithOwner("new model");
+  std::vector<std::pair<std::string, int32_t>> labels;
+  {
+    ReaderLock lock(g.heap().mu());
+    labels = g.heap().RootLabels(a.id().index);
+  }
+  EXPECT_EQ(labels,
+            (std::vector<std::pair<std::string, int32_t>>{
+                {"new model", 1}, {std::string(gc::kUnlabelledRoot), 1}}));
+  new_label.Reset();
+  EXPECT_EQ(g.heap().label_table_size(), before);
+  EXPECT_EQ(StrongCount(g, a), 1);
+  a.Reset();
+  EXPECT_EQ(g.Collect().swept, 1);
+}
+
 // Two threads, the graph's home thread and another, drop the last two
 // handles of one owner label at once, round after round: a drop reads the
 // count's other part after decrementing its own, when the other thread's
