@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "absl/types/span.h"
 #include "gc/roots.h"
 #include "gc/sweeper.h"
 
@@ -132,12 +133,19 @@ CollectStats Collector::Run(bool minor) {
     if (!garbage_.empty() && observer_ != nullptr) {
       observer_->OnSweep(heap_, garbage_);
     }
-    // The swept objects are unlinked here and destroyed below, once the
-    // lock is released: the pause is roots, mark and unlinking, and nothing
-    // can reach an unlinked object (its slot is free, its generation
-    // changed, its names are gone).
-    kept.reserve(garbage_.size());
-    Sweep(heap_, garbage_, /*keep=*/true, &kept);
+    // The swept objects are unlinked here; the prompt ones (all of them
+    // when saved) are destroyed below, once the lock is released, and the
+    // rest as allocation reaches them (Lazy sweeping, collector.h): the
+    // pause is roots, mark and unlinking, and nothing can reach an
+    // unlinked object (its slot is free, its generation changed, its names
+    // are gone). Those an earlier collection left are destroyed below too.
+    heap_.TakeAllUnreclaimed(kept);
+    if (save) {
+      kept.reserve(kept.size() + garbage_.size());
+      Sweep(heap_, garbage_, /*keep=*/true, &kept);
+    } else {
+      SweepLazily(heap_, garbage_, kept);
+    }
     if (verify) VerifyOrDie("after sweeping", heap_.VerifyForTesting());
     // A minor collection's garbage is in young() order (FindYoungGarbage):
     // its entries leave young() now.
@@ -178,7 +186,7 @@ CollectStats Collector::Run(bool minor) {
     WriterLock l(saved_mu_);
     for (auto& o : kept) saved_.push_back(std::move(o));
   }
-  kept.clear();  // destroys the swept objects (none left when saved)
+  kept.clear();  // destroys the prompt objects and those left before
   {
     WriterLock l(state_mu_);
     ++stats_.collections;
@@ -198,6 +206,31 @@ CollectStats Collector::Run(bool minor) {
 }
 
 std::optional<CollectStats> Collector::MaybeCollect() {
+  std::optional<CollectStats> stats = CollectIfDue();
+  if (!stats.has_value()) Reclaim(kReclaimPerSafePoint);
+  return stats;
+}
+
+size_t Collector::Reclaim(size_t n) {
+  if (n == 0 || heap_.unreclaimed_count() == 0) return 0;  // no lock
+  constexpr size_t kBatch = 64;
+  std::unique_ptr<Object> batch[kBatch];
+  size_t done = 0;
+  while (done < n) {
+    size_t taken;
+    {
+      WriterLock lock(heap_.mu());
+      taken = heap_.TakeUnreclaimed(
+          absl::MakeSpan(batch, std::min(kBatch, n - done)));
+    }
+    if (taken == 0) break;
+    for (size_t i = 0; i < taken; ++i) batch[i].reset();  // lock released
+    done += taken;
+  }
+  return done;
+}
+
+std::optional<CollectStats> Collector::CollectIfDue() {
   if (deferred_.load(std::memory_order_acquire)) return Collect();
   if (!automatic_.load(std::memory_order_relaxed)) return std::nullopt;
   if (heap_.drops() == drops_at_last_.load(std::memory_order_acquire)) {

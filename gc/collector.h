@@ -19,15 +19,25 @@
 //      FindYoungGarbage() (gc/sweeper.h).
 //   3. SweepObserver::OnSweep(garbage): the graph purges names and indexes
 //      while the nodes still exist.
-//   4. Sweep() (gc/sweeper.h): every listed slot is free and its generation
-//      changed, and its object is unlinked (held by the collector only);
-//      the survivors age (Heap::AgeSurvivors); stats are recorded. The
-//      lock is released here: pause_ns is phases 2-4.
-//   5. the swept objects are destroyed (no lock held: nothing can reach
-//      them), or set aside under GcPolicy::save_garbage; then end
+//   4. SweepLazily() (gc/sweeper.h; Sweep() under GcPolicy::save_garbage):
+//      every listed slot is free and its generation changed, and its
+//      object is unlinked; the survivors age (Heap::AgeSurvivors); stats
+//      are recorded. The lock is released here: pause_ns is phases 2-4.
+//   5. the swept objects that asked for it (Object::DestroyPromptly: a
+//      node holding a variable's state) are destroyed, no lock held, or
+//      all of them are set aside under GcPolicy::save_garbage; then end
 //      listeners are called with the swept ids (no lock held). Collect()
-//      returns after both, so names are free for reuse and memory is
-//      freed when it returns.
+//      returns after both, so names are free for reuse and prompt objects'
+//      memory is freed when it returns.
+// Lazy sweeping: the other swept objects (most nodes: a name, inputs and
+// attributes) wait in the heap (gc/heap.h invariant 5) and are destroyed as
+// allocation reaches them, the way Boehm GC and Go sweep: Graph::AddNode
+// destroys kReclaimPerNode of them for each node it makes, each safe point
+// that does not collect (MaybeCollect) up to kReclaimPerSafePoint, and the
+// next collection, before its phase 2, the rest. Nothing can reach them
+// (their slots are free, their names gone), and they are destroyed with no
+// lock held. So the work of freeing a dropped model's nodes is paid by the
+// allocation that follows, not by the pause or the Collect() call.
 // With Heap::SetVerifyCollectionsForTesting, the heap's invariants and the
 // mark's postconditions are checked between the phases.
 //
@@ -74,6 +84,7 @@
 #define GRAPHGC_GC_COLLECTOR_H_
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -196,8 +207,9 @@ class Collector {
   Collector& operator=(const Collector&) = delete;
 
   // A full collection, phases 1-5 above. When it returns, every node no
-  // root reached at phase 2 is destroyed (or set aside under
-  // GcPolicy::save_garbage), its name is free and its id stale, the
+  // root reached at phase 2 is unlinked (destroyed, set aside under
+  // GcPolicy::save_garbage, or waiting to be destroyed: Lazy sweeping
+  // above), its name is free and its id stale, the
   // survivors aged one collection, stats() counts it, and the end
   // listeners have run. Called from inside one of this collector's
   // listeners it is deferred instead: returns empty stats, does nothing,
@@ -212,7 +224,17 @@ class Collector {
   // when the policy says there is nothing to do; otherwise the stats of
   // the full or minor collection it ran. A collection deferred from a
   // listener runs here (full), policy or not.
+  // When it does not collect and swept objects wait to be destroyed, it
+  // destroys up to kReclaimPerSafePoint of them (taking the lock briefly).
   std::optional<CollectStats> MaybeCollect() ABSL_LOCKS_EXCLUDED(heap_.mu());
+
+  // Lazy sweeping's pace (see above): objects destroyed for each node
+  // allocated, and at most per safe point.
+  static constexpr size_t kReclaimPerNode = 2;
+  static constexpr size_t kReclaimPerSafePoint = 32;
+  // Destroys up to `n` swept objects waiting in the heap, with the heap's
+  // lock released; returns how many.
+  size_t Reclaim(size_t n) ABSL_LOCKS_EXCLUDED(heap_.mu());
 
   // Totals since the collector was made, with the live and peak node
   // counts of the heap now.
@@ -249,6 +271,8 @@ class Collector {
 
  private:
   CollectStats Run(bool minor) ABSL_LOCKS_EXCLUDED(heap_.mu(), state_mu_);
+  // MaybeCollect() but for its reclaiming.
+  std::optional<CollectStats> CollectIfDue() ABSL_LOCKS_EXCLUDED(heap_.mu());
   // Whether the calling thread is inside a listener this collector called.
   bool InsideListenerOnThisThread() const;
   void Notify(const CollectEvent& event) ABSL_LOCKS_EXCLUDED(listeners_->mu);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -24,7 +25,17 @@ absl::StatusOr<NodeHandle> Heap::Allocate(std::unique_ptr<Object> object,
     }
     index = num_slots_++;
     auto& chunk = chunks_[index >> kChunkBits];
-    if (chunk == nullptr) chunk = std::make_unique<Slot[]>(kChunkSize);
+    if (chunk == nullptr) {
+      chunk = std::make_unique<Slot[]>(kChunkSize);
+      prompt_bits_.resize((size_t{index} + kChunkSize) / 64);
+    }
+  }
+  uint64_t& prompt_word = prompt_bits_[index >> 6];
+  const uint64_t prompt_bit = uint64_t{1} << (index & 63);
+  if (object->DestroyPromptly()) {
+    prompt_word |= prompt_bit;
+  } else {
+    prompt_word &= ~prompt_bit;
   }
   Slot& s = slot(index);
   s.live = true;
@@ -124,7 +135,11 @@ std::unique_ptr<Object> Heap::Free(uint32_t index, bool keep) {
   std::unique_ptr<Object> object = std::move(s.object);
   s.live = false;
   s.young.store(false, std::memory_order_relaxed);
-  s.edges = {};  // release the out-of-line buffer, if any
+  // Empties the edges and releases their out-of-line buffer, if any
+  // (assigning {} did both, through InlinedVector's general Assign: 5% of
+  // a 1M-node collection's samples).
+  s.edges.clear();
+  s.edges.shrink_to_fit();
   // Generations skip 0 so that a default NodeId never names a slot.
   if (++s.generation == 0) s.generation = 1;
   free_.push_back(index);
@@ -132,6 +147,34 @@ std::unique_ptr<Object> Heap::Free(uint32_t index, bool keep) {
   ++structure_version_;
   if (!keep) object.reset();
   return object;
+}
+
+size_t Heap::TakeUnreclaimed(absl::Span<std::unique_ptr<Object>> out) {
+  mu_.AssertHeld();
+  const size_t n = std::min(out.size(), unreclaimed_.size());
+  for (size_t i = 0; i < n; ++i) {
+    out[i] = std::move(unreclaimed_.back());
+    unreclaimed_.pop_back();
+  }
+  // A burst's list is not kept forever (1M entries is 8 MB).
+  if (unreclaimed_.empty() && unreclaimed_.capacity() > (size_t{1} << 20)) {
+    unreclaimed_ = std::vector<std::unique_ptr<Object>>();
+  }
+  unreclaimed_count_.store(unreclaimed_.size(), std::memory_order_relaxed);
+  return n;
+}
+
+void Heap::TakeAllUnreclaimed(std::vector<std::unique_ptr<Object>>& out) {
+  mu_.AssertHeld();
+  if (out.empty()) {
+    out.swap(unreclaimed_);
+    unreclaimed_.clear();
+  } else {
+    out.insert(out.end(), std::make_move_iterator(unreclaimed_.begin()),
+               std::make_move_iterator(unreclaimed_.end()));
+    unreclaimed_ = std::vector<std::unique_ptr<Object>>();
+  }
+  unreclaimed_count_.store(0, std::memory_order_relaxed);
 }
 
 bool Heap::IsLive(NodeId id) const {
@@ -163,6 +206,8 @@ void Heap::Orphan() {
   for (uint32_t i = 0; i < num_slots_; ++i) {
     if (slot(i).live) Free(i, /*keep=*/false);
   }
+  unreclaimed_ = std::vector<std::unique_ptr<Object>>();
+  unreclaimed_count_.store(0, std::memory_order_relaxed);
   young_ = {};
   remembered_ = {};
 }

@@ -20,6 +20,11 @@
 //     to an older node, which ages no slower, so the one way an old node comes
 //     to read a young one is AddEdge, which records it. A minor collection
 //     needs nothing else to see every old-to-young reference.
+//  5. Lazy sweeping: a swept object whose DestroyPromptly() was false may
+//     wait in unreclaimed() (DeferDestruction) until allocation, a safe
+//     point or the next collection takes it (TakeUnreclaimed) and destroys
+//     it with mu() released. Nothing reaches it meanwhile: its slot is free
+//     or reused, its generation changed.
 //
 // Thread safety: mu() guards everything but the root counts (atomic; see
 // gc/root_count.h for who writes which part), the owner-label table and the pin
@@ -64,6 +69,12 @@ class Object {
   virtual ~Object() = default;
   // Bytes this object holds, for leak reports; an estimate.
   virtual int64_t ApproxBytes() const { return 0; }
+  // Whether the collection that sweeps this object destroys it before
+  // returning (true: it holds memory or state worth having back at once,
+  // such as a variable's buffer), or leaves it to be destroyed as
+  // allocation reaches it (false; lazy sweeping, gc/collector.h phase 5).
+  // Read once, when the object is allocated.
+  virtual bool DestroyPromptly() const { return false; }
 };
 
 struct Slot {
@@ -164,6 +175,40 @@ class Heap : public std::enable_shared_from_this<Heap> {
   // `keep` is set), its generation bumped, the slot put on the free list.
   std::unique_ptr<Object> Free(uint32_t index, bool keep)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // --- lazy sweeping (invariant 5) ---
+
+  // Whether the object allocated in slot `index` asked to be destroyed
+  // promptly (Object::DestroyPromptly); still answers for the object once
+  // Free() handed it back, until the slot is allocated again.
+  bool DestroysPromptly(uint32_t index) const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return ((prompt_bits_[index >> 6] >> (index & 63)) & 1) != 0;
+  }
+  // Keeps a swept object to be destroyed later.
+  void DeferDestruction(std::unique_ptr<Object> object)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    unreclaimed_.push_back(std::move(object));
+    unreclaimed_count_.store(unreclaimed_.size(), std::memory_order_relaxed);
+  }
+  // Room for `more` deferred objects (a big sweep grows the list once).
+  void ReserveUnreclaimed(size_t more) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    const size_t need = unreclaimed_.size() + more;
+    if (need > unreclaimed_.capacity()) {
+      unreclaimed_.reserve(std::max(need, 2 * unreclaimed_.capacity()));
+    }
+  }
+  // Moves up to out.size() deferred objects into `out`, newest first, for
+  // the caller to destroy once it released mu(); returns how many.
+  size_t TakeUnreclaimed(absl::Span<std::unique_ptr<Object>> out)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves every deferred object to the end of `out`.
+  void TakeAllUnreclaimed(std::vector<std::unique_ptr<Object>>& out)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // How many deferred objects wait; read without the lock, so only a hint
+  // (exact while the caller holds mu()).
+  size_t unreclaimed_count() const {
+    return unreclaimed_count_.load(std::memory_order_relaxed);
+  }
 
   // --- lookups (mu() held, shared at least) ---
 
@@ -387,6 +432,11 @@ class Heap : public std::enable_shared_from_this<Heap> {
   int64_t structure_version_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t peak_live_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<uint32_t> free_ ABSL_GUARDED_BY(mu_);
+  // Slot i's DestroysPromptly() is bit i % 64 of word i / 64.
+  std::vector<uint64_t> prompt_bits_ ABSL_GUARDED_BY(mu_);
+  // Invariant 5; unreclaimed_count_ mirrors its size for lock-free reads.
+  std::vector<std::unique_ptr<Object>> unreclaimed_ ABSL_GUARDED_BY(mu_);
+  std::atomic<size_t> unreclaimed_count_{0};
   std::vector<YoungEntry> young_ ABSL_GUARDED_BY(mu_);
   std::vector<NodeId> remembered_ ABSL_GUARDED_BY(mu_);
   // allocations() at each of the last kMaxPromoteAfter AgeSurvivors calls,

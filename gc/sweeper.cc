@@ -24,5 +24,22 @@ void Sweep(Heap& heap, absl::Span<const NodeId> garbage, bool keep,
   }
 }
 
+void SweepLazily(Heap& heap, absl::Span<const NodeId> garbage,
+                 std::vector<std::unique_ptr<Object>>& prompt) {
+  heap.mu().AssertHeld();
+  heap.ReserveFreeSlots(garbage.size());
+  heap.ReserveUnreclaimed(garbage.size());
+  for (NodeId id : garbage) {
+    const bool promptly = heap.DestroysPromptly(id.index);
+    std::unique_ptr<Object> object = heap.Free(id.index, /*keep=*/true);
+    if (object == nullptr) continue;
+    if (promptly) {
+      prompt.push_back(std::move(object));
+    } else {
+      heap.DeferDestruction(std::move(object));
+    }
+  }
+}
+
 }  // namespace gc
 }  // namespace graphgc

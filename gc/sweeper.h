@@ -10,7 +10,11 @@
 // After Sweep(): the listed slots are free, their objects destroyed (or,
 // with `keep`, moved into `kept`) and their generations changed, so every
 // stale NodeId or WeakNodeHandle to them is detected as dead.
-// Both need the heap's mutex held exclusively.
+// After SweepLazily(): the same, but no object is destroyed: those that
+// asked to be destroyed promptly (Object::DestroyPromptly) are moved into
+// `prompt`, the others wait in the heap's unreclaimed list (gc/heap.h
+// invariant 5), in garbage order.
+// All three need the heap's mutex held exclusively.
 #ifndef GRAPHGC_GC_SWEEPER_H_
 #define GRAPHGC_GC_SWEEPER_H_
 
@@ -29,6 +33,10 @@ void FindYoungGarbage(const Heap& heap, uint32_t epoch,
 
 void Sweep(Heap& heap, absl::Span<const NodeId> garbage, bool keep,
            std::vector<std::unique_ptr<Object>>* kept)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu());
+
+void SweepLazily(Heap& heap, absl::Span<const NodeId> garbage,
+                 std::vector<std::unique_ptr<Object>>& prompt)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu());
 
 }  // namespace gc

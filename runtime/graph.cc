@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdio>
+#include <memory>
 #include <variant>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/types/span.h"
 #include "gc/roots.h"
 #include "runtime/algorithm.h"
 #include "runtime/node.h"
@@ -135,6 +138,9 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
   node->op_def = spec.op_def;
   node->resource = std::move(spec.resource);
 
+  // Swept nodes this allocation destroys (lazy sweeping, gc/collector.h),
+  // after the lock below is released: declared first, destroyed last.
+  std::unique_ptr<gc::Object> reclaimed[gc::Collector::kReclaimPerNode];
   WriterLock lock(heap_->mu());
   absl::InlinedVector<uint32_t, 4> edges;
   // Each handle is checked inline; the message naming it is built only
@@ -176,6 +182,7 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
   GG_ASSIGN_OR_RETURN(NodeHandle handle,
                       heap_->Allocate(std::move(node), edges));
   mutable_names().Insert(*node_ptr, handle.id().index);
+  heap_->TakeUnreclaimed(absl::MakeSpan(reclaimed));
   return handle;
 }
 
@@ -262,9 +269,16 @@ absl::Status CheckBatchAlone(std::vector<BatchNodeSpec>& batch) {
 absl::StatusOr<std::vector<NodeHandle>> Graph::AddNodes(
     std::vector<BatchNodeSpec> batch) {
   GG_RETURN_IF_ERROR(CheckBatchAlone(batch));
+  // As AddNode: destroyed after the lock is released.
+  std::vector<std::unique_ptr<gc::Object>> reclaimed;
   WriterLock lock(heap_->mu());
   GG_RETURN_IF_ERROR(CheckBatchLocked(batch));
-  return CommitBatchLocked(std::move(batch));
+  const size_t nodes = batch.size();
+  std::vector<NodeHandle> handles = CommitBatchLocked(std::move(batch));
+  reclaimed.resize(std::min(gc::Collector::kReclaimPerNode * nodes,
+                            heap_->unreclaimed_count()));
+  heap_->TakeUnreclaimed(absl::MakeSpan(reclaimed));
+  return handles;
 }
 
 absl::Status Graph::CheckBatchLocked(

@@ -67,6 +67,9 @@ struct Node final : public gc::Object {
   }
 
   int64_t ApproxBytes() const override;
+  // A node holding state (a variable's buffer) is destroyed by the
+  // collection that sweeps it; the others lazily (gc/collector.h).
+  bool DestroyPromptly() const override { return resource != nullptr; }
 };
 
 }  // namespace graphgc

@@ -567,6 +567,72 @@ TEST_F(CollectorTest, SweptNodesAreDestroyedAfterTheGraphIsUnlocked) {
   EXPECT_TRUE(name_free_seen);
 }
 
+// Lazy sweeping (collector.h): a collector of a bare heap whose objects
+// record their destruction.
+class LazySweepTest : public ::testing::Test {
+ protected:
+  LazySweepTest() { heap_->SetVerifyCollectionsForTesting(true); }
+  // `n` objects whose handles are dropped at once: garbage.
+  void AddGarbage(int n, bool prompt) {
+    WriterLock l(heap_->mu());
+    for (int i = 0; i < n; ++i) {
+      ASSERT_TRUE(
+          heap_
+              ->Allocate(std::make_unique<testing::Probe>(&destroyed_, prompt),
+                         {})
+              .ok());
+    }
+  }
+
+  std::shared_ptr<gc::Heap> heap_ = std::make_shared<gc::Heap>(nullptr);
+  gc::Collector collector_{*heap_, nullptr};
+  int destroyed_ = 0;
+};
+
+TEST_F(LazySweepTest, SweptObjectsWaitUnlessTheyAskToBeDestroyedPromptly) {
+  AddGarbage(1, /*prompt=*/true);
+  AddGarbage(2, /*prompt=*/false);
+  EXPECT_EQ(collector_.Collect().swept, 3);
+  EXPECT_EQ(destroyed_, 1);
+  EXPECT_EQ(heap_->unreclaimed_count(), 2u);
+  {
+    ReaderLock l(heap_->mu());
+    EXPECT_EQ(heap_->live_count(), 0);
+  }
+}
+
+TEST_F(LazySweepTest, ASafePointThatDoesNotCollectDestroysSomeWaitingObjects) {
+  collector_.set_policy(GcPolicy{.automatic = false});
+  constexpr int kMore = 8;
+  AddGarbage(gc::Collector::kReclaimPerSafePoint + kMore, false);
+  collector_.Collect();
+  EXPECT_EQ(destroyed_, 0);
+  EXPECT_FALSE(collector_.MaybeCollect().has_value());
+  EXPECT_EQ(destroyed_, int{gc::Collector::kReclaimPerSafePoint});
+  EXPECT_FALSE(collector_.MaybeCollect().has_value());
+  EXPECT_EQ(destroyed_, int{gc::Collector::kReclaimPerSafePoint} + kMore);
+  EXPECT_EQ(heap_->unreclaimed_count(), 0u);
+}
+
+TEST_F(LazySweepTest, TheNextCollectionDestroysWhatWasLeftWaiting) {
+  AddGarbage(3, false);
+  collector_.Collect();
+  EXPECT_EQ(destroyed_, 0);
+  EXPECT_EQ(collector_.Collect().swept, 0);
+  EXPECT_EQ(destroyed_, 3);
+  EXPECT_EQ(heap_->unreclaimed_count(), 0u);
+}
+
+TEST_F(LazySweepTest, SavedGarbageIsSetAsideWholeNotLeftWaiting) {
+  collector_.set_policy(GcPolicy{.save_garbage = true});
+  AddGarbage(2, false);
+  EXPECT_EQ(collector_.Collect().swept, 2);
+  EXPECT_EQ(collector_.saved_count(), 2u);
+  EXPECT_EQ(heap_->unreclaimed_count(), 0u);
+  collector_.ClearSaved();
+  EXPECT_EQ(destroyed_, 2);
+}
+
 // Old nodes: held through two collections (the default promote_after).
 std::vector<NodeHandle> PromotedNodes(Graph& g, int n) {
   std::vector<NodeHandle> nodes;

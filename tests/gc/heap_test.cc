@@ -4,11 +4,15 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/types/span.h"
 #include "gc/handle.h"
 #include "gtest/gtest.h"
+#include "tests/gc/test_graph.h"
 
 namespace graphgc {
 namespace {
+
+using testing::Probe;
 
 TEST(Heap, AllocateReturnsALiveHandle) {
   auto heap = std::make_shared<gc::Heap>(nullptr);
@@ -58,6 +62,62 @@ TEST(Heap, SlotsDoNotMoveAsTheHeapGrows) {
     more.push_back(heap->Allocate(std::make_unique<gc::Object>(), {}).value());
   }
   EXPECT_EQ(&heap->slot(first.id().index), before);
+}
+
+TEST(Heap, DestroysPromptlyIsReadFromEachObjectItsSlotHolds) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  int destroyed = 0;
+  WriterLock l(heap->mu());
+  NodeId a = heap->Allocate(std::make_unique<Probe>(&destroyed, true), {})
+                 .value()
+                 .id();
+  EXPECT_TRUE(heap->DestroysPromptly(a.index));
+  heap->Free(a.index, /*keep=*/false);
+  NodeId b = heap->Allocate(std::make_unique<Probe>(&destroyed, false), {})
+                 .value()
+                 .id();
+  ASSERT_EQ(b.index, a.index);  // the same slot, reused
+  EXPECT_FALSE(heap->DestroysPromptly(b.index));
+}
+
+TEST(Heap, DeferredObjectsLiveUntilTakenNewestFirst) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  int destroyed = 0;
+  WriterLock l(heap->mu());
+  for (int i = 0; i < 3; ++i) {
+    heap->DeferDestruction(std::make_unique<Probe>(&destroyed, false));
+  }
+  gc::Object* newest = nullptr;
+  {
+    auto last = std::make_unique<Probe>(&destroyed, false);
+    newest = last.get();
+    heap->DeferDestruction(std::move(last));
+  }
+  EXPECT_EQ(heap->unreclaimed_count(), 4u);
+  EXPECT_EQ(destroyed, 0);
+  std::unique_ptr<gc::Object> out[1];
+  EXPECT_EQ(heap->TakeUnreclaimed(absl::MakeSpan(out)), 1u);
+  EXPECT_EQ(out[0].get(), newest);
+  EXPECT_EQ(heap->unreclaimed_count(), 3u);
+  out[0].reset();
+  EXPECT_EQ(destroyed, 1);
+  std::vector<std::unique_ptr<gc::Object>> rest;
+  heap->TakeAllUnreclaimed(rest);
+  EXPECT_EQ(rest.size(), 3u);
+  EXPECT_EQ(heap->unreclaimed_count(), 0u);
+  EXPECT_EQ(heap->TakeUnreclaimed(absl::MakeSpan(out)), 0u);
+  rest.clear();
+  EXPECT_EQ(destroyed, 4);
+}
+
+TEST(Heap, OrphaningDestroysTheDeferredObjects) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  int destroyed = 0;
+  WriterLock l(heap->mu());
+  heap->DeferDestruction(std::make_unique<Probe>(&destroyed, false));
+  heap->Orphan();
+  EXPECT_EQ(destroyed, 1);
+  EXPECT_EQ(heap->unreclaimed_count(), 0u);
 }
 
 TEST(Heap, DefaultNodeIdIsNeverLive) {

@@ -8,16 +8,7 @@ namespace graphgc {
 namespace {
 
 using testing::AddTestNode;
-
-// An object that records its destruction.
-class Probe : public gc::Object {
- public:
-  explicit Probe(int* destroyed) : destroyed_(destroyed) {}
-  ~Probe() override { ++*destroyed_; }
-
- private:
-  int* destroyed_;
-};
+using testing::Probe;
 
 TEST(Sweeper, FindYoungGarbageListsTheUnmarkedLiveYoungSlotsOnly) {
   Graph g;
@@ -70,6 +61,40 @@ TEST(Sweeper, KeepSetsObjectsAsideInsteadOfDestroyingThem) {
   ASSERT_EQ(kept.size(), 1u);
   kept.clear();
   EXPECT_EQ(destroyed, 1);
+}
+
+TEST(Sweeper, SweepLazilyHandsBackPromptObjectsAndDefersTheRest) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  int destroyed = 0;
+  std::vector<NodeId> garbage;
+  {
+    WriterLock l(heap->mu());
+    for (bool prompt : {false, true, false}) {
+      garbage.push_back(
+          heap->Allocate(std::make_unique<Probe>(&destroyed, prompt), {})
+              .value()
+              .id());
+    }
+  }
+  std::vector<std::unique_ptr<gc::Object>> prompt;
+  {
+    WriterLock l(heap->mu());
+    gc::SweepLazily(*heap, garbage, prompt);
+    for (NodeId id : garbage) EXPECT_FALSE(heap->IsLive(id));
+    EXPECT_EQ(heap->live_count(), 0);
+  }
+  EXPECT_EQ(destroyed, 0);
+  EXPECT_EQ(prompt.size(), 1u);
+  EXPECT_EQ(heap->unreclaimed_count(), 2u);
+  prompt.clear();
+  EXPECT_EQ(destroyed, 1);
+  std::vector<std::unique_ptr<gc::Object>> rest;
+  {
+    WriterLock l(heap->mu());
+    heap->TakeAllUnreclaimed(rest);
+  }
+  rest.clear();
+  EXPECT_EQ(destroyed, 3);
 }
 
 }  // namespace

@@ -320,6 +320,47 @@ TEST(GraphNodeTraits, TheTableStaysBoundedAsModelsComeAndGo) {
   EXPECT_LE(g.NodeTraitsTableSizeForTesting(), size_t{4 * kModel});
 }
 
+TEST(GraphLazySweeping, EachNodeAddedDestroysTwoSweptNodes) {
+  Graph g;
+  for (int i = 0; i < 5; ++i) AddFloatAttrNode(g, "dropped", 1.0f);
+  EXPECT_EQ(g.Collect().swept, 5);
+  EXPECT_EQ(g.heap().unreclaimed_count(), 5u);
+  NodeHandle a = AddFloatAttrNode(g, "a", 1.0f);
+  EXPECT_EQ(g.heap().unreclaimed_count(), 3u);
+  NodeHandle b = AddFloatAttrNode(g, "b", 1.0f);
+  EXPECT_EQ(g.heap().unreclaimed_count(), 1u);
+  NodeHandle c = AddFloatAttrNode(g, "c", 1.0f);
+  EXPECT_EQ(g.heap().unreclaimed_count(), 0u);
+}
+
+TEST(GraphLazySweeping, ABatchDestroysTwoSweptNodesPerNode) {
+  Graph g;
+  for (int i = 0; i < 7; ++i) AddFloatAttrNode(g, "dropped", 1.0f);
+  g.Collect();
+  std::vector<BatchNodeSpec> batch(3);
+  for (BatchNodeSpec& spec : batch) spec.op = "NoOp";
+  batch[0].name = "x";
+  batch[1].name = "y";
+  batch[2].name = "z";
+  absl::StatusOr<std::vector<NodeHandle>> nodes = g.AddNodes(std::move(batch));
+  ASSERT_TRUE(nodes.ok()) << nodes.status();
+  EXPECT_EQ(g.heap().unreclaimed_count(), 1u);
+}
+
+// A node holding state (a variable's buffer) is destroyed by the collection
+// that sweeps it, not left waiting.
+TEST(GraphLazySweeping, ANodeWithAResourceIsDestroyedByItsCollection) {
+  Graph g;
+  auto resource = std::make_shared<NodeResource>();
+  std::weak_ptr<NodeResource> watch = resource;
+  NodeSpec spec{.op = "NoOp", .name = "v"};
+  spec.resource = std::move(resource);
+  ASSERT_TRUE(g.AddNode(std::move(spec)).ok());
+  EXPECT_EQ(g.Collect().swept, 1);
+  EXPECT_TRUE(watch.expired());
+  EXPECT_EQ(g.heap().unreclaimed_count(), 0u);
+}
+
 TEST(GraphScopes, ReservedScopesAreNotHandedOutTwice) {
   for (std::string base : {"dense", "outer/dense"}) {  // top-level, nested
     Graph g;
