@@ -96,6 +96,7 @@ CollectStats Collector::Run(bool minor) {
     promote_after = policy_.promote_after;
   }
   std::vector<std::unique_ptr<Object>> kept;
+  std::vector<std::unique_ptr<Object>> leftover;  // by earlier collections
   std::vector<std::shared_ptr<const Listener>> end_listeners;
   int64_t live_after = 0;
   int64_t peak = 0;
@@ -138,8 +139,10 @@ CollectStats Collector::Run(bool minor) {
     // rest as allocation reaches them (Lazy sweeping, collector.h): the
     // pause is roots, mark and unlinking, and nothing can reach an
     // unlinked object (its slot is free, its generation changed, its names
-    // are gone). Those an earlier collection left are destroyed below too.
-    heap_.TakeAllUnreclaimed(kept);
+    // are gone). Those an earlier collection left are destroyed below too,
+    // apart from `kept`: they are not this collection's garbage, so
+    // save_garbage does not set them aside.
+    heap_.TakeAllUnreclaimed(leftover);
     if (save) {
       kept.reserve(kept.size() + garbage_.size());
       Sweep(heap_, garbage_, /*keep=*/true, &kept);
@@ -186,7 +189,8 @@ CollectStats Collector::Run(bool minor) {
     WriterLock l(saved_mu_);
     for (auto& o : kept) saved_.push_back(std::move(o));
   }
-  kept.clear();  // destroys the prompt objects and those left before
+  kept.clear();      // destroys the prompt objects (none left when saved)
+  leftover.clear();  // and those earlier collections left waiting
   {
     WriterLock l(state_mu_);
     ++stats_.collections;

@@ -633,6 +633,16 @@ TEST_F(LazySweepTest, SavedGarbageIsSetAsideWholeNotLeftWaiting) {
   EXPECT_EQ(destroyed_, 2);
 }
 
+TEST_F(LazySweepTest, SavedGarbageIsOnlyTheSavingCollectionsOwn) {
+  AddGarbage(3, false);
+  collector_.Collect();  // not saving: the three wait
+  collector_.set_policy(GcPolicy{.save_garbage = true});
+  AddGarbage(1, false);
+  EXPECT_EQ(collector_.Collect().swept, 1);
+  EXPECT_EQ(collector_.saved_count(), 1u);
+  EXPECT_EQ(destroyed_, 3);
+}
+
 // Old nodes: held through two collections (the default promote_after).
 std::vector<NodeHandle> PromotedNodes(Graph& g, int n) {
   std::vector<NodeHandle> nodes;
