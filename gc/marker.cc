@@ -1,6 +1,7 @@
 #include "gc/marker.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace graphgc {
 namespace gc {
@@ -56,18 +57,33 @@ int64_t Marker::MarkHeap(Heap& heap, uint32_t epoch, bool stamp,
   // Slots above `pass` have been reached by the pass (none yet).
   uint32_t pass = slots;
   bool marked_above_pass = false;
+  // Depth first: the first input a node newly marks is traced next without
+  // a trip through the worklist, the others wait there. A model is mostly
+  // chains (each node reading the one made before it), so most nodes never
+  // enter the worklist.
   auto trace = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu()) {
     while (!worklist_.empty()) {
-      const uint32_t n = worklist_.back();
+      uint32_t n = worklist_.back();
       worklist_.pop_back();
-      for (uint32_t in : heap.slot(n).edges) {
-        if (!marks.Set(in)) continue;
-        ++marked;
-        if (in > pass) marked_above_pass = true;
-        if (in >= kPrefetchAhead) {
-          __builtin_prefetch(&heap.slot(in - kPrefetchAhead));
+      for (;;) {
+        bool have_next = false;
+        uint32_t next = 0;
+        for (uint32_t in : heap.slot(n).edges) {
+          if (!marks.Set(in)) continue;
+          ++marked;
+          if (in > pass) marked_above_pass = true;
+          if (in >= kPrefetchAhead) {
+            __builtin_prefetch(&heap.slot(in - kPrefetchAhead));
+          }
+          if (have_next) {
+            worklist_.push_back(in);
+          } else {
+            next = in;
+            have_next = true;
+          }
         }
-        worklist_.push_back(in);
+        if (!have_next) break;
+        n = next;
       }
     }
   };
@@ -81,13 +97,22 @@ int64_t Marker::MarkHeap(Heap& heap, uint32_t epoch, bool stamp,
   worklist_.resize(pinned);
   marked += static_cast<int64_t>(pinned);
   trace();
-  for (uint32_t i = slots; i-- > 0;) {
-    const uint64_t word = marks.word(i >> 6);
-    if ((i & 63) == 63 && word == ~uint64_t{0}) {
-      i -= 63;  // 64 marked slots
+  // Slots below `top` are still to be passed; each step goes straight to
+  // the highest unmarked one among them, a word of mark bits at a time (a
+  // traced model leaves a run of marked slots under its root).
+  for (uint32_t top = slots; top > 0;) {
+    const uint32_t word_index = (top - 1) >> 6;
+    const uint32_t bit = (top - 1) & 63;
+    const uint64_t at_or_below =
+        bit == 63 ? ~uint64_t{0} : (uint64_t{1} << (bit + 1)) - 1;
+    const uint64_t unmarked = ~marks.word(word_index) & at_or_below;
+    if (unmarked == 0) {
+      top = word_index << 6;
       continue;
     }
-    if (((word >> (i & 63)) & 1) != 0) continue;
+    const uint32_t i = (word_index << 6) +
+                       static_cast<uint32_t>(63 - std::countl_zero(unmarked));
+    top = i;
     const Slot& s = heap.slot(i);
     if (!s.live) continue;
     pass = i;

@@ -155,6 +155,48 @@ TEST(Marker, MarkHeapListsExactlyTheUnreachableSlotsInSlotOrder) {
   EXPECT_EQ(m.garbage, expected);
 }
 
+// Lone nodes over four words of mark bits, held in a pattern that puts
+// roots and garbage at a word's first and last bits and leaves runs of
+// marked slots across word boundaries: the pass finds every unmarked slot
+// however the marked ones around it fall.
+TEST(Marker, MarkHeapFindsEveryUnmarkedSlotWhereverItsBitFalls) {
+  Graph g;
+  std::vector<NodeHandle> held;
+  std::vector<NodeId> expected;
+  for (int i = 0; i < 256; ++i) {
+    NodeHandle n = AddTestNode(g, "n");
+    const bool keep =
+        i % 64 == 0 || i % 64 == 63 || (i >= 100 && i < 200) || i % 7 == 3;
+    if (keep) {
+      held.push_back(std::move(n));
+    } else {
+      expected.push_back(n.id());
+    }
+  }
+  FullMark m = MarkHeap(g, 1);
+  EXPECT_EQ(m.marked, static_cast<int64_t>(held.size()));
+  EXPECT_EQ(m.garbage, expected);
+}
+
+// One node reading five chains of three: the trace follows one input at a
+// time and keeps the others waiting, and marks all of them.
+TEST(Marker, MarkHeapMarksEveryInputOfANodeWithMany) {
+  Graph g;
+  std::vector<NodeHandle> tails;
+  for (int chain = 0; chain < 5; ++chain) {
+    NodeHandle tail = AddTestNode(g, "c");
+    for (int i = 1; i < 3; ++i) tail = AddTestNode(g, "c", {tail});
+    tails.push_back(std::move(tail));
+  }
+  NodeHandle reader = AddTestNode(
+      g, "reader", {tails[0], tails[1], tails[2], tails[3], tails[4]});
+  NodeId garbage = AddTestNode(g, "garbage").id();
+  tails.clear();
+  FullMark m = MarkHeap(g, 1);
+  EXPECT_EQ(m.marked, 16);
+  EXPECT_EQ(m.garbage, std::vector<NodeId>{garbage});
+}
+
 TEST(Marker, MarkYoungStopsAtOldSlots) {
   Graph g;
   NodeHandle old_input = AddTestNode(g, "old");
