@@ -156,6 +156,77 @@ TEST_F(NameIndexTest, SweepingABaseOutOfALiveGroupLeavesNoBookkeeping) {
   EXPECT_EQ(index_.Unique("m/n"), "m/n");
 }
 
+// A sweep of a group's table counts a leaving uniqued name against its
+// base from the table entry: none of the leaving nodes is read.
+TEST_F(NameIndexTest, SweepingUniquedNamesReadsNoneOfTheirNodes) {
+  std::vector<NodeId> ids;
+  for (int i = 0; i < 200; ++i) {
+    if (i >= 1 && i <= 150) ids.push_back(NodeId{next_slot_, 1});
+    Add("m/n");  // m/n, m/n_1, ..., m/n_199
+  }
+  int reads = 0;
+  index_.Erase(ids, [&](uint32_t slot) -> Node& {
+    ++reads;
+    return *nodes_[slot];
+  });
+  EXPECT_EQ(reads, 0);
+  EXPECT_FALSE(index_.Find("m/n_150").has_value());
+  EXPECT_TRUE(index_.Find("m/n_151").has_value());
+  EXPECT_EQ(index_.Unique("m/n"), "m/n_200");
+}
+
+// The base's entry outlives its uniqued names while the node named the
+// base itself lives, and goes when that node is swept.
+TEST_F(NameIndexTest, ASweptBaseStaysWhileItsHolderLives) {
+  Node& holder = Add("m/n");
+  std::vector<Node*> uniqued;
+  for (int i = 0; i < 150; ++i) uniqued.push_back(&Add("m/n"));
+  std::vector<Node*> others;
+  for (int i = 0; i < 100; ++i) others.push_back(&Add(absl::StrCat("m/x", i)));
+  Add("m/keep");
+  Erase(uniqued);
+  EXPECT_EQ(index_.Unique("m/n"), "m/n_151");
+  // The group, m/n, the 100 others, m/keep and the base.
+  EXPECT_EQ(index_.size(), 104u);
+  others.push_back(&holder);
+  Erase(others);
+  EXPECT_EQ(index_.size(), 2u);  // the group and m/keep
+  EXPECT_EQ(index_.Unique("m/n"), "m/n");
+}
+
+// The holder swept out with some of its uniqued names: the base stays for
+// the others, and uniquing goes on after the highest suffix given.
+TEST_F(NameIndexTest, ASweptHolderLeavesTheBaseToItsLiveUniquedNames) {
+  std::vector<Node*> nodes;
+  for (int i = 0; i < 200; ++i) nodes.push_back(&Add("m/n"));
+  Erase(std::vector<Node*>(nodes.begin(), nodes.begin() + 100));
+  EXPECT_FALSE(index_.Find("m/n").has_value());
+  EXPECT_EQ(index_.Unique("m/n"), "m/n");
+  Add("m/n");
+  EXPECT_EQ(index_.Unique("m/n"), "m/n_200");
+  Erase(std::vector<Node*>(nodes.begin() + 100, nodes.end()));
+  EXPECT_EQ(index_.size(), 3u);  // the group, m/n, the base it holds
+}
+
+// A base's number, freed when the base goes, is reused by the next base
+// of the group, and the names counted in each stay apart.
+TEST_F(NameIndexTest, ABaseNumberFreedByOneBaseIsReusedByTheNext) {
+  std::vector<Node*> a, b, c;
+  for (int i = 0; i < 100; ++i) a.push_back(&Add("m/a"));
+  for (int i = 0; i < 100; ++i) b.push_back(&Add("m/b"));
+  Erase(a);
+  for (int i = 0; i < 100; ++i) c.push_back(&Add("m/c"));
+  Erase(std::vector<Node*>(c.begin(), c.begin() + 99));  // m/c_99 lives
+  Node& again = Add("m/c");
+  EXPECT_EQ(again.name, "m/c");
+  EXPECT_EQ(index_.Unique("m/c"), "m/c_100");
+  EXPECT_EQ(index_.Unique("m/b"), "m/b_100");
+  Erase(b);
+  EXPECT_EQ(index_.Unique("m/b"), "m/b");
+  Erase({c.back(), &again});
+  EXPECT_EQ(index_.size(), 0u);
+}
+
 TEST_F(NameIndexTest, ReleasingEveryScopeLeavesNoBookkeeping) {
   index_.ReserveScope("dense", "");
   index_.ReserveScope("dense", "");  // dense_1
