@@ -23,24 +23,54 @@ struct NameGroup {
     bool touched = false;     // within Erase(): its count changed
   };
   using Bases = absl::node_hash_map<std::string, BaseInfo>;
-  // Entry::base of a node whose name is the one it asked for.
-  static constexpr uint32_t kAsRequested = ~uint32_t{0};
-  // One entry per node, holding the node (whose name is the key, so names
-  // are not stored twice), its slot, the name's hash (so rehashing and
-  // erasing never re-read the name) and, for a uniqued name, the number of
-  // its base (so a sweep of the table counts the base's loss without
-  // reading the node). Looked up by name or by entry.
+
+  // One entry per node, in 16 bytes: the node (whose name is the key, so
+  // names are not stored twice), 32 bits of the name's hash (so rehashing
+  // and erasing never re-read the name), its slot and, for a uniqued name,
+  // its base's number (so a sweep of the table counts the base's loss
+  // without reading the node). Looked up by name or by entry. At 24 bytes
+  // (a full hash, a whole word for the slot and the base), the table a
+  // sweep reads was half as big again.
+  static constexpr int kSlotBits = 24;
+  static_assert(gc::Heap::kMaxSlots <= (uint32_t{1} << kSlotBits),
+                "a slot index must fit an entry's slot bits");
+  // Entry::base_tag(): a name given as requested (which may be a base's
+  // own name), a uniqued name's base number plus one, or kBaseUnnumbered
+  // for a uniqued name whose base's number does not fit (its node is read).
+  static constexpr uint32_t kAsRequested = 0;
+  static constexpr uint32_t kBaseUnnumbered = 0xff;
   struct Entry {
-    size_t hash;
+    Entry(uint32_t name_hash, const Node* n, uint32_t slot, uint32_t base_tag)
+        : node(n),
+          hash(name_hash),
+          slot_and_tag(slot | base_tag << kSlotBits) {}
+    uint32_t slot() const {
+      return slot_and_tag & ((uint32_t{1} << kSlotBits) - 1);
+    }
+    uint32_t base_tag() const { return slot_and_tag >> kSlotBits; }
+
     const Node* node;
-    uint32_t slot;
-    uint32_t base;  // kAsRequested, or an index into base_by_id
+    uint32_t hash;  // NameHash(node->name)
+    uint32_t slot_and_tag;
   };
+  static_assert(sizeof(Entry) == 16);
+  static uint32_t NameHash(absl::string_view name) {
+    return static_cast<uint32_t>(absl::Hash<absl::string_view>{}(name));
+  }
+  // The tag an entry holds for a uniqued name of base number `id`.
+  static uint32_t TagOfBase(uint32_t id) {
+    return id + 1 < kBaseUnnumbered ? id + 1 : kBaseUnnumbered;
+  }
+  // A 32-bit name hash spread over a size_t, the same for an entry and for
+  // a name looked up (the table takes its low 7 bits and the bits above).
+  static size_t Spread(uint32_t name_hash) {
+    return static_cast<size_t>(uint64_t{name_hash} * 0x9E3779B97F4A7C15u);
+  }
   struct Hash {
     using is_transparent = void;
-    size_t operator()(const Entry& e) const { return e.hash; }
+    size_t operator()(const Entry& e) const { return Spread(e.hash); }
     size_t operator()(absl::string_view name) const {
-      return absl::Hash<absl::string_view>{}(name);
+      return Spread(NameHash(name));
     }
   };
   struct Eq {
@@ -140,7 +170,7 @@ std::optional<uint32_t> NameIndex::Find(absl::string_view name) const {
   if (group == nullptr) return std::nullopt;
   auto it = group->names.find(name);
   if (it == group->names.end()) return std::nullopt;
-  return it->slot;
+  return it->slot();
 }
 
 std::string NameIndex::Unique(absl::string_view base) const {
@@ -289,7 +319,7 @@ void NameIndex::Insert(Node& node, uint32_t slot) {
   Group& group = *owned;
   GroupNumberOfSlot(slot) = group.id;
   const absl::string_view base = name.substr(0, node.base_length);
-  uint32_t base_id = NameGroup::kAsRequested;
+  uint32_t base_tag = NameGroup::kAsRequested;
   if (name.size() > base.size()) {
     // Uniqued: base_<k>. A node that got its base unchanged needs no entry
     // (see NameGroup::bases), so most nodes cost no base string.
@@ -299,10 +329,10 @@ void NameIndex::Insert(Node& node, uint32_t slot) {
     if (absl::SimpleAtoi(name.substr(base.size() + 1), &suffix)) {
       info.next_suffix = std::max(info.next_suffix, suffix + 1);
     }
-    base_id = info.id;
+    base_tag = NameGroup::TagOfBase(info.id);
   }
   group.names.insert(
-      NameGroup::Entry{NameGroup::Hash{}(name), &node, slot, base_id});
+      NameGroup::Entry(NameGroup::NameHash(name), &node, slot, base_tag));
   ++group.live;
 }
 
@@ -376,26 +406,37 @@ void NameIndex::Erase(absl::Span<const NodeId> nodes,
     // when the group has bases at all.
     std::vector<uint32_t> touched_bases;
     std::vector<const Node*> maybe_holders;
+    std::vector<const Node*> unnumbered;
     for (Group* group : swept) {
+      auto touch = [&](NameGroup::BaseInfo& info) {
+        if (info.touched) return;
+        info.touched = true;
+        touched_bases.push_back(info.id);
+      };
       absl::erase_if(group->names, [&](const NameGroup::Entry& e) {
-        if (e.slot > max_slot || !leaving[e.slot]) return false;
-        if (e.base != NameGroup::kAsRequested) {
-          NameGroup::BaseInfo& info = group->base_by_id[e.base]->second;
+        const uint32_t slot = e.slot();
+        if (slot > max_slot || !leaving[slot]) return false;
+        const uint32_t tag = e.base_tag();
+        if (tag == NameGroup::kAsRequested) {
+          if (!group->bases.empty()) maybe_holders.push_back(e.node);
+        } else if (tag == NameGroup::kBaseUnnumbered) {
+          unnumbered.push_back(e.node);
+        } else {
+          NameGroup::BaseInfo& info = group->base_by_id[tag - 1]->second;
           --info.live;
-          if (!info.touched) {
-            info.touched = true;
-            touched_bases.push_back(e.base);
-          }
-        } else if (!group->bases.empty()) {
-          maybe_holders.push_back(e.node);
+          touch(info);
         }
         return true;
       });
       for (const Node* node : maybe_holders) {
         auto base = group->bases.find(node->name);
-        if (base == group->bases.end() || base->second.touched) continue;
-        base->second.touched = true;
-        touched_bases.push_back(base->second.id);
+        if (base != group->bases.end()) touch(base->second);
+      }
+      for (const Node* node : unnumbered) {
+        auto base = group->bases.find(
+            absl::string_view(node->name).substr(0, node->base_length));
+        --base->second.live;
+        touch(base->second);
       }
       // As one lookup each below: the entry goes once no uniqued node of
       // the base lives and no node is named the base itself.
@@ -408,6 +449,7 @@ void NameIndex::Erase(absl::Span<const NodeId> nodes,
       }
       touched_bases.clear();
       maybe_holders.clear();
+      unnumbered.clear();
     }
   }
   // When every group losing names dies whole or is swept above, and no
@@ -423,7 +465,8 @@ void NameIndex::Erase(absl::Span<const NodeId> nodes,
     if (unscoped) NoteScopeFreed(node->name);
     if (done) continue;
     const absl::string_view name = node->name;
-    group.names.erase(NameGroup::Entry{NameGroup::Hash{}(name), node, 0, 0});
+    group.names.erase(NameGroup::Entry(NameGroup::NameHash(name), node, 0,
+                                       NameGroup::kAsRequested));
     const absl::string_view base_name = name.substr(0, node->base_length);
     auto base = group.bases.find(base_name);
     if (base == group.bases.end()) continue;

@@ -227,6 +227,23 @@ TEST_F(NameIndexTest, ABaseNumberFreedByOneBaseIsReusedByTheNext) {
   EXPECT_EQ(index_.size(), 0u);
 }
 
+// An entry holds base numbers up to 253; the uniqued names of bases
+// numbered past that are counted through their nodes, and a sweep settles
+// every base alike.
+TEST_F(NameIndexTest, BasesNumberedPastWhatAnEntryHoldsAreSweptToo) {
+  std::vector<Node*> nodes;
+  for (int k = 0; k < 300; ++k) {
+    const std::string base = absl::StrCat("m/b", k);
+    nodes.push_back(&Add(base));
+    nodes.push_back(&Add(base));  // base_1
+  }
+  Add("m/keep");
+  EXPECT_EQ(index_.Unique("m/b299"), "m/b299_2");
+  Erase(nodes);
+  EXPECT_EQ(index_.size(), 2u);  // the group and m/keep
+  EXPECT_EQ(index_.Unique("m/b299"), "m/b299");
+}
+
 TEST_F(NameIndexTest, ReleasingEveryScopeLeavesNoBookkeeping) {
   index_.ReserveScope("dense", "");
   index_.ReserveScope("dense", "");  // dense_1
