@@ -4,6 +4,8 @@
 // gone, and the long-lived model's weights are exactly what its own
 // training produced (checked against a twin trained alone on its own graph).
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <random>
 #include <thread>
 #include <vector>
@@ -58,9 +60,20 @@ TEST(Stress, BuildersTrainersAndACollectorShareTheDefaultGraph) {
   g.Collect();
   const int64_t baseline = g.num_nodes();
 
+  // The collector pauses 100 us between collections. Collecting back to
+  // back, it took the graph's lock again before a woken builder could, and
+  // on a slow two-core machine the builders waited for minutes: 66-146 s
+  // per run (476 s under asan), one run counting 1,975,604 collections
+  // that held the lock for 202 of its 209 s. With the pause a run takes
+  // 0.5 s and 1,200-1,700 collections still race the builders.
   std::atomic<bool> stop{false};
+  std::atomic<int64_t> collections{0};
   std::thread collector([&] {
-    while (!stop.load()) g.Collect();
+    while (!stop.load()) {
+      g.Collect();
+      collections.fetch_add(1);
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
   });
   std::vector<std::thread> builders;
   for (int t = 0; t < kBuilders; ++t) {
@@ -79,6 +92,7 @@ TEST(Stress, BuildersTrainersAndACollectorShareTheDefaultGraph) {
   for (auto& b : builders) b.join();
   stop.store(true);
   collector.join();
+  EXPECT_GT(collections.load(), 0);
   g.Collect();
   EXPECT_EQ(g.num_nodes(), baseline);
   {
