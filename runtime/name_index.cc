@@ -435,6 +435,7 @@ void NameIndex::Erase(absl::Span<const NodeId> nodes,
       for (const Node* node : unnumbered) {
         auto base = group->bases.find(
             absl::string_view(node->name).substr(0, node->base_length));
+        if (base == group->bases.end()) continue;  // counted in it: not reached
         --base->second.live;
         touch(base->second);
       }
