@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 
 namespace graphgc {
 namespace gc {
@@ -10,6 +11,10 @@ namespace {
 // How far below a slot being marked MarkHeap fetches slots ahead: inputs
 // are made before their readers, so a trace mostly walks down the slots.
 constexpr uint32_t kPrefetchAhead = 128;
+
+// No slot: the heap's slots number at most Heap::kMaxSlots, below this.
+constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
+static_assert(Heap::kMaxSlots < kNoSlot);
 
 // MarkHeap's marks, one bit per slot, over a reused buffer: the bits of a
 // million slots (128 KB) stay in cache.
@@ -65,9 +70,8 @@ int64_t Marker::MarkHeap(Heap& heap, uint32_t epoch, bool stamp,
     while (!worklist_.empty()) {
       uint32_t n = worklist_.back();
       worklist_.pop_back();
-      for (;;) {
-        bool have_next = false;
-        uint32_t next = 0;
+      while (n != kNoSlot) {
+        uint32_t next = kNoSlot;
         for (uint32_t in : heap.slot(n).edges) {
           if (!marks.Set(in)) continue;
           ++marked;
@@ -75,14 +79,12 @@ int64_t Marker::MarkHeap(Heap& heap, uint32_t epoch, bool stamp,
           if (in >= kPrefetchAhead) {
             __builtin_prefetch(&heap.slot(in - kPrefetchAhead));
           }
-          if (have_next) {
-            worklist_.push_back(in);
-          } else {
+          if (next == kNoSlot) {
             next = in;
-            have_next = true;
+          } else {
+            worklist_.push_back(in);
           }
         }
-        if (!have_next) break;
         n = next;
       }
     }
@@ -103,8 +105,7 @@ int64_t Marker::MarkHeap(Heap& heap, uint32_t epoch, bool stamp,
   for (uint32_t top = slots; top > 0;) {
     const uint32_t word_index = (top - 1) >> 6;
     const uint32_t bit = (top - 1) & 63;
-    const uint64_t at_or_below =
-        bit == 63 ? ~uint64_t{0} : (uint64_t{1} << (bit + 1)) - 1;
+    const uint64_t at_or_below = ~uint64_t{0} >> (63 - bit);
     const uint64_t unmarked = ~marks.word(word_index) & at_or_below;
     if (unmarked == 0) {
       top = word_index << 6;
