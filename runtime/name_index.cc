@@ -140,6 +140,14 @@ bool HoldsOwnBase(const NameGroup& group, absl::string_view base) {
          it->node->base_length == it->node->name.size();
 }
 
+// Erases `base` once no uniqued node of it lives and no node is named it
+// as requested (the rule NameGroup::bases states); otherwise keeps it.
+void DropBaseIfUnused(NameGroup& group, NameGroup::Bases::iterator base) {
+  if (base->second.live <= 0 && !HoldsOwnBase(group, base->first)) {
+    group.EraseBase(base);
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -439,14 +447,11 @@ void NameIndex::Erase(absl::Span<const NodeId> nodes,
         --base->second.live;
         touch(base->second);
       }
-      // As one lookup each below: the entry goes once no uniqued node of
-      // the base lives and no node is named the base itself.
+      // Each base whose count changed is settled once, after the pass.
       for (uint32_t base_id : touched_bases) {
         auto base = group->bases.find(group->base_by_id[base_id]->first);
         base->second.touched = false;
-        if (base->second.live <= 0 && !HoldsOwnBase(*group, base->first)) {
-          group->EraseBase(base);
-        }
+        DropBaseIfUnused(*group, base);
       }
       touched_bases.clear();
       maybe_holders.clear();
@@ -471,16 +476,10 @@ void NameIndex::Erase(absl::Span<const NodeId> nodes,
     const absl::string_view base_name = name.substr(0, node->base_length);
     auto base = group.bases.find(base_name);
     if (base == group.bases.end()) continue;
-    if (name.size() > base_name.size()) {
-      --base->second.live;
-      // The last uniqued node of this base: the entry stays while the node
-      // that holds the base itself lives (its suffixes go on from there).
-      if (base->second.live <= 0 && !HoldsOwnBase(group, base_name)) {
-        group.EraseBase(base);
-      }
-    } else if (base->second.live <= 0) {
-      group.EraseBase(base);  // the base's holder, after its uniqued ones
-    }
+    // A uniqued node counts in its base; the node named the base itself
+    // (its entry erased above) only keeps the base while it lives.
+    if (name.size() > base_name.size()) --base->second.live;
+    DropBaseIfUnused(group, base);
   }
   for (Group* group : touched) group->leaving = 0;  // counted and used above
   for (Group* group : swept) group->sweep = false;
