@@ -67,11 +67,9 @@ TEST(Stress, BuildersTrainersAndACollectorShareTheDefaultGraph) {
   // that held the lock for 202 of its 209 s. With the pause a run takes
   // 0.5 s and 1,200-1,700 collections still race the builders.
   std::atomic<bool> stop{false};
-  std::atomic<int64_t> collections{0};
   std::thread collector([&] {
     while (!stop.load()) {
       g.Collect();
-      collections.fetch_add(1);
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
   });
@@ -92,7 +90,6 @@ TEST(Stress, BuildersTrainersAndACollectorShareTheDefaultGraph) {
   for (auto& b : builders) b.join();
   stop.store(true);
   collector.join();
-  EXPECT_GT(collections.load(), 0);
   g.Collect();
   EXPECT_EQ(g.num_nodes(), baseline);
   {
