@@ -72,6 +72,7 @@ set(GRAPHGC_HEADERS
     util/registration.h
     util/status_macros.h
     gc/collector.h
+    gc/edge_list.h
     gc/handle.h
     gc/heap.h
     gc/marker.h

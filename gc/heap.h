@@ -52,6 +52,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "gc/edge_list.h"
 #include "gc/node_id.h"
 #include "gc/root_count.h"
 #include "util/mutex.h"
@@ -89,7 +90,7 @@ struct Slot {
   std::atomic<bool> young{false};
   uint32_t generation = 1;  // guarded by Heap::mu()
   uint32_t mark_epoch = 0;  // == Heap's epoch: marked this cycle
-  absl::InlinedVector<uint32_t, 2> edges;
+  EdgeList edges;           // 16 bytes (gc/edge_list.h)
   std::unique_ptr<Object> object;
 
   CountRef strong() {
@@ -101,8 +102,9 @@ struct Slot {
   }
 };
 // Root counts cost no slot bytes: the home part and the flags share the
-// eight bytes the shared part's alignment takes.
-static_assert(sizeof(Slot) <= 48, "a slot outgrew 48 bytes");
+// eight bytes the shared part's alignment takes. The edges take 16 bytes
+// (they took 24 as an absl::InlinedVector<uint32_t, 2>).
+static_assert(sizeof(Slot) <= 40, "a slot outgrew 40 bytes");
 
 // One owner label on one slot: every handle carrying that label on that
 // slot points here and counts itself in `handles` (a root count in two
@@ -168,8 +170,9 @@ class Heap : public std::enable_shared_from_this<Heap> {
   absl::StatusOr<NodeHandle> Allocate(std::unique_ptr<Object> object,
                                       absl::Span<const uint32_t> edges)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Adds an out-edge from -> to (both live), e.g. a later control input.
-  // When `from` is old and `to` young, `to` goes into remembered().
+  // Adds an out-edge from -> to (both live), e.g. a later control input;
+  // `from` has fewer than EdgeList::kMaxSize edges. When `from` is old and
+  // `to` young, `to` goes into remembered().
   void AddEdge(uint32_t from, uint32_t to) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Frees a live slot: its object is destroyed (or handed back when
   // `keep` is set), its generation bumped, the slot put on the free list.

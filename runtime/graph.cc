@@ -191,6 +191,11 @@ absl::Status Graph::AddControlEdge(const NodeHandle& from,
   WriterLock lock(heap_->mu());
   GG_RETURN_IF_ERROR(CheckHandle(from, "control edge source"));
   GG_RETURN_IF_ERROR(CheckHandle(to, "control edge target"));
+  if (heap_->edges(to.id().index).size() >= gc::EdgeList::kMaxSize) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("control edge target already has ", gc::EdgeList::kMaxSize,
+                     " inputs, the most a node has"));
+  }
   Node& node = static_cast<Node&>(*heap_->mutable_object(to.id().index));
   node.control_inputs.push_back(from.id());
   heap_->AddEdge(to.id().index, from.id().index);  // a new structure_version
