@@ -115,6 +115,12 @@ CollectStats Collector::Run(bool minor) {
       }
       epoch_ = 1;
     }
+    // Those an earlier collection left waiting are destroyed below (with
+    // `leftover`), before this one's sweep defers anything: they are not
+    // this collection's garbage, so save_garbage does not set them aside,
+    // and what this sweep defers (its nodes, and the name tables of its
+    // dropped scopes, which Graph::OnSweep defers) waits for allocation.
+    heap_.TakeAllUnreclaimed(leftover);
     roots_.clear();
     garbage_.clear();
     const bool verify = heap_.VerifyCollectionsForTesting();
@@ -139,10 +145,7 @@ CollectStats Collector::Run(bool minor) {
     // rest as allocation reaches them (Lazy sweeping, collector.h): the
     // pause is roots, mark and unlinking, and nothing can reach an
     // unlinked object (its slot is free, its generation changed, its names
-    // are gone). Those an earlier collection left are destroyed below too,
-    // apart from `kept`: they are not this collection's garbage, so
-    // save_garbage does not set them aside.
-    heap_.TakeAllUnreclaimed(leftover);
+    // are gone).
     if (save) {
       kept.reserve(kept.size() + garbage_.size());
       Sweep(heap_, garbage_, /*keep=*/true, &kept);

@@ -20,11 +20,13 @@
 //     to an older node, which ages no slower, so the one way an old node comes
 //     to read a young one is AddEdge, which records it. A minor collection
 //     needs nothing else to see every old-to-young reference.
-//  5. Lazy sweeping: a swept object whose DestroyPromptly() was false may
-//     wait in unreclaimed() (DeferDestruction) until allocation, a safe
-//     point or the next collection takes it (TakeUnreclaimed) and destroys
-//     it with mu() released. Nothing reaches it meanwhile: its slot is free
-//     or reused, its generation changed.
+//  5. Lazy sweeping: a swept object whose DestroyPromptly() was false, or
+//     an object the sweep's observer unlinked for it (a dropped scope's
+//     name tables), may wait in unreclaimed() (DeferDestruction) until
+//     allocation, a safe point or the next collection takes it
+//     (TakeUnreclaimed) and destroys it with mu() released. Nothing reaches
+//     it meanwhile: a swept object's slot is free or reused, its generation
+//     changed, and an unlinked object is in no table.
 //
 // Thread safety: mu() guards everything but the root counts (atomic; see
 // gc/root_count.h for who writes which part), the owner-label table and the pin
@@ -187,7 +189,7 @@ class Heap : public std::enable_shared_from_this<Heap> {
   bool DestroysPromptly(uint32_t index) const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     return ((prompt_bits_[index >> 6] >> (index & 63)) & 1) != 0;
   }
-  // Keeps a swept object to be destroyed later.
+  // Keeps a swept or unlinked object to be destroyed later (invariant 5).
   void DeferDestruction(std::unique_ptr<Object> object)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     unreclaimed_.push_back(std::move(object));

@@ -378,10 +378,19 @@ void Graph::OnSweep(gc::Heap& heap, absl::Span<const NodeId> garbage) {
   // them garbage (`perf record -g` of `gc_bench
   // --benchmark_filter='BM_PeerGraphgcCollect/50/'`, samples under
   // Collector::Run).
-  mutable_names().Erase(garbage, [&heap](uint32_t slot) -> Node& {
-    heap.mu().AssertHeld();  // OnSweep's caller holds it
-    return static_cast<Node&>(*heap.mutable_object(slot));
-  });
+  // A dropped scope's name tables wait in the heap beside its nodes and
+  // are destroyed as allocation reaches them (gc/heap.h invariant 5), not
+  // inside the pause.
+  mutable_names().Erase(
+      garbage,
+      [&heap](uint32_t slot) -> Node& {
+        heap.mu().AssertHeld();  // OnSweep's caller holds it
+        return static_cast<Node&>(*heap.mutable_object(slot));
+      },
+      [&heap](std::unique_ptr<gc::Object> group) {
+        heap.mu().AssertHeld();
+        heap.DeferDestruction(std::move(group));
+      });
 }
 
 const Node& Graph::NodeAt(uint32_t index) const {

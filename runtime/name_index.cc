@@ -1,6 +1,7 @@
 #include "runtime/name_index.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -10,12 +11,15 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "gc/heap.h"
 #include "runtime/node.h"
 
 namespace graphgc {
 
 // One top-level scope's live names.
-struct NameGroup {
+// A gc::Object so that a group whose nodes all go can wait with them in the
+// heap's unreclaimed list (NameIndex::Erase's `retire`).
+struct NameGroup final : gc::Object {
   struct BaseInfo {
     int64_t live = 0;         // live nodes whose requested name was this
     int64_t next_suffix = 1;  // where uniquing starts probing
@@ -354,6 +358,13 @@ NameGroup& NameIndex::GroupOfSlot(uint32_t slot) const {
 
 void NameIndex::Erase(absl::Span<const NodeId> nodes,
                       absl::FunctionRef<Node&(uint32_t slot)> node_at) {
+  Erase(nodes, node_at, [](std::unique_ptr<gc::Object>) {});
+}
+
+void NameIndex::Erase(
+    absl::Span<const NodeId> nodes,
+    absl::FunctionRef<Node&(uint32_t slot)> node_at,
+    absl::FunctionRef<void(std::unique_ptr<gc::Object>)> retire) {
   // A group losing at least kSweepAtLeast names and a quarter of them, or
   // a sixteenth of a table too big for the cache (kBigTable entries, about
   // 6 MB), is swept in one pass over its table: below that, a lookup per
@@ -487,7 +498,10 @@ void NameIndex::Erase(absl::Span<const NodeId> nodes,
     if (!group->scope.empty()) NoteScopeFreed(group->scope);
     group_by_id_[group->id] = nullptr;
     free_group_ids_.push_back(group->id);
-    groups_.erase(groups_.find(group->scope));
+    auto it = groups_.find(group->scope);
+    std::unique_ptr<gc::Object> unlinked = std::move(it->second);
+    groups_.erase(it);
+    retire(std::move(unlinked));
   }
 }
 

@@ -55,6 +55,9 @@ namespace graphgc {
 
 struct Node;       // runtime/node.h
 struct NameGroup;  // name_index.cc
+namespace gc {
+class Object;  // gc/heap.h
+}  // namespace gc
 
 class NameIndex {
  public:
@@ -100,8 +103,17 @@ class NameIndex {
   // bigger than the cache) keeps its other names in one pass over its
   // table, which reads the table in order instead of once per name at
   // random.
+  // A group whose nodes all go is destroyed before Erase returns.
   void Erase(absl::Span<const NodeId> nodes,
              absl::FunctionRef<Node&(uint32_t slot)> node_at);
+  // As above, but each group whose nodes all go is handed to `retire` once
+  // it is unlinked (nothing in the index reaches it then, and destroying it
+  // reads no node), so the caller can destroy its tables later, as a lazy
+  // sweep does its nodes: a dropped model's name tables are then freed by
+  // the allocation that follows, not inside the collection's pause.
+  void Erase(absl::Span<const NodeId> nodes,
+             absl::FunctionRef<Node&(uint32_t slot)> node_at,
+             absl::FunctionRef<void(std::unique_ptr<gc::Object>)> retire);
 
   // Entries in all tables, for tests that bookkeeping stays bounded.
   size_t size() const;

@@ -320,8 +320,11 @@ TEST(GraphNodeTraits, TheTableStaysBoundedAsModelsComeAndGo) {
   EXPECT_LE(g.NodeTraitsTableSizeForTesting(), size_t{4 * kModel});
 }
 
+// The lazy-sweeping tests below keep one unscoped node alive, so that the
+// swept nodes' name group ("", unscoped names) lives on and only nodes wait.
 TEST(GraphLazySweeping, EachNodeAddedDestroysTwoSweptNodes) {
   Graph g;
+  NodeHandle kept = AddFloatAttrNode(g, "kept", 1.0f);
   for (int i = 0; i < 5; ++i) AddFloatAttrNode(g, "dropped", 1.0f);
   EXPECT_EQ(g.Collect().swept, 5);
   EXPECT_EQ(g.heap().unreclaimed_count(), 5u);
@@ -335,6 +338,7 @@ TEST(GraphLazySweeping, EachNodeAddedDestroysTwoSweptNodes) {
 
 TEST(GraphLazySweeping, ABatchDestroysTwoSweptNodesPerNode) {
   Graph g;
+  NodeHandle kept = AddFloatAttrNode(g, "kept", 1.0f);
   for (int i = 0; i < 7; ++i) AddFloatAttrNode(g, "dropped", 1.0f);
   g.Collect();
   std::vector<BatchNodeSpec> batch(3);
@@ -351,6 +355,7 @@ TEST(GraphLazySweeping, ABatchDestroysTwoSweptNodesPerNode) {
 // that sweeps it, not left waiting.
 TEST(GraphLazySweeping, ANodeWithAResourceIsDestroyedByItsCollection) {
   Graph g;
+  NodeHandle kept = AddFloatAttrNode(g, "kept", 1.0f);
   auto resource = std::make_shared<NodeResource>();
   std::weak_ptr<NodeResource> watch = resource;
   NodeSpec spec{.op = "NoOp", .name = "v"};
@@ -359,6 +364,21 @@ TEST(GraphLazySweeping, ANodeWithAResourceIsDestroyedByItsCollection) {
   EXPECT_EQ(g.Collect().swept, 1);
   EXPECT_TRUE(watch.expired());
   EXPECT_EQ(g.heap().unreclaimed_count(), 0u);
+}
+
+// A dropped scope's name tables wait with its nodes, and go as they do.
+TEST(GraphLazySweeping, ADroppedScopesNameTablesWaitWithItsNodes) {
+  Graph g;
+  NodeHandle kept = AddFloatAttrNode(g, "kept", 1.0f);
+  for (int i = 0; i < 3; ++i) AddFloatAttrNode(g, "model/n", 1.0f);
+  EXPECT_EQ(g.Collect().swept, 3);
+  EXPECT_FALSE(g.IsScopeInUse("model"));        // unlinked by the collection
+  EXPECT_EQ(g.heap().unreclaimed_count(), 4u);  // 3 nodes and their group
+  NodeHandle a = AddFloatAttrNode(g, "model/n", 1.0f);
+  EXPECT_EQ(g.heap().unreclaimed_count(), 2u);
+  g.Collect();  // takes the rest; the new "model" group lives
+  EXPECT_EQ(g.heap().unreclaimed_count(), 0u);
+  EXPECT_EQ(g.FindNode("model/n").has_value(), true);
 }
 
 TEST(GraphScopes, ReservedScopesAreNotHandedOutTwice) {

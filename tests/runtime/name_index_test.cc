@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "gc/heap.h"
 #include "gtest/gtest.h"
 #include "runtime/node.h"
 
@@ -301,6 +302,45 @@ TEST_F(NameIndexTest, ScopesComingAndGoingReuseTheirGroupNumbers) {
   }
   EXPECT_EQ(index_.GroupNumbersForTesting(), 1u);
   EXPECT_EQ(index_.size(), 0u);
+}
+
+// A group whose names all go is handed over unlinked: its scope is free and
+// its names are gone before the caller destroys it.
+TEST_F(NameIndexTest, AGroupWhoseNamesAllGoIsRetiredUnlinked) {
+  Node& a = Add("model/dense/MatMul");
+  Node& b = Add("model/dense/BiasAdd");
+  Add("x");
+  std::vector<NodeId> ids = {NodeId{index_.Find(a.name).value(), 1},
+                             NodeId{index_.Find(b.name).value(), 1}};
+  std::vector<std::unique_ptr<gc::Object>> retired;
+  index_.Erase(
+      ids, [this](uint32_t slot) -> Node& { return *nodes_[slot]; },
+      [&](std::unique_ptr<gc::Object> group) {
+        // Unlinked before it is handed over.
+        EXPECT_FALSE(index_.IsScopeInUse("model"));
+        retired.push_back(std::move(group));
+      });
+  ASSERT_EQ(retired.size(), 1u);
+  EXPECT_NE(retired[0], nullptr);
+  EXPECT_FALSE(index_.Contains("model/dense/MatMul"));
+  EXPECT_EQ(index_.Unique("model/dense/MatMul"), "model/dense/MatMul");
+  EXPECT_TRUE(index_.Contains("x"));
+  EXPECT_EQ(index_.size(), 2u);  // "x" and its group
+  retired.clear();               // destroyed after the index let go of it
+  EXPECT_EQ(index_.Unique("model/dense/MatMul"), "model/dense/MatMul");
+}
+
+TEST_F(NameIndexTest, AGroupThatKeepsANameIsNotRetired) {
+  Node& a = Add("model/dense/MatMul");
+  Add("model/dense/BiasAdd");
+  std::vector<NodeId> ids = {NodeId{index_.Find(a.name).value(), 1}};
+  int retired = 0;
+  index_.Erase(
+      ids, [this](uint32_t slot) -> Node& { return *nodes_[slot]; },
+      [&](std::unique_ptr<gc::Object>) { ++retired; });
+  EXPECT_EQ(retired, 0);
+  EXPECT_TRUE(index_.IsScopeInUse("model"));
+  EXPECT_TRUE(index_.Contains("model/dense/BiasAdd"));
 }
 
 }  // namespace
