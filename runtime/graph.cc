@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cstdio>
 #include <memory>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -115,12 +116,20 @@ absl::Status Graph::CheckHandle(const NodeHandle& h,
   return absl::OkStatus();
 }
 
-absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
-  // The requested name lives in spec.name from here on (the op type when
-  // none was given), so the common case moves it into the node instead of
-  // copying it.
-  if (spec.name.empty()) spec.name = spec.op;
-  const absl::string_view base = spec.name;
+absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec&& spec) {
+  return AddNodeFrom(std::move(spec));
+}
+
+absl::StatusOr<NodeHandle> Graph::AddNode(const NodeSpec& spec) {
+  return AddNodeFrom(spec);
+}
+
+template <typename Spec>
+absl::StatusOr<NodeHandle> Graph::AddNodeFrom(Spec&& spec) {
+  constexpr bool kMovable = !std::is_lvalue_reference_v<Spec>;
+  // The requested name: the op type when none was given.
+  const absl::string_view base =
+      spec.name.empty() ? absl::string_view(spec.op) : spec.name;
   if (spec.op.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("node '", base, "': empty op type"));
@@ -136,7 +145,11 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
   }
   auto node = std::make_unique<Node>(NodeKey());
   node->op_def = spec.op_def;
-  node->resource = std::move(spec.resource);
+  if constexpr (kMovable) {
+    node->resource = std::move(spec.resource);
+  } else {
+    node->resource = spec.resource;
+  }
 
   // Swept nodes this allocation destroys (lazy sweeping, gc/collector.h),
   // after the lock below is released: declared first, destroyed last.
@@ -172,12 +185,22 @@ absl::StatusOr<NodeHandle> Graph::AddNode(NodeSpec spec) {
     edges.push_back(control.id().index);
   }
   node->base_length = static_cast<uint32_t>(base.size());
-  // After the checks, whose messages name spec.op.
-  node->traits = traits_.Intern(std::move(spec.op), std::move(spec.attrs),
-                                spec.output_types, spec.output_shapes);
-  // A free name is the requested one, moved; a taken one is uniqued.
-  node->name = mutable_names().Contains(base) ? mutable_names().Unique(base)
-                                              : std::move(spec.name);
+  // A free name is the requested one (moved when it may be); a taken one
+  // is uniqued. Before the traits: `base` may view spec.op, moved below.
+  if (mutable_names().Contains(base)) {
+    node->name = mutable_names().Unique(base);
+  } else if (kMovable && !spec.name.empty()) {
+    node->name = std::move(spec.name);
+  } else {
+    node->name.assign(base.data(), base.size());
+  }
+  if constexpr (kMovable) {
+    node->traits = traits_.Intern(std::move(spec.op), std::move(spec.attrs),
+                                  spec.output_types, spec.output_shapes);
+  } else {
+    node->traits = traits_.InternCopy(spec.op, spec.attrs, spec.output_types,
+                                      spec.output_shapes);
+  }
   Node* node_ptr = node.get();
   GG_ASSIGN_OR_RETURN(NodeHandle handle,
                       heap_->Allocate(std::move(node), edges));

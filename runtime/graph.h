@@ -244,8 +244,13 @@ class Graph : private gc::SweepObserver {
   // --- building ---
 
   // Validates `spec` (handles of this graph, alive; a valid name) and adds
-  // the node. On error nothing changes.
-  absl::StatusOr<NodeHandle> AddNode(NodeSpec spec);
+  // the node. On error nothing changes. The rvalue form moves the name
+  // into the node; the const form copies the name and reads the rest, so
+  // a caller adding many similar nodes can reuse one spec, changing its
+  // name and inputs between calls (attributes equal to a live node's are
+  // shared, not copied: runtime/node_traits.h).
+  absl::StatusOr<NodeHandle> AddNode(NodeSpec&& spec);
+  absl::StatusOr<NodeHandle> AddNode(const NodeSpec& spec);
   // Makes `to` wait for `from` (a control input). May create cycles; the
   // collector handles them.
   absl::Status AddControlEdge(const NodeHandle& from, const NodeHandle& to);
@@ -351,6 +356,9 @@ class Graph : private gc::SweepObserver {
  private:
   friend class RuntimeNodeAccess;
 
+  // Both AddNode forms: Spec is NodeSpec (moved from) or const NodeSpec&.
+  template <typename Spec>
+  absl::StatusOr<NodeHandle> AddNodeFrom(Spec&& spec);
   // The node a live handle (or pin) keeps; valid while that holds. The
   // runtime's passes reach it through RuntimeNodeAccess; ops/, serialize/
   // and the rest read nodes through NodeView (runtime/node_view.h).

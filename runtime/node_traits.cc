@@ -125,12 +125,14 @@ bool NodeTraitsTable::RecordEq::operator()(const Held& a,
          SameParts(*a, b.op, *b.attrs, b.output_types, b.output_shapes);
 }
 
-NodeTraits NodeTraitsTable::Intern(
-    std::string op, AttrMap attrs, absl::Span<const DataType> output_types,
+template <typename Op, typename Attrs>
+NodeTraits NodeTraitsTable::InternImpl(
+    Op&& op, Attrs&& attrs, absl::Span<const DataType> output_types,
     absl::Span<const TensorShape> output_shapes) {
   if (HoldsTensor(attrs)) {
     return NodeTraits(std::make_shared<const Record>(
-        std::move(op), std::move(attrs), output_types, output_shapes, 0));
+        std::string(std::forward<Op>(op)), AttrMap(std::forward<Attrs>(attrs)),
+        output_types, output_shapes, 0));
   }
   const size_t hash = absl::Hash<HashableParts>()(
       HashableParts{op, attrs, output_types, output_shapes});
@@ -141,9 +143,24 @@ NodeTraits NodeTraitsTable::Intern(
   }
   if (records_.size() >= prune_at_) Prune();
   auto record = std::make_shared<const Record>(
-      std::move(op), std::move(attrs), output_types, output_shapes, hash);
+      std::string(std::forward<Op>(op)), AttrMap(std::forward<Attrs>(attrs)),
+      output_types, output_shapes, hash);
   records_.insert(record);
   return NodeTraits(std::move(record));
+}
+
+NodeTraits NodeTraitsTable::Intern(
+    std::string op, AttrMap attrs, absl::Span<const DataType> output_types,
+    absl::Span<const TensorShape> output_shapes) {
+  return InternImpl(std::move(op), std::move(attrs), output_types,
+                    output_shapes);
+}
+
+NodeTraits NodeTraitsTable::InternCopy(
+    absl::string_view op, const AttrMap& attrs,
+    absl::Span<const DataType> output_types,
+    absl::Span<const TensorShape> output_shapes) {
+  return InternImpl(op, attrs, output_types, output_shapes);
 }
 
 void NodeTraitsTable::Prune() {

@@ -118,6 +118,12 @@ class NodeTraitsTable {
   NodeTraits Intern(std::string op, AttrMap attrs,
                     absl::Span<const DataType> output_types,
                     absl::Span<const TensorShape> output_shapes);
+  // The same record, copying `op` and `attrs` only when it makes a new
+  // one: a caller that describes many nodes with one attribute map (the
+  // graph's AddNode(const NodeSpec&)) pays no copy per node.
+  NodeTraits InternCopy(absl::string_view op, const AttrMap& attrs,
+                        absl::Span<const DataType> output_types,
+                        absl::Span<const TensorShape> output_shapes);
 
   // Records the table holds (some may be held by no node until its next
   // pruning), for tests that it stays bounded.
@@ -150,6 +156,12 @@ class NodeTraitsTable {
 
   // Drops the records no NodeTraits points at (held by the table only).
   void Prune();
+  // Intern and InternCopy: moves from `op` and `attrs` (rvalues) or
+  // copies them (lvalues, views) into a new record only.
+  template <typename Op, typename Attrs>
+  NodeTraits InternImpl(Op&& op, Attrs&& attrs,
+                        absl::Span<const DataType> output_types,
+                        absl::Span<const TensorShape> output_shapes);
 
   absl::flat_hash_set<Held, RecordHash, RecordEq> records_;
   size_t prune_at_ = 64;

@@ -165,6 +165,46 @@ TEST(GraphBuild, FailedAddNodeLeavesGraphUnchanged) {
   EXPECT_FALSE(g.FindNode("bad").has_value());
 }
 
+// A caller adding many similar nodes reuses one spec: AddNode(const
+// NodeSpec&) leaves it as it was, each node gets its own name and inputs,
+// and equal attributes are shared, not copied per node.
+TEST(GraphBuild, AConstSpecIsLeftAsItWasAndCanBeReused) {
+  Graph g;
+  NodeHandle in = AddTestNode(g, "in");
+  NodeSpec spec{.op = "NoOp",
+                .name = "layer/n",
+                .inputs = {Output(in, 0)},
+                .attrs = {{"T", DT_FLOAT}},
+                .output_types = {DT_FLOAT},
+                .output_shapes = {TensorShape{}}};
+  const size_t records_before = g.NodeTraitsTableSizeForTesting();
+  NodeHandle first = g.AddNode(spec).value();
+  NodeHandle second = g.AddNode(spec).value();
+  spec.name = "layer/other";
+  spec.inputs = {Output(first, 0)};
+  NodeHandle third = g.AddNode(spec).value();
+  EXPECT_EQ(spec.op, "NoOp");
+  EXPECT_EQ(spec.name, "layer/other");
+  EXPECT_EQ(spec.attrs.size(), 1u);
+  EXPECT_EQ(g.Describe(first)->name, "layer/n");
+  EXPECT_EQ(g.Describe(second)->name, "layer/n_1");
+  EXPECT_EQ(g.Describe(third)->name, "layer/other");
+  EXPECT_EQ(g.Describe(third)->inputs.at(0).handle().id(), first.id());
+  EXPECT_EQ(GetAttrOr<DataType>(g.Describe(third)->attrs, "T", DT_INVALID),
+            DT_FLOAT);
+  EXPECT_EQ(g.NodeTraitsTableSizeForTesting(), records_before + 1);
+}
+
+TEST(GraphNames, AConstSpecWithoutANameIsNamedForItsOpType) {
+  Graph g;
+  const NodeSpec spec{.op = "NoOp"};
+  NodeHandle a = g.AddNode(spec).value();
+  NodeHandle b = g.AddNode(spec).value();
+  EXPECT_EQ(g.Describe(a)->name, "NoOp");
+  EXPECT_EQ(g.Describe(b)->name, "NoOp_1");
+  EXPECT_TRUE(spec.name.empty());
+}
+
 TEST(GraphBuild, ReadingAMissingOutputIsAnError) {
   Graph g;
   NodeHandle a = AddTestNode(g, "a");

@@ -61,6 +61,46 @@ TEST(NodeTraitsTest, EqualPartsShareOneRecord) {
   EXPECT_EQ(table.size(), 1u);
 }
 
+TEST(NodeTraitsTest, InternCopySharesTheRecordOfEqualParts) {
+  NodeTraitsTable table;
+  NodeTraits a = InternMatMul(table, MatMulAttrs());
+  const AttrMap attrs = MatMulAttrs();
+  const DataType types[] = {DT_FLOAT};
+  const TensorShape shapes[] = {TensorShape{-1, 64}};
+  NodeTraits b = table.InternCopy("MatMul", attrs, types, shapes);
+  EXPECT_TRUE(NodeTraits::SharedForTesting(a, b));
+  EXPECT_EQ(table.size(), 1u);
+}
+
+TEST(NodeTraitsTest, InternCopyOfNewPartsReadsBackAsGivenAndKeepsThem) {
+  NodeTraitsTable table;
+  AttrMap attrs = MatMulAttrs();
+  const DataType types[] = {DT_FLOAT};
+  const TensorShape shapes[] = {TensorShape{-1, 64}};
+  NodeTraits traits = table.InternCopy("MatMul", attrs, types, shapes);
+  attrs.clear();  // the record has a copy of its own
+  EXPECT_EQ(traits.op(), "MatMul");
+  ASSERT_EQ(traits.attrs().size(), 2u);
+  EXPECT_EQ(GetAttrOr<DataType>(traits.attrs(), "T", DT_INVALID), DT_FLOAT);
+  EXPECT_EQ(traits.output_shapes()[0], (TensorShape{-1, 64}));
+  EXPECT_TRUE(
+      NodeTraits::SharedForTesting(traits, InternMatMul(table, MatMulAttrs())));
+}
+
+TEST(NodeTraitsTest, InternCopyOfATensorAttributeGetsARecordOfItsOwn) {
+  NodeTraitsTable table;
+  AttrMap attrs;
+  attrs["value"] = Tensor::Scalar(2.0f);
+  NodeTraits a = table.InternCopy("Const", attrs, {}, {});
+  NodeTraits b = table.InternCopy("Const", attrs, {}, {});
+  EXPECT_FALSE(NodeTraits::SharedForTesting(a, b));
+  EXPECT_EQ(table.size(), 0u);
+  absl::StatusOr<Tensor> value = GetAttr<Tensor>(a.attrs(), "value");
+  ASSERT_TRUE(value.ok());
+  EXPECT_EQ(value->data<float>()[0], 2.0f);
+  EXPECT_EQ(attrs.size(), 1u);
+}
+
 TEST(NodeTraitsTest, AnyDifferentPartGetsARecordOfItsOwn) {
   NodeTraitsTable table;
   NodeTraits base = InternMatMul(table, MatMulAttrs());
