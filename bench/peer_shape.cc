@@ -1,17 +1,25 @@
 // bench/peer_shape.cc
 #include "bench/peer_shape.h"
 
-#include <cstdio>
+#include <algorithm>
+#include <charconv>
 
 namespace graphgc::bench {
 
 std::string_view PeerNodeName(int64_t model, int64_t node,
                               char (&buffer)[kPeerNameCapacity]) {
-  // At most 59 characters with two 20-character int64s: it always fits.
-  const int n = std::snprintf(
-      buffer, sizeof(buffer), "model_%lld/dense/MatMul_%lld",
-      static_cast<long long>(model), static_cast<long long>(node));
-  return std::string_view(buffer, n > 0 ? static_cast<size_t>(n) : 0);
+  // std::to_chars, not snprintf: formatting was a tenth of the build's
+  // samples on both sides of the peer. At most 59 characters with two
+  // 20-character int64s, so it always fits.
+  constexpr std::string_view kPrefix = "model_";
+  constexpr std::string_view kMiddle = "/dense/MatMul_";
+  char* const end = buffer + kPeerNameCapacity - 1;  // room for the NUL
+  char* p = std::copy(kPrefix.begin(), kPrefix.end(), buffer);
+  p = std::to_chars(p, end, model).ptr;
+  p = std::copy(kMiddle.begin(), kMiddle.end(), p);
+  p = std::to_chars(p, end, node).ptr;
+  *p = '\0';
+  return std::string_view(buffer, static_cast<size_t>(p - buffer));
 }
 
 bool PeerModelDropped(int64_t model, int64_t garbage_pct) {
