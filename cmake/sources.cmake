@@ -4,6 +4,7 @@
 
 set(GRAPHGC_SOURCES
     util/file.cc
+    util/fixed_size_pool.cc
     util/os_error.cc
     gc/collector.cc
     gc/handle.cc
@@ -67,6 +68,7 @@ set(GRAPHGC_SOURCES
 
 set(GRAPHGC_HEADERS
     util/file.h
+    util/fixed_size_pool.h
     util/mutex.h
     util/os_error.h
     util/registration.h

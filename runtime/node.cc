@@ -1,8 +1,48 @@
 #include "runtime/node.h"
 
+#include <cstddef>
+#include <new>
 #include <variant>
 
+#include "absl/base/config.h"
+#include "util/fixed_size_pool.h"
+
 namespace graphgc {
+namespace {
+
+// Made on first use and never destroyed: nodes may be freed during exit,
+// after static destructors have run.
+FixedSizePool& NodePool() {
+  static FixedSizePool* const pool = new FixedSizePool(sizeof(Node));
+  return *pool;
+}
+
+}  // namespace
+
+// Under AddressSanitizer every node is an allocation of its own, so that
+// LeakSanitizer reports a leaked node and ASan's quarantine keeps a freed
+// one from being reused at once; the pool's own poisoning is tested in
+// tests/util/fixed_size_pool_test.cc.
+#ifdef ABSL_HAVE_ADDRESS_SANITIZER
+constexpr bool kPooled = false;
+#else
+constexpr bool kPooled = true;
+#endif
+
+void* Node::operator new(std::size_t size) {
+  // Node is final, so every node is sizeof(Node); anything else is left to
+  // the global operator.
+  if (!kPooled || size != sizeof(Node)) return ::operator new(size);
+  return NodePool().Allocate();
+}
+
+void Node::operator delete(void* node, std::size_t size) {
+  if (!kPooled || size != sizeof(Node)) {
+    ::operator delete(node);
+    return;
+  }
+  NodePool().Free(node);
+}
 
 int64_t Node::ApproxBytes() const {
   int64_t bytes = sizeof(Node) + static_cast<int64_t>(name.capacity());

@@ -13,6 +13,7 @@
 #ifndef GRAPHGC_RUNTIME_NODE_H_
 #define GRAPHGC_RUNTIME_NODE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -46,6 +47,11 @@ class NodeKey {
 
 struct Node final : public gc::Object {
   explicit Node(NodeKey) {}
+
+  // Nodes come from one process-wide pool of node-sized blocks
+  // (util/fixed_size_pool.h), not from malloc one at a time.
+  static void* operator new(std::size_t size);
+  static void operator delete(void* node, std::size_t size);
 
   std::string name;
   uint32_t base_length = 0;  // name.substr(0, base_length) was requested
