@@ -28,12 +28,15 @@ absl::StatusOr<NodeHandle> Heap::Allocate(std::unique_ptr<Object> object,
       return absl::ResourceExhaustedError(
           absl::StrCat("graph is full: ", kMaxSlots, " live nodes"));
     }
-    index = num_slots_++;
+    index = num_slots_;
     auto& chunk = chunks_[index >> kChunkBits];
     if (chunk == nullptr) {
-      chunk = std::make_unique<Slot[]>(kChunkSize);
+      // Before the count grows, so that a failed allocation (std::bad_alloc)
+      // leaves every counted slot in a chunk (invariant 1).
       prompt_bits_.resize((size_t{index} + kChunkSize) / 64);
+      chunk = std::make_unique<Slot[]>(kChunkSize);
     }
+    ++num_slots_;
   }
   uint64_t& prompt_word = prompt_bits_[index >> 6];
   const uint64_t prompt_bit = uint64_t{1} << (index & 63);

@@ -1,6 +1,10 @@
 #include "gc/heap.h"
 
+#include <atomic>
+#include <cstddef>
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -8,6 +12,29 @@
 #include "gc/handle.h"
 #include "gtest/gtest.h"
 #include "tests/gc/test_graph.h"
+
+namespace graphgc {
+namespace {
+
+// When non-zero, array allocations of at least this many bytes fail with
+// std::bad_alloc, as on a system out of memory (see operator new[] below).
+std::atomic<size_t> fail_array_new_from{0};
+
+}  // namespace
+}  // namespace graphgc
+
+// The replaceable array forms, so that a test can make a chunk of slots
+// fail to allocate. Everything else goes to malloc and free as usual.
+void* operator new[](std::size_t size) {
+  const size_t from = graphgc::fail_array_new_from.load();
+  if (from != 0 && size >= from) throw std::bad_alloc();
+  if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
+  throw std::bad_alloc();
+}
+void operator delete[](void* memory) noexcept { std::free(memory); }
+void operator delete[](void* memory, std::size_t) noexcept {
+  std::free(memory);
+}
 
 namespace graphgc {
 namespace {
@@ -62,6 +89,29 @@ TEST(Heap, SlotsDoNotMoveAsTheHeapGrows) {
     more.push_back(heap->Allocate(std::make_unique<gc::Object>(), {}).value());
   }
   EXPECT_EQ(&heap->slot(first.id().index), before);
+}
+
+// Invariant 1 holds when a new chunk cannot be had: the slot is not
+// counted, and the next allocation takes it once memory is back.
+TEST(Heap, AChunkThatCannotBeAllocatedLeavesTheHeapWhole) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  std::vector<NodeHandle> held;
+  for (uint32_t i = 0; i < gc::Heap::kChunkSize; ++i) {
+    held.push_back(heap->Allocate(std::make_unique<gc::Object>(), {}).value());
+  }
+  fail_array_new_from = sizeof(gc::Slot) * gc::Heap::kChunkSize;
+  EXPECT_THROW((void)heap->Allocate(std::make_unique<gc::Object>(), {}),
+               std::bad_alloc);
+  fail_array_new_from = 0;
+  EXPECT_EQ(heap->num_slots(), gc::Heap::kChunkSize);
+  EXPECT_EQ(heap->live_count(), int64_t{gc::Heap::kChunkSize});
+  EXPECT_TRUE(heap->VerifyForTesting().ok())
+      << heap->VerifyForTesting().message();
+  NodeHandle next = heap->Allocate(std::make_unique<gc::Object>(), {}).value();
+  EXPECT_EQ(next.id().index, gc::Heap::kChunkSize);
+  EXPECT_TRUE(heap->VerifyForTesting().ok())
+      << heap->VerifyForTesting().message();
 }
 
 TEST(Heap, DestroysPromptlyIsReadFromEachObjectItsSlotHolds) {
