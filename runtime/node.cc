@@ -1,5 +1,6 @@
 #include "runtime/node.h"
 
+#include <cassert>
 #include <cstddef>
 #include <new>
 #include <variant>
@@ -29,19 +30,20 @@ constexpr bool kPooled = false;
 constexpr bool kPooled = true;
 #endif
 
+// Node is final, so every size asked for or handed back is sizeof(Node).
 void* Node::operator new(std::size_t size) {
-  // Node is final, so every node is sizeof(Node); anything else is left to
-  // the global operator.
-  if (!kPooled || size != sizeof(Node)) return ::operator new(size);
+  assert(size == sizeof(Node));
+  if constexpr (!kPooled) return ::operator new(size);
   return NodePool().Allocate();
 }
 
-void Node::operator delete(void* node, std::size_t size) {
-  if (!kPooled || size != sizeof(Node)) {
+void Node::operator delete(void* node, [[maybe_unused]] std::size_t size) {
+  assert(size == sizeof(Node));
+  if constexpr (!kPooled) {
     ::operator delete(node);
-    return;
+  } else {
+    NodePool().Free(node);
   }
-  NodePool().Free(node);
 }
 
 int64_t Node::ApproxBytes() const {

@@ -4,16 +4,9 @@
 #include <cstddef>
 #include <memory>
 
-#include "absl/base/config.h"
-
-#ifdef ABSL_HAVE_ADDRESS_SANITIZER
+// Its ASAN_(UN)POISON_MEMORY_REGION do nothing outside AddressSanitizer
+// builds.
 #include <sanitizer/asan_interface.h>
-#define GG_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define GG_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
-#else
-#define GG_POISON(p, n) ((void)(p), (void)(n))
-#define GG_UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
 
 namespace graphgc {
 namespace {
@@ -34,7 +27,7 @@ void* FixedSizePool::Allocate() {
   WriterLock lock(mu_);
   if (free_ != nullptr) {
     FreeBlock* block = free_;
-    GG_UNPOISON(block, block_size_);
+    ASAN_UNPOISON_MEMORY_REGION(block, block_size_);
     free_ = block->next;
     return block;
   }
@@ -45,11 +38,11 @@ void* FixedSizePool::Allocate() {
     slabs_.push_back(std::make_unique_for_overwrite<char[]>(kSlabBytes));
     next_ = slabs_.back().get();
     end_ = next_ + kSlabBytes / block_size_ * block_size_;
-    GG_POISON(next_, kSlabBytes);
+    ASAN_POISON_MEMORY_REGION(next_, kSlabBytes);
   }
   char* block = next_;
   next_ += block_size_;
-  GG_UNPOISON(block, block_size_);
+  ASAN_UNPOISON_MEMORY_REGION(block, block_size_);
   return block;
 }
 
@@ -59,7 +52,7 @@ void FixedSizePool::Free(void* block) {
   FreeBlock* freed = static_cast<FreeBlock*>(block);
   freed->next = free_;
   free_ = freed;
-  GG_POISON(block, block_size_);
+  ASAN_POISON_MEMORY_REGION(block, block_size_);
 }
 
 size_t FixedSizePool::SlabsForTesting() const {
