@@ -1,8 +1,9 @@
 #include "util/fixed_size_pool.h"
 
-#include <cassert>
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 // Its ASAN_(UN)POISON_MEMORY_REGION do nothing outside AddressSanitizer
 // builds.
@@ -20,7 +21,13 @@ size_t RoundUpToAlign(size_t size) {
 }  // namespace
 
 FixedSizePool::FixedSizePool(size_t size) : block_size_(RoundUpToAlign(size)) {
-  assert(size > 0 && size <= kSlabBytes);
+  // Checked on `size`, before rounding can wrap: a zero block would divide
+  // by zero below, and one past a slab would run off its end.
+  if (size == 0 || size > kSlabBytes) {
+    throw std::length_error("FixedSizePool: block size " +
+                            std::to_string(size) + " is not in [1, " +
+                            std::to_string(kSlabBytes) + "]");
+  }
 }
 
 void* FixedSizePool::Allocate() {

@@ -41,8 +41,8 @@ class FixedSizePool {
  public:
   static constexpr size_t kSlabBytes = size_t{64} << 10;
 
-  // Blocks of `size` bytes rounded up to alignof(std::max_align_t);
-  // requires 0 < size <= kSlabBytes.
+  // Blocks of `size` bytes rounded up to alignof(std::max_align_t). Throws
+  // std::length_error unless 0 < size <= kSlabBytes.
   explicit FixedSizePool(size_t size);
   FixedSizePool(const FixedSizePool&) = delete;
   FixedSizePool& operator=(const FixedSizePool&) = delete;

@@ -3,7 +3,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -21,6 +23,16 @@ TEST(FixedSizePool, BlockSizeIsRoundedUpToTheFundamentalAlignment) {
   EXPECT_EQ(FixedSizePool(1).block_size(), alignof(std::max_align_t));
   EXPECT_EQ(FixedSizePool(144).block_size() % alignof(std::max_align_t), 0u);
   EXPECT_GE(FixedSizePool(145).block_size(), 145u);
+}
+
+TEST(FixedSizePool, ABlockSizeOutsideOneToASlabIsRefused) {
+  EXPECT_THROW(FixedSizePool{0}, std::length_error);
+  EXPECT_THROW(FixedSizePool{FixedSizePool::kSlabBytes + 1}, std::length_error);
+  // Would wrap to a small block when rounded up.
+  EXPECT_THROW(FixedSizePool{std::numeric_limits<size_t>::max()},
+               std::length_error);
+  EXPECT_EQ(FixedSizePool(FixedSizePool::kSlabBytes).block_size(),
+            FixedSizePool::kSlabBytes);
 }
 
 TEST(FixedSizePool, BlocksAreAlignedAndNeverOverlap) {
