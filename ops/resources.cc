@@ -14,13 +14,13 @@ absl::Status VariableResource::UninitializedError() const {
 }
 
 absl::StatusOr<Tensor> VariableResource::Read() const {
-  ReaderLock l(mu_);
+  ExclusiveLock l(mu_);
   if (!value_.IsInitialized()) return UninitializedError();
   return value_;
 }
 
 bool VariableResource::initialized() const {
-  ReaderLock l(mu_);
+  ExclusiveLock l(mu_);
   return value_.IsInitialized();
 }
 
@@ -41,18 +41,18 @@ absl::Status VariableResource::CheckCompatible(const Tensor& value) const {
 absl::Status VariableResource::Assign(Tensor value) {
   absl::Status s = CheckCompatible(value);
   if (!s.ok()) return s;
-  WriterLock l(mu_);
+  ExclusiveLock l(mu_);
   value_ = std::move(value);
   return absl::OkStatus();
 }
 
 int64_t VariableResource::ApproxBytes() const {
-  ReaderLock l(mu_);
+  ExclusiveLock l(mu_);
   return static_cast<int64_t>(sizeof(*this)) + value_.TotalBytes();
 }
 
 RandomResource::RandomResource(int64_t seed, int64_t seed2) {
-  WriterLock l(mu_);
+  ExclusiveLock l(mu_);
   if (seed == 0 && seed2 == 0) {
     std::random_device rd;
     engine_.seed((static_cast<uint64_t>(rd()) << 32) ^ rd());
@@ -72,12 +72,12 @@ float RandomResource::NextUniformLocked() {
 }
 
 void RandomResource::FillUniform(absl::Span<float> out) {
-  WriterLock l(mu_);
+  ExclusiveLock l(mu_);
   for (float& v : out) v = NextUniformLocked();
 }
 
 void RandomResource::FillNormal(absl::Span<float> out) {
-  WriterLock l(mu_);
+  ExclusiveLock l(mu_);
   constexpr double kTwoPi = 6.283185307179586;
   for (size_t i = 0; i < out.size(); i += 2) {
     // u1 in (0, 1] so the log is finite.

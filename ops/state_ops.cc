@@ -107,7 +107,7 @@ template <int kSign>
 absl::Status AssignUpdateKernel(OpKernelContext& ctx) {
   GG_ASSIGN_OR_RETURN(VariableResource * v, VariableInput(ctx, 0));
   const Tensor& delta = ctx.input(1);
-  WriterLock l(v->mu());
+  ExclusiveLock l(v->mu());
   const Tensor& old = v->value_locked();
   if (!old.IsInitialized()) return v->UninitializedError();
   if (old.shape() != delta.shape() || old.dtype() != delta.dtype()) {

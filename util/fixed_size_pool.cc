@@ -31,7 +31,7 @@ FixedSizePool::FixedSizePool(size_t size) : block_size_(RoundUpToAlign(size)) {
 }
 
 void* FixedSizePool::Allocate() {
-  WriterLock lock(mu_);
+  ExclusiveLock lock(mu_);
   if (free_ != nullptr) {
     FreeBlock* block = free_;
     ASAN_UNPOISON_MEMORY_REGION(block, block_size_);
@@ -55,7 +55,7 @@ void* FixedSizePool::Allocate() {
 
 void FixedSizePool::Free(void* block) {
   if (block == nullptr) return;
-  WriterLock lock(mu_);
+  ExclusiveLock lock(mu_);
   FreeBlock* freed = static_cast<FreeBlock*>(block);
   freed->next = free_;
   free_ = freed;
@@ -63,7 +63,7 @@ void FixedSizePool::Free(void* block) {
 }
 
 size_t FixedSizePool::SlabsForTesting() const {
-  ReaderLock lock(mu_);
+  ExclusiveLock lock(mu_);
   return slabs_.size();
 }
 

@@ -63,7 +63,7 @@ class FixedSizePool {
   };
 
   const size_t block_size_;
-  mutable Mutex mu_;
+  mutable ExclusiveMutex mu_;
   FreeBlock* free_ ABSL_GUARDED_BY(mu_) = nullptr;
   // Never-used blocks of the newest slab: [next_, end_).
   char* next_ ABSL_GUARDED_BY(mu_) = nullptr;

@@ -1,5 +1,6 @@
 #include "util/mutex.h"
 
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -8,14 +9,28 @@
 namespace graphgc {
 namespace {
 
+// What the exclusive side of a lock type needs in these tests: Mutex and
+// ExclusiveMutex share it, and the typed tests below run for both.
+struct MutexKind {
+  using MutexType = Mutex;
+  using Lock = WriterLock;
+  static constexpr const char* kName = "Mutex";
+};
+struct ExclusiveMutexKind {
+  using MutexType = ExclusiveMutex;
+  using Lock = ExclusiveLock;
+  static constexpr const char* kName = "ExclusiveMutex";
+};
+
+template <typename Kind>
 class Counter {
  public:
   void Add() ABSL_LOCKS_EXCLUDED(mu_) {
-    WriterLock l(mu_);
+    typename Kind::Lock l(mu_);
     AddLocked();
   }
   int value() const ABSL_LOCKS_EXCLUDED(mu_) {
-    ReaderLock l(mu_);
+    typename Kind::Lock l(mu_);
     return value_;
   }
 
@@ -25,17 +40,38 @@ class Counter {
     ++value_;
   }
 
-  mutable Mutex mu_;
+  mutable typename Kind::MutexType mu_;
   int value_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // Deliberate misuse for the death tests, which the analysis (rightly) refuses
 // to compile unless told not to look.
-void LockAndKeep(Mutex& mu) ABSL_NO_THREAD_SAFETY_ANALYSIS { mu.Lock(); }
-void UnlockUnheld(Mutex& mu) ABSL_NO_THREAD_SAFETY_ANALYSIS { mu.Unlock(); }
+template <typename M>
+void LockAndKeep(M& mu) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  mu.Lock();
+}
+template <typename M>
+void UnlockUnheld(M& mu) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  mu.Unlock();
+}
 
-TEST(Mutex, WriterLockSerialisesWriters) {
-  Counter counter;
+// "<Kind>::<what>: the calling thread does not hold the lock exclusively".
+template <typename Kind>
+std::string NotHeldMessage(const char* what) {
+  return std::string(Kind::kName) + "::" + what +
+         ": the calling thread does not hold the lock exclusively";
+}
+
+template <typename Kind>
+class ExclusiveSide : public testing::Test {};
+template <typename Kind>
+class ExclusiveSideDeathTest : public testing::Test {};
+using Kinds = testing::Types<MutexKind, ExclusiveMutexKind>;
+TYPED_TEST_SUITE(ExclusiveSide, Kinds);
+TYPED_TEST_SUITE(ExclusiveSideDeathTest, Kinds);
+
+TYPED_TEST(ExclusiveSide, ExclusiveLockSerialisesThreads) {
+  Counter<TypeParam> counter;
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
@@ -46,10 +82,53 @@ TEST(Mutex, WriterLockSerialisesWriters) {
   EXPECT_EQ(counter.value(), 4000);
 }
 
-TEST(Mutex, AssertHeldPassesForTheThreadHoldingTheLock) {
+TYPED_TEST(ExclusiveSide, ExclusiveLockReleasesTheLockAtTheEndOfItsScope) {
+  typename TypeParam::MutexType mu;
+  { typename TypeParam::Lock l(mu); }
+  bool taken = false;
+  std::thread([&] {
+    typename TypeParam::Lock l(mu);  // would wait forever had it been kept
+    taken = true;
+  }).join();
+  EXPECT_TRUE(taken);
+}
+
+TYPED_TEST(ExclusiveSide, AssertHeldPassesForTheThreadHoldingTheLock) {
+  typename TypeParam::MutexType mu;
+  typename TypeParam::Lock l(mu);
+  mu.AssertHeld();
+}
+
+TYPED_TEST(ExclusiveSideDeathTest,
+           AssertHeldStopsAThreadThatDoesNotHoldTheLock) {
+  if (!TypeParam::MutexType::kChecksHolders) GTEST_SKIP() << "NDEBUG build";
+  typename TypeParam::MutexType mu;
+  EXPECT_DEATH(mu.AssertHeld(), NotHeldMessage<TypeParam>("AssertHeld"));
+}
+
+TYPED_TEST(ExclusiveSideDeathTest,
+           AssertHeldStopsAThreadWhenAnotherThreadHoldsTheLock) {
+  if (!TypeParam::MutexType::kChecksHolders) GTEST_SKIP() << "NDEBUG build";
+  EXPECT_DEATH(
+      {
+        typename TypeParam::MutexType mu;
+        std::thread([&mu] { LockAndKeep(mu); }).join();  // left locked by it
+        mu.AssertHeld();
+      },
+      NotHeldMessage<TypeParam>("AssertHeld"));
+}
+
+TYPED_TEST(ExclusiveSideDeathTest, UnlockStopsAThreadThatDoesNotHoldTheLock) {
+  if (!TypeParam::MutexType::kChecksHolders) GTEST_SKIP() << "NDEBUG build";
+  typename TypeParam::MutexType mu;
+  EXPECT_DEATH(UnlockUnheld(mu), NotHeldMessage<TypeParam>("Unlock"));
+}
+
+// The shared side, Mutex's alone.
+
+TEST(Mutex, AssertReaderHeldPassesUnderAWriterLock) {
   Mutex mu;
   WriterLock l(mu);
-  mu.AssertHeld();
   mu.AssertReaderHeld();
 }
 
@@ -59,30 +138,22 @@ TEST(Mutex, AssertReaderHeldPassesUnderAReaderLock) {
   mu.AssertReaderHeld();
 }
 
-TEST(MutexDeathTest, AssertHeldStopsAThreadThatDoesNotHoldTheLock) {
-  if (!Mutex::kChecksHolders) GTEST_SKIP() << "NDEBUG build: no checks";
+TEST(Mutex, ReaderLocksAreHeldTogether) {
   Mutex mu;
-  EXPECT_DEATH(mu.AssertHeld(),
-               "AssertHeld: the calling thread does not hold the lock "
-               "exclusively");
-}
-
-TEST(MutexDeathTest, AssertHeldStopsAThreadWhenAnotherThreadHoldsTheLock) {
-  if (!Mutex::kChecksHolders) GTEST_SKIP() << "NDEBUG build: no checks";
-  EXPECT_DEATH(
-      {
-        Mutex mu;
-        std::thread([&mu] { LockAndKeep(mu); }).join();  // left locked by it
-        mu.AssertHeld();
-      },
-      "AssertHeld: the calling thread does not hold the lock exclusively");
+  ReaderLock first(mu);
+  bool second_taken = false;
+  std::thread([&] {
+    ReaderLock second(mu);  // would wait forever if readers excluded readers
+    second_taken = true;
+  }).join();
+  EXPECT_TRUE(second_taken);
 }
 
 TEST(MutexDeathTest, AssertHeldStopsAThreadHoldingTheLockOnlyShared) {
   if (!Mutex::kChecksHolders) GTEST_SKIP() << "NDEBUG build: no checks";
   Mutex mu;
   ReaderLock l(mu);
-  EXPECT_DEATH(mu.AssertHeld(), "AssertHeld");
+  EXPECT_DEATH(mu.AssertHeld(), NotHeldMessage<MutexKind>("AssertHeld"));
 }
 
 TEST(MutexDeathTest, AssertReaderHeldStopsWhenNobodyHoldsTheLock) {
@@ -91,12 +162,6 @@ TEST(MutexDeathTest, AssertReaderHeldStopsWhenNobodyHoldsTheLock) {
   EXPECT_DEATH(mu.AssertReaderHeld(),
                "AssertReaderHeld: the calling thread does not hold the lock "
                "at least shared");
-}
-
-TEST(MutexDeathTest, UnlockStopsAThreadThatDoesNotHoldTheLock) {
-  if (!Mutex::kChecksHolders) GTEST_SKIP() << "NDEBUG build: no checks";
-  Mutex mu;
-  EXPECT_DEATH(UnlockUnheld(mu), "Unlock: the calling thread does not hold");
 }
 
 TEST(CondVar, WaitReturnsOnceTheConditionIsSignalled) {
