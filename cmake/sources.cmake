@@ -69,6 +69,7 @@ set(GRAPHGC_SOURCES
 set(GRAPHGC_HEADERS
     util/file.h
     util/fixed_size_pool.h
+    util/float_mode.h
     util/mutex.h
     util/os_error.h
     util/registration.h

@@ -8,13 +8,30 @@
 #include "runtime/op_def.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 #include "unsupported/Eigen/CXX11/ThreadPool"
+#include "util/float_mode.h"
 
 namespace graphgc {
 namespace exec {
+namespace {
+
+// Eigen's threads, each flushing denormals for its whole life, as the
+// thread running the plan does for the run (Executor::Run).
+struct FlushingThreadEnvironment : Eigen::StlThreadEnvironment {
+  EnvThread* CreateThread(std::function<void()> f) {
+    return StlThreadEnvironment::CreateThread([f = std::move(f)] {
+      ScopedFlushDenormals flush;
+      f();
+    });
+  }
+};
+
+}  // namespace
 
 Executor::Executor(int intra_op_threads) {
   const int threads = std::max(1, intra_op_threads);
-  auto pool = std::make_unique<Eigen::ThreadPool>(threads);
+  auto pool =
+      std::make_unique<Eigen::ThreadPoolTempl<FlushingThreadEnvironment>>(
+          threads);
   device_ = std::make_unique<Eigen::ThreadPoolDevice>(pool.get(), threads);
   pool_ = std::move(pool);
 }
@@ -44,6 +61,9 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const PinnedRun& run,
   }
 
   const int64_t step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
+  // As TensorFlow's executor: kernels see denormals as zero (util/
+  // float_mode.h); the caller's mode comes back when the run returns.
+  ScopedFlushDenormals flush;
   // Inline for the usual few inputs: no allocation per run.
   absl::InlinedVector<const Tensor*, 16> in_storage(plan.max_inputs, nullptr);
   // A raw view: InlinedVector's operator[] tests for inline storage on every

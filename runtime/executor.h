@@ -6,6 +6,10 @@
 // of slots indexed as the plan says; each step's kernel reads its inputs
 // in place and writes its outputs straight into their slots; each step
 // clears the slots it read last (Plan::takes) once its kernel returns.
+// Kernels run with denormals flushed to zero, on the calling thread and on
+// the pool's (util/float_mode.h), as TensorFlow runs its kernels: a
+// denormal result is 0 and a denormal input reads as 0. The calling
+// thread's own mode is back when Run returns.
 //
 // Thread safety: Run may be called concurrently; each call has its own
 // slots. Kernels run without any graph lock and must not call into the

@@ -10,6 +10,7 @@
 #include "runtime/node.h"
 #include "runtime/op_def.h"
 #include "unsupported/Eigen/CXX11/Tensor"
+#include "util/float_mode.h"
 #include "util/mutex.h"
 #include "util/status_macros.h"
 
@@ -280,6 +281,9 @@ void AssignSlots(PlanBuild& b) {
 
 absl::Status BindKernelsAndFold(PlanBuild& b,
                                 const Eigen::ThreadPoolDevice* device) {
+  // Folded kernels compute what a run would (runtime/executor.h): with
+  // denormals flushed to zero.
+  ScopedFlushDenormals flush;
   Plan& plan = *b.plan;
   b.constant_of.assign(plan.num_slots, -1);
   for (Step& step : plan.steps) {

@@ -17,6 +17,7 @@
 #include "runtime/plan.h"
 #include "runtime/session.h"
 #include "tests/runtime/test_ops.h"
+#include "util/float_mode.h"
 
 namespace graphgc {
 namespace exec {
@@ -581,6 +582,20 @@ TEST_F(PlanBuilderTest, FuseChainsLeavesAChainWhoseBinderGivesNoKernel) {
     EXPECT_EQ(step.kind, Step::Kind::kRun);
     EXPECT_FALSE(step.fused);
   }
+}
+
+TEST_F(PlanBuilderTest, AFoldedStepComputesWithDenormalsFlushedAsRunsDo) {
+  if (!ScopedFlushDenormals::kFlushesDenormals) GTEST_SKIP();
+  Graph g;
+  // 1e-20 squared is 1e-40, a denormal: a run's kernel gives 0
+  // (runtime/executor.h), and so must the value folded at build.
+  Output sq = ops::Square(ops::Const(g, 1e-20f).value()).value();
+  std::shared_ptr<const Plan> plan =
+      BuildPlan(g, executor_.device(), {}, {sq}, {}).value();
+  ASSERT_EQ(plan->fetch_constants.size(), 1u);
+  const int32_t folded = plan->fetch_constants[0];
+  ASSERT_GE(folded, 0) << "Square of a Const was not folded";
+  EXPECT_EQ(plan->constants[folded].data<float>()[0], 0.f);
 }
 
 }  // namespace
