@@ -167,7 +167,7 @@ class ABSL_LOCKABLE Mutex {
 // Mutex, TSan sees it (pthread_mutex is intercepted). Not recursive.
 class ABSL_LOCKABLE ExclusiveMutex {
  public:
-  static constexpr bool kChecksHolders = Mutex::kChecksHolders;
+  static constexpr bool kChecksHolders = mutex_internal::kChecksHolders;
 
   ExclusiveMutex() = default;
   ExclusiveMutex(const ExclusiveMutex&) = delete;
