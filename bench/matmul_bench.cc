@@ -9,7 +9,8 @@
 // BM_EigenMatMul is Eigen's blocked GEMM (the kernel before the small path),
 // BM_SmallMatMul the register-blocked small path, BM_MatMul what the kernel
 // runs (gemm::MatMul's choice). BM_*MatMulSquare times n x n x n products on
-// both sides of the threshold. --benchmark_format=json for JSON.
+// both sides of the threshold. BM_Transpose: gemm::Transpose on the shapes
+// these products transpose. --benchmark_format=json for JSON.
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -131,6 +132,24 @@ void BM_SmallMatMulOther(benchmark::State& state) {
       ->Args({64, 512, 64, 2})
 BENCHMARK(BM_EigenMatMulOther)->GG_OTHER_SHAPES;
 BENCHMARK(BM_SmallMatMulOther)->GG_OTHER_SHAPES;
+
+// gemm::Transpose on the transposes one MLP step's products make: rows x
+// cols of a row-major matrix.
+void BM_Transpose(benchmark::State& state) {
+  const int64_t rows = state.range(0), cols = state.range(1);
+  std::vector<float> src(rows * cols, 1.f), dst(rows * cols);
+  for (auto _ : state) {
+    gemm::Transpose(src.data(), rows, cols, cols, dst.data(), rows);
+    benchmark::DoNotOptimize(dst.data());
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_Transpose)
+    ->Args({32, 64})
+    ->Args({10, 32})
+    ->Args({10, 64})
+    ->Args({64, 10})
+    ->Args({16, 16});
 
 }  // namespace
 }  // namespace graphgc

@@ -12,6 +12,25 @@
 namespace graphgc {
 namespace {
 
+#ifdef GG_SMALL_GEMM_FOR_AVX512
+// This file is also //tests/ops:small_gemm_avx512_test, linked with
+// //ops:small_gemm_avx512 (the kernels built for AVX-512, as --config=bench
+// builds them on such a CPU): it runs only where the CPU has AVX-512.
+class RequiresAvx512 : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    if (!__builtin_cpu_supports("avx512f") ||
+        !__builtin_cpu_supports("avx512dq") ||
+        !__builtin_cpu_supports("avx512bw") ||
+        !__builtin_cpu_supports("avx512vl")) {
+      GTEST_SKIP() << "this CPU has no AVX-512";
+    }
+  }
+};
+const ::testing::Environment* const kRequiresAvx512 =
+    ::testing::AddGlobalTestEnvironment(new RequiresAvx512);
+#endif
+
 constexpr float kSentinel = 12345.f;
 
 struct Product {
@@ -140,6 +159,9 @@ TEST(SmallGemmTest, TransposeMatchesALoopForTiledAndEdgeShapes) {
   uint32_t seed = 3;
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{32, 10},
                             {10, 32},
+                            {16, 16},
+                            {32, 64},
+                            {48, 33},
                             {8, 8},
                             {1, 1},
                             {17, 9},
