@@ -187,7 +187,10 @@ absl::StatusOr<NodeHandle> Graph::AddNodeFrom(Spec&& spec) {
   node->base_length = static_cast<uint32_t>(base.size());
   // A free name is the requested one (moved when it may be); a taken one
   // is uniqued. Before the traits: `base` may view spec.op, moved below.
-  if (mutable_names().Contains(base)) {
+  // Looked up once: an untaken name goes in where the lookup found its
+  // place (nothing changes the index before the Insert below).
+  const NameIndex::Lookup looked = mutable_names().Look(base);
+  if (looked.taken()) {
     node->name = mutable_names().Unique(base);
   } else if (kMovable && !spec.name.empty()) {
     node->name = std::move(spec.name);
@@ -204,7 +207,11 @@ absl::StatusOr<NodeHandle> Graph::AddNodeFrom(Spec&& spec) {
   Node* node_ptr = node.get();
   GG_ASSIGN_OR_RETURN(NodeHandle handle,
                       heap_->Allocate(std::move(node), edges));
-  mutable_names().Insert(*node_ptr, handle.id().index);
+  if (looked.taken()) {
+    mutable_names().Insert(*node_ptr, handle.id().index);
+  } else {
+    mutable_names().Insert(*node_ptr, handle.id().index, looked);
+  }
   heap_->TakeUnreclaimed(absl::MakeSpan(reclaimed));
   return handle;
 }

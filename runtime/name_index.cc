@@ -1,6 +1,7 @@
 #include "runtime/name_index.h"
 
 #include <algorithm>
+#include <cassert>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -61,6 +62,11 @@ struct NameGroup final : gc::Object {
   static uint32_t NameHash(absl::string_view name) {
     return static_cast<uint32_t>(absl::Hash<absl::string_view>{}(name));
   }
+  // A name whose NameHash is known: looked up without hashing it again.
+  struct NameKey {
+    absl::string_view name;
+    uint32_t hash;
+  };
   // The tag an entry holds for a uniqued name of base number `id`.
   static uint32_t TagOfBase(uint32_t id) {
     return id + 1 < kBaseUnnumbered ? id + 1 : kBaseUnnumbered;
@@ -76,6 +82,7 @@ struct NameGroup final : gc::Object {
     size_t operator()(absl::string_view name) const {
       return Spread(NameHash(name));
     }
+    size_t operator()(const NameKey& key) const { return Spread(key.hash); }
   };
   struct Eq {
     using is_transparent = void;
@@ -87,6 +94,12 @@ struct NameGroup final : gc::Object {
     }
     bool operator()(absl::string_view a, const Entry& b) const {
       return b.node->name == a;
+    }
+    bool operator()(const Entry& a, const NameKey& b) const {
+      return a.hash == b.hash && a.node->name == b.name;
+    }
+    bool operator()(const NameKey& a, const Entry& b) const {
+      return (*this)(b, a);
     }
   };
 
@@ -307,15 +320,38 @@ void NameIndex::NoteSuffixFreed(absl::string_view base, int64_t suffix) {
   }
 }
 
+NameIndex::Lookup NameIndex::Look(absl::string_view name) {
+  Lookup lookup;
+  lookup.hash_ = NameGroup::NameHash(name);
+  auto it = groups_.find(TopScope(name));
+  if (it == groups_.end()) return lookup;
+  lookup.group_ = it->second.get();
+  lookup.taken_ = lookup.group_->names.contains(
+      NameGroup::NameKey{.name = name, .hash = lookup.hash_});
+  return lookup;
+}
+
 void NameIndex::Insert(Node& node, uint32_t slot) {
+  auto it = groups_.find(TopScope(node.name));
+  InsertInGroup(node, slot, it == groups_.end() ? nullptr : it->second.get(),
+                NameGroup::NameHash(node.name));
+}
+
+void NameIndex::Insert(Node& node, uint32_t slot, const Lookup& lookup) {
+  assert(lookup.hash_ == NameGroup::NameHash(node.name));
+  InsertInGroup(node, slot, lookup.group_, lookup.hash_);
+}
+
+void NameIndex::InsertInGroup(Node& node, uint32_t slot, Group* found,
+                              uint32_t name_hash) {
   const absl::string_view name = node.name;
   const size_t chunk = slot >> kSlotChunkBits;
   if (chunk >= group_of_slot_.size()) group_of_slot_.resize(chunk + 1);
   if (group_of_slot_[chunk] == nullptr) {
     group_of_slot_[chunk] = std::make_unique<uint32_t[]>(kSlotChunk);
   }
-  std::unique_ptr<Group>& owned = groups_[TopScope(name)];
-  if (owned == nullptr) {
+  if (found == nullptr) {
+    std::unique_ptr<Group>& owned = groups_[TopScope(name)];
     uint32_t id;
     if (!free_group_ids_.empty()) {
       id = free_group_ids_.back();
@@ -327,8 +363,9 @@ void NameIndex::Insert(Node& node, uint32_t slot) {
     }
     owned = std::make_unique<Group>(TopScope(name), id);
     group_by_id_[id] = owned.get();
+    found = owned.get();
   }
-  Group& group = *owned;
+  Group& group = *found;
   GroupNumberOfSlot(slot) = group.id;
   const absl::string_view base = name.substr(0, node.base_length);
   uint32_t base_tag = NameGroup::kAsRequested;
@@ -343,8 +380,7 @@ void NameIndex::Insert(Node& node, uint32_t slot) {
     }
     base_tag = NameGroup::TagOfBase(info.id);
   }
-  group.names.insert(
-      NameGroup::Entry(NameGroup::NameHash(name), &node, slot, base_tag));
+  group.names.insert(NameGroup::Entry(name_hash, &node, slot, base_tag));
   ++group.live;
 }
 

@@ -94,6 +94,26 @@ class NameIndex {
   // Adds `node` (its name set, name.substr(0, base_length) the name it
   // asked for) living in `slot`.
   void Insert(Node& node, uint32_t slot);
+
+  // A name looked up once for both questions a new node asks: whether it
+  // is taken (Contains), and where it goes (Insert): its top-level scope's
+  // group and its hash, which Insert would otherwise find again. Valid
+  // until the index next changes.
+  class Lookup {
+   public:
+    bool taken() const { return taken_; }
+
+   private:
+    friend class NameIndex;
+    NameGroup* group_ = nullptr;  // nullptr: no live name has its scope
+    uint32_t hash_ = 0;           // NameGroup::NameHash of the name
+    bool taken_ = false;
+  };
+  Lookup Look(absl::string_view name);
+  // Insert(node, slot) for a node named exactly what `lookup` looked up,
+  // with no change to the index since.
+  void Insert(Node& node, uint32_t slot, const Lookup& lookup);
+
   // Removes the nodes in the slots of `nodes` (the ids a sweep lists),
   // each in the index and still intact; node_at(slot) is the node in a
   // slot, read only when its group lives on or unscoped names are erased
@@ -131,6 +151,10 @@ class NameIndex {
   };
 
   const Group* FindGroup(absl::string_view name) const;
+  // Insert's work once `group` (nullptr: to be made) and the name's hash
+  // are known.
+  void InsertInGroup(Node& node, uint32_t slot, Group* group,
+                     uint32_t name_hash);
   // The group (number) of the node in `slot` (which must be in the index).
   uint32_t& GroupNumberOfSlot(uint32_t slot) const;
   Group& GroupOfSlot(uint32_t slot) const;

@@ -120,6 +120,51 @@ TEST(NodeNameRule, RefusesABadFirstCharacterAnEmptyScopeOrAStrayCharacter) {
   }
 }
 
+// The rule as TensorFlow's regular expression spells it, a byte at a time.
+bool ReferenceRule(absl::string_view name) {
+  auto first_ok = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+           (c >= '0' && c <= '9') || c == '.';
+  };
+  auto rest_ok = [&](char c) {
+    return first_ok(c) || c == '_' || c == '-' || c == '/';
+  };
+  if (name.empty() || !first_ok(name[0]) || name.back() == '/') return false;
+  for (size_t i = 1; i < name.size(); ++i) {
+    if (!rest_ok(name[i]) || (name[i] == '/' && name[i - 1] == '/')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST(NodeNameRule, AgreesWithTheRuleOnShortNames) {
+  std::string name;
+  for (int a = 0; a < 256; ++a) {
+    name.assign(1, static_cast<char>(a));
+    ASSERT_EQ(IsValidNodeName(name), ReferenceRule(name)) << a;
+    for (int b = 0; b < 256; ++b) {
+      name.assign({static_cast<char>(a), static_cast<char>(b)});
+      ASSERT_EQ(IsValidNodeName(name), ReferenceRule(name)) << a << " " << b;
+    }
+  }
+  // Three and four bytes over the classes that matter: each class's
+  // bytes, a high byte, and the bytes next to the ranges' ends.
+  const std::string bytes = std::string("aZ09._-/ :@[`{\x7f") + '\xe9' + '\0';
+  for (char a : bytes) {
+    for (char b : bytes) {
+      for (char c : bytes) {
+        name.assign({a, b, c});
+        ASSERT_EQ(IsValidNodeName(name), ReferenceRule(name)) << name;
+        for (char d : bytes) {
+          name.assign({a, b, c, d});
+          ASSERT_EQ(IsValidNodeName(name), ReferenceRule(name)) << name;
+        }
+      }
+    }
+  }
+}
+
 TEST(NodeNameRule, ValidateNamesTheNameAndTheRule) {
   absl::Status s = ValidateNodeName("a//b");
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);

@@ -29,6 +29,18 @@ class NameIndexTest : public ::testing::Test {
     nodes_.push_back(std::move(node));
     return *nodes_.back();
   }
+  // As Add, but through Look and Insert(node, slot, lookup), as
+  // Graph::AddNode adds a node whose name is free.
+  Node& AddLooked(absl::string_view name) {
+    const NameIndex::Lookup lookup = index_.Look(name);
+    EXPECT_FALSE(lookup.taken()) << name;
+    auto node = std::make_unique<Node>(NodeKey::ForTesting());
+    node->name = std::string(name);
+    node->base_length = static_cast<uint32_t>(name.size());
+    index_.Insert(*node, next_slot_++, lookup);
+    nodes_.push_back(std::move(node));
+    return *nodes_.back();
+  }
   void Erase(const std::vector<Node*>& nodes) {
     std::vector<NodeId> ids;
     for (Node* node : nodes) {
@@ -49,6 +61,34 @@ TEST_F(NameIndexTest, FindsTheSlotOfALiveNodeByName) {
   EXPECT_EQ(index_.Find("dense/MatMul"), std::optional<uint32_t>(1));
   EXPECT_TRUE(index_.Contains("x"));
   EXPECT_EQ(index_.Find("dense/BiasAdd"), std::nullopt);
+}
+
+TEST_F(NameIndexTest, ALookedUpNameIsTakenExactlyWhileALiveNodeHasIt) {
+  Node& x = Add("dense/MatMul");
+  EXPECT_TRUE(index_.Look("dense/MatMul").taken());
+  EXPECT_FALSE(index_.Look("dense/BiasAdd").taken());  // its scope lives
+  EXPECT_FALSE(index_.Look("other/MatMul").taken());   // no such scope
+  EXPECT_FALSE(index_.Look("dense").taken());
+  Erase({&x});
+  EXPECT_FALSE(index_.Look("dense/MatMul").taken());
+}
+
+TEST_F(NameIndexTest, ANodeInsertedWithItsLookupIsIndexedAsInsertIndexesIt) {
+  Add("dense/MatMul");
+  // In a scope that has a group, in one that has none yet, and unscoped.
+  Node& bias = AddLooked("dense/BiasAdd");
+  Node& other = AddLooked("other/MatMul");
+  Node& x = AddLooked("x");
+  EXPECT_EQ(index_.Find("dense/BiasAdd"), std::optional<uint32_t>(1));
+  EXPECT_EQ(index_.Find("other/MatMul"), std::optional<uint32_t>(2));
+  EXPECT_EQ(index_.Find("x"), std::optional<uint32_t>(3));
+  EXPECT_TRUE(index_.IsScopeInUse("other"));
+  EXPECT_EQ(index_.Unique("x"), "x_1");
+  Erase({&bias, &other, &x});
+  EXPECT_FALSE(index_.Contains("dense/BiasAdd"));
+  EXPECT_FALSE(index_.IsScopeInUse("other"));
+  EXPECT_TRUE(index_.Contains("dense/MatMul"));
+  EXPECT_EQ(index_.size(), 2u);  // the "dense" group and its one name
 }
 
 TEST_F(NameIndexTest, UniqueIsTheRequestedNameWhenItIsFree) {
