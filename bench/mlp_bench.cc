@@ -6,7 +6,8 @@
 // BM_EigenStep is the same step written by hand with Eigen matrices
 // (bench/eigen_mlp.h). The graph step should stay within 1.5x of the
 // hand-written one (issue 17): BM_GraphStepVsEigenStep measures the two
-// alternating.
+// alternating. BM_GraphStepPlanBuild builds the step's plan, as the first
+// run of a new model does.
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -118,18 +119,26 @@ class GraphMlp {
   const absl::Status& init_status() const { return init_; }
   const Graph& graph() const { return g_; }
 
+  // Builds the step's plan anew (uncached); its number of steps.
+  absl::StatusOr<int64_t> BuildPlan() {
+    return session_->PlanSizeForTesting(Feeds(), {loss_}, updates_);
+  }
+
   // One training step on the batch; its loss.
   absl::StatusOr<std::vector<Tensor>> Step() {
     p1_ *= kBeta1;
     p2_ *= kBeta2;
-    return session_->Run({{x_, d_.x},
-                          {y_, d_.y},
-                          {b1p_, Tensor::Scalar<float>(p1_)},
-                          {b2p_, Tensor::Scalar<float>(p2_)}},
-                         {loss_}, updates_);
+    return session_->Run(Feeds(), {loss_}, updates_);
   }
 
  private:
+  std::vector<std::pair<Output, Tensor>> Feeds() const {
+    return {{x_, d_.x},
+            {y_, d_.y},
+            {b1p_, Tensor::Scalar<float>(p1_)},
+            {b2p_, Tensor::Scalar<float>(p2_)}};
+  }
+
   const Data& d_;
   Graph g_;
   Output x_, y_, loss_, b1p_, b2p_;
@@ -157,6 +166,29 @@ void BM_GraphStep(benchmark::State& state) {
   state.counters["graph_nodes"] = static_cast<double>(mlp.graph().num_nodes());
 }
 BENCHMARK(BM_GraphStep);
+
+// Building the step's plan, as Session::Run does the first time it runs a
+// (feeds, fetches, targets) combination: once per new model (each Fit of a
+// new seed model builds one plan of about this size).
+void BM_GraphStepPlanBuild(benchmark::State& state) {
+  const Data d = MakeData();
+  GraphMlp mlp(d);
+  if (!mlp.init_status().ok()) {
+    state.SkipWithError(std::string(mlp.init_status().message()).c_str());
+    return;
+  }
+  int64_t steps = 0;
+  for (auto _ : state) {
+    absl::StatusOr<int64_t> built = mlp.BuildPlan();
+    if (!built.ok()) {
+      state.SkipWithError(std::string(built.status().message()).c_str());
+      break;
+    }
+    steps = *built;
+  }
+  state.counters["plan_steps"] = static_cast<double>(steps);
+}
+BENCHMARK(BM_GraphStepPlanBuild);
 
 // The hand-written step's model, on MakeData()'s weights.
 bench::EigenMlp HandWrittenMlp(const Data& d) {
