@@ -53,8 +53,11 @@ absl::StatusOr<NodeHandle> Heap::Allocate(std::unique_ptr<Object> object,
   s.object = std::move(object);
   if (++live_count_ > peak_live_) peak_live_ = live_count_;
   const NodeId id{index, s.generation};
-  young_.push_back(
-      YoungEntry{id, allocations_.fetch_add(1, std::memory_order_acq_rel) + 1});
+  // Written only here, under mu_ held exclusively: a load and a store, not
+  // a locked read-modify-write (one per node made).
+  const int64_t serial = allocations_.load(std::memory_order_relaxed) + 1;
+  allocations_.store(serial, std::memory_order_release);
+  young_.push_back(YoungEntry{id, serial});
   return NewHandle(id);
 }
 

@@ -450,6 +450,7 @@ class Heap : public std::enable_shared_from_this<Heap> {
 
   std::atomic<int64_t> drops_{0};
   std::atomic<int64_t> old_drops_{0};
+  // Written only by Allocate, with mu_ held exclusively; read without it.
   std::atomic<int64_t> allocations_{0};
   std::atomic<bool> verify_collections_{false};
 

@@ -14,12 +14,14 @@ namespace {
 // A float by its bits: the equality and hash records are shared by.
 uint32_t Bits(float f) { return std::bit_cast<uint32_t>(f); }
 
-// Feeds one attribute value into a hash state. Never given a tensor.
+// Feeds one attribute value into a hash state. A tensor adds nothing but
+// sets `holds_tensor`: such a record is never shared, so its hash is not
+// used.
 template <typename H>
-H HashValue(H h, const AttrValue& value) {
+H HashValue(H h, const AttrValue& value, bool& holds_tensor) {
   h = H::combine(std::move(h), value.index());
   return std::visit(
-      [&h](const auto& v) -> H {
+      [&h, &holds_tensor](const auto& v) -> H {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, float>) {
           return H::combine(std::move(h), Bits(v));
@@ -36,7 +38,8 @@ H HashValue(H h, const AttrValue& value) {
           }
           return std::move(h);
         } else if constexpr (std::is_same_v<T, Tensor>) {
-          return std::move(h);  // not reached: tensors are never hashed
+          holds_tensor = true;
+          return std::move(h);
         } else {
           return H::combine(std::move(h), v);
         }
@@ -44,12 +47,15 @@ H HashValue(H h, const AttrValue& value) {
       value);
 }
 
-// The parts of a record as absl::Hash hashes them.
+// The parts of a record as absl::Hash hashes them. The same pass over the
+// attributes finds whether one holds a tensor (`holds_tensor`), so a spec's
+// attributes are walked once to be hashed, not once more before.
 struct HashableParts {
   absl::string_view op;
   const AttrMap& attrs;
   absl::Span<const DataType> output_types;
   absl::Span<const TensorShape> output_shapes;
+  bool& holds_tensor;
 
   template <typename H>
   friend H AbslHashValue(H h, const HashableParts& p) {
@@ -58,7 +64,7 @@ struct HashableParts {
       h = H::combine(std::move(h), s.dim_sizes());
     }
     for (const auto& [key, value] : p.attrs) {
-      h = HashValue(H::combine(std::move(h), key), value);
+      h = HashValue(H::combine(std::move(h), key), value, p.holds_tensor);
     }
     return h;
   }
@@ -100,12 +106,6 @@ bool SameParts(const node_traits_internal::Record& r, absl::string_view op,
          SameAttrs(r.attrs, attrs);
 }
 
-bool HoldsTensor(const AttrMap& attrs) {
-  return std::any_of(attrs.begin(), attrs.end(), [](const auto& kv) {
-    return std::holds_alternative<Tensor>(kv.second);
-  });
-}
-
 }  // namespace
 
 const NodeTraits::Record& NodeTraits::Empty() {
@@ -129,13 +129,14 @@ template <typename Op, typename Attrs>
 NodeTraits NodeTraitsTable::InternImpl(
     Op&& op, Attrs&& attrs, absl::Span<const DataType> output_types,
     absl::Span<const TensorShape> output_shapes) {
-  if (HoldsTensor(attrs)) {
+  bool holds_tensor = false;
+  const size_t hash = absl::Hash<HashableParts>()(
+      HashableParts{op, attrs, output_types, output_shapes, holds_tensor});
+  if (holds_tensor) {
     return NodeTraits(std::make_shared<const Record>(
         std::string(std::forward<Op>(op)), AttrMap(std::forward<Attrs>(attrs)),
         output_types, output_shapes, 0));
   }
-  const size_t hash = absl::Hash<HashableParts>()(
-      HashableParts{op, attrs, output_types, output_shapes});
   if (auto it =
           records_.find(Probe{op, &attrs, output_types, output_shapes, hash});
       it != records_.end()) {
