@@ -19,6 +19,15 @@ absl::StatusOr<NodeHandle> Heap::Allocate(std::unique_ptr<Object> object,
         absl::StrCat("a node may have at most ", EdgeList::kMaxSize,
                      " inputs; asked for ", edges.size()));
   }
+  // What can throw (std::bad_alloc) comes before the heap changes, so a
+  // failed allocation leaves it as it was: the edges' buffer (more than
+  // EdgeList::kInline edges), room for the young entry (grown by doubling
+  // here, so push_back below never allocates), then a new chunk below.
+  EdgeList edge_list;
+  edge_list.assign(edges);
+  if (young_.size() == young_.capacity()) {
+    young_.reserve(std::max<size_t>(kMinYoungCapacity, 2 * young_.capacity()));
+  }
   uint32_t index;
   if (!free_.empty()) {
     index = free_.back();
@@ -49,7 +58,7 @@ absl::StatusOr<NodeHandle> Heap::Allocate(std::unique_ptr<Object> object,
   s.live = true;
   s.young.store(true, std::memory_order_relaxed);
   s.mark_epoch = 0;
-  s.edges.assign(edges);
+  s.edges = std::move(edge_list);
   s.object = std::move(object);
   if (++live_count_ > peak_live_) peak_live_ = live_count_;
   const NodeId id{index, s.generation};

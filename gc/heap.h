@@ -168,7 +168,8 @@ class Heap : public std::enable_shared_from_this<Heap> {
   // --- structure (mu() held exclusively) ---
 
   // Places `object` in a free slot with the given out-edges (live slot
-  // indices) and returns the first strong handle to it.
+  // indices) and returns the first strong handle to it. Strong guarantee:
+  // when it throws (std::bad_alloc), the heap is as it was.
   absl::StatusOr<NodeHandle> Allocate(std::unique_ptr<Object> object,
                                       absl::Span<const uint32_t> edges)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -443,6 +444,8 @@ class Heap : public std::enable_shared_from_this<Heap> {
   std::vector<std::unique_ptr<Object>> unreclaimed_ ABSL_GUARDED_BY(mu_);
   std::atomic<size_t> unreclaimed_count_{0};
   std::vector<YoungEntry> young_ ABSL_GUARDED_BY(mu_);
+  // young_'s first capacity; Allocate doubles it from there.
+  static constexpr size_t kMinYoungCapacity = 64;
   std::vector<NodeId> remembered_ ABSL_GUARDED_BY(mu_);
   // allocations() at each of the last kMaxPromoteAfter AgeSurvivors calls,
   // oldest first.

@@ -19,18 +19,29 @@ namespace {
 // When non-zero, array allocations of at least this many bytes fail with
 // std::bad_alloc, as on a system out of memory (see operator new[] below).
 std::atomic<size_t> fail_array_new_from{0};
+// The same for the single-object forms (std::vector's buffers).
+std::atomic<size_t> fail_new_from{0};
 
 }  // namespace
 }  // namespace graphgc
 
-// The replaceable array forms, so that a test can make a chunk of slots
-// fail to allocate. Everything else goes to malloc and free as usual.
+// The replaceable array and single-object forms, so that a test can make
+// a chunk of slots or a large buffer fail to allocate. Everything else goes
+// to malloc and free as usual.
 void* operator new[](std::size_t size) {
   const size_t from = graphgc::fail_array_new_from.load();
   if (from != 0 && size >= from) throw std::bad_alloc();
   if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
   throw std::bad_alloc();
 }
+void* operator new(std::size_t size) {
+  const size_t from = graphgc::fail_new_from.load();
+  if (from != 0 && size >= from) throw std::bad_alloc();
+  if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
+  throw std::bad_alloc();
+}
+void operator delete(void* memory) noexcept { std::free(memory); }
+void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
 void operator delete[](void* memory) noexcept { std::free(memory); }
 void operator delete[](void* memory, std::size_t) noexcept {
   std::free(memory);
@@ -112,6 +123,56 @@ TEST(Heap, AChunkThatCannotBeAllocatedLeavesTheHeapWhole) {
   EXPECT_EQ(next.id().index, gc::Heap::kChunkSize);
   EXPECT_TRUE(heap->VerifyForTesting().ok())
       << heap->VerifyForTesting().message();
+}
+
+// Allocate's strong guarantee: when the list of young nodes cannot grow,
+// nothing was taken, counted or placed.
+TEST(Heap, AYoungListThatCannotGrowLeavesTheHeapWhole) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  std::vector<NodeHandle> held;
+  // 64 young entries fill the list's first capacity; a freed slot waits.
+  for (int i = 0; i < 64; ++i) {
+    held.push_back(heap->Allocate(std::make_unique<gc::Object>(), {}).value());
+  }
+  const uint32_t freed = held.back().id().index;
+  held.pop_back();
+  heap->Free(freed, false);
+  ASSERT_EQ(heap->young().size(), 64u);  // the freed one is still listed
+  // Doubling the list takes 128 entries.
+  fail_new_from = 128 * sizeof(gc::YoungEntry);
+  EXPECT_THROW((void)heap->Allocate(std::make_unique<gc::Object>(), {}),
+               std::bad_alloc);
+  fail_new_from = 0;
+  EXPECT_EQ(heap->live_count(), 63);
+  EXPECT_EQ(heap->free_list_size(), 1u);
+  EXPECT_EQ(heap->young().size(), 64u);
+  EXPECT_TRUE(heap->VerifyForTesting().ok())
+      << heap->VerifyForTesting().message();
+  NodeHandle next = heap->Allocate(std::make_unique<gc::Object>(), {}).value();
+  EXPECT_EQ(next.id().index, freed);
+  EXPECT_TRUE(heap->VerifyForTesting().ok())
+      << heap->VerifyForTesting().message();
+}
+
+// The same when a node's many edges cannot have their buffer.
+TEST(Heap, AnEdgeListThatCannotBeAllocatedLeavesTheHeapWhole) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  NodeHandle input = heap->Allocate(std::make_unique<gc::Object>(), {}).value();
+  const std::vector<uint32_t> edges(1000, input.id().index);
+  fail_array_new_from = edges.size() * sizeof(uint32_t);  // EdgeList's
+  EXPECT_THROW((void)heap->Allocate(std::make_unique<gc::Object>(), edges),
+               std::bad_alloc);
+  fail_array_new_from = 0;
+  EXPECT_EQ(heap->live_count(), 1);
+  EXPECT_EQ(heap->num_slots(), 1u);
+  EXPECT_EQ(heap->young().size(), 1u);
+  EXPECT_TRUE(heap->VerifyForTesting().ok())
+      << heap->VerifyForTesting().message();
+  NodeHandle next =
+      heap->Allocate(std::make_unique<gc::Object>(), edges).value();
+  EXPECT_EQ(heap->edges(next.id().index).size(), 1000u);
 }
 
 TEST(Heap, DestroysPromptlyIsReadFromEachObjectItsSlotHolds) {
