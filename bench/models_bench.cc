@@ -45,6 +45,17 @@ Sequential SeedModel(Graph& g) {
   return *std::move(model);
 }
 
+// Builds and compiles a new seed model in `g` (untimed) and fits it once on
+// (x, y); the seconds the Fit took.
+double TimedSeedFit(Graph& g, const Tensor& x, const Tensor& y) {
+  Sequential model = SeedModel(g);
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<History> h = model.Fit(x, y, {.verbose = 0});
+  const auto end = std::chrono::steady_clock::now();
+  if (!h.ok()) std::abort();
+  return std::chrono::duration<double>(end - start).count();
+}
+
 void BM_SeedFit(benchmark::State& state) {
   Graph g;
   absl::StatusOr<std::pair<Tensor, Tensor>> data = seed::Data();
@@ -56,12 +67,7 @@ void BM_SeedFit(benchmark::State& state) {
     if (!alive.back().Fit(x, y, {.verbose = 0}).ok()) std::abort();
   }
   for (auto _ : state) {
-    Sequential model = SeedModel(g);
-    const auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<History> h = model.Fit(x, y, {.verbose = 0});
-    const auto end = std::chrono::steady_clock::now();
-    if (!h.ok()) std::abort();
-    state.SetIterationTime(std::chrono::duration<double>(end - start).count());
+    state.SetIterationTime(TimedSeedFit(g, x, y));
   }
   state.counters["us_per_sample"] = benchmark::Counter(
       1000e-6, benchmark::Counter::kIsIterationInvariantRate |
@@ -88,12 +94,7 @@ void BM_SeedFitModel200VsModel1(benchmark::State& state) {
                                    busy_graph.gc_stats().pause_ns_total};
   for (auto _ : state) {
     for (int i = 0; i < 2; ++i) {
-      Sequential model = SeedModel(*graphs[i]);
-      const auto start = std::chrono::steady_clock::now();
-      absl::StatusOr<History> h = model.Fit(x, y, {.verbose = 0});
-      const auto end = std::chrono::steady_clock::now();
-      if (!h.ok()) std::abort();
-      seconds[i] += std::chrono::duration<double>(end - start).count();
+      seconds[i] += TimedSeedFit(*graphs[i], x, y);
     }
   }
   const double fits = static_cast<double>(state.iterations());
@@ -210,12 +211,7 @@ void BM_SeedFitVsHandWritten(benchmark::State& state) {
   for (auto _ : state) {
     for (int turn = 0; turn < 2; ++turn) {
       if ((turn == 0) == fit_first) {
-        Sequential model = SeedModel(g);
-        const auto start = std::chrono::steady_clock::now();
-        absl::StatusOr<History> h = model.Fit(x, y, {.verbose = 0});
-        const auto end = std::chrono::steady_clock::now();
-        if (!h.ok()) std::abort();
-        fit_seconds += std::chrono::duration<double>(end - start).count();
+        fit_seconds += TimedSeedFit(g, x, y);
       } else {
         hand.NewModel();
         ScopedFlushDenormals flush;

@@ -190,6 +190,10 @@ const NameGroup* NameIndex::FindGroup(absl::string_view name) const {
   return it == groups_.end() ? nullptr : it->second.get();
 }
 
+NameGroup* NameIndex::FindGroup(absl::string_view name) {
+  return const_cast<NameGroup*>(std::as_const(*this).FindGroup(name));
+}
+
 std::optional<uint32_t> NameIndex::Find(absl::string_view name) const {
   const Group* group = FindGroup(name);
   if (group == nullptr) return std::nullopt;
@@ -323,17 +327,15 @@ void NameIndex::NoteSuffixFreed(absl::string_view base, int64_t suffix) {
 NameIndex::Lookup NameIndex::Look(absl::string_view name) {
   Lookup lookup;
   lookup.hash_ = NameGroup::NameHash(name);
-  auto it = groups_.find(TopScope(name));
-  if (it == groups_.end()) return lookup;
-  lookup.group_ = it->second.get();
+  lookup.group_ = FindGroup(name);
+  if (lookup.group_ == nullptr) return lookup;
   lookup.taken_ = lookup.group_->names.contains(
       NameGroup::NameKey{.name = name, .hash = lookup.hash_});
   return lookup;
 }
 
 void NameIndex::Insert(Node& node, uint32_t slot) {
-  auto it = groups_.find(TopScope(node.name));
-  InsertInGroup(node, slot, it == groups_.end() ? nullptr : it->second.get(),
+  InsertInGroup(node, slot, FindGroup(node.name),
                 NameGroup::NameHash(node.name));
 }
 

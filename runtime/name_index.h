@@ -150,7 +150,9 @@ class NameIndex {
     absl::btree_set<int64_t> freed;  // below `next`, may be free again
   };
 
+  // The group of `name`'s top-level scope, or nullptr.
   const Group* FindGroup(absl::string_view name) const;
+  Group* FindGroup(absl::string_view name);
   // Insert's work once `group` (nullptr: to be made) and the name's hash
   // are known.
   void InsertInGroup(Node& node, uint32_t slot, Group* group,
