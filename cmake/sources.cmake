@@ -5,6 +5,7 @@
 set(GRAPHGC_SOURCES
     util/file.cc
     util/fixed_size_pool.cc
+    util/huge_pages.cc
     util/os_error.cc
     gc/collector.cc
     gc/handle.cc
@@ -69,6 +70,7 @@ set(GRAPHGC_SOURCES
 set(GRAPHGC_HEADERS
     util/file.h
     util/fixed_size_pool.h
+    util/huge_pages.h
     util/float_mode.h
     util/mutex.h
     util/os_error.h

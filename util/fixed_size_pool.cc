@@ -4,6 +4,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 // Its ASAN_(UN)POISON_MEMORY_REGION do nothing outside AddressSanitizer
 // builds.
@@ -39,13 +40,18 @@ void* FixedSizePool::Allocate() {
     return block;
   }
   if (next_ == end_) {
-    // Slabs of operator new[] are aligned for any fundamental type, and
+    // Slabs are aligned for any fundamental type (AllocateLarge), and
     // block_size_ is a multiple of that alignment.
+    const size_t bytes =
+        slab_bytes_ >= kHugePageBytes ? kHugePageBytes : kSlabBytes;
     // Kept before it is used, so a failed push_back leaves nothing behind.
-    slabs_.push_back(std::make_unique_for_overwrite<char[]>(kSlabBytes));
+    std::unique_ptr<char[], FreeSlab> slab(
+        static_cast<char*>(AllocateLarge(bytes)), FreeSlab{bytes});
+    slabs_.push_back(std::move(slab));
+    slab_bytes_ += bytes;
     next_ = slabs_.back().get();
-    end_ = next_ + kSlabBytes / block_size_ * block_size_;
-    ASAN_POISON_MEMORY_REGION(next_, kSlabBytes);
+    end_ = next_ + bytes / block_size_ * block_size_;
+    ASAN_POISON_MEMORY_REGION(next_, bytes);
   }
   char* block = next_;
   next_ += block_size_;
@@ -65,6 +71,11 @@ void FixedSizePool::Free(void* block) {
 size_t FixedSizePool::SlabsForTesting() const {
   ExclusiveLock lock(mu_);
   return slabs_.size();
+}
+
+size_t FixedSizePool::SlabBytesForTesting() const {
+  ExclusiveLock lock(mu_);
+  return slab_bytes_;
 }
 
 }  // namespace graphgc

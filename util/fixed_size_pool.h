@@ -1,6 +1,6 @@
 // util/fixed_size_pool.h
 //
-// FixedSizePool: memory blocks of one size, carved from 64 KiB slabs and
+// FixedSizePool: memory blocks of one size, carved from slabs and
 // recycled through a free list, for a type's class-level operator new and
 // delete. A graph makes and frees millions of equal-sized nodes
 // (runtime/node.h); through glibc's malloc each one was a search of its
@@ -20,7 +20,12 @@
 //     live at once, rounded up to a slab, and reuses them (as Boehm GC keeps
 //     its heap). Blocks still allocated when the process exits are not
 //     leaks to LeakSanitizer: the slabs stay reachable.
-//  4. Under AddressSanitizer a free block is poisoned: reading or writing
+//  4. Slabs are kSlabBytes (64 KiB) until the pool holds kHugePageBytes
+//     (2 MiB) of them; after that each new slab is kHugePageBytes from
+//     AllocateLarge (util/huge_pages.h), so a big graph's nodes sit in huge
+//     pages (a fault per 2 MiB, not per 4 KiB) while a small one takes
+//     memory 64 KiB at a time.
+//  5. Under AddressSanitizer a free block is poisoned: reading or writing
 //     it before Allocate() hands it out again is reported like a use after
 //     delete.
 //
@@ -33,6 +38,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "util/huge_pages.h"
 #include "util/mutex.h"
 
 namespace graphgc {
@@ -53,8 +59,9 @@ class FixedSizePool {
   void* Allocate() ABSL_LOCKS_EXCLUDED(mu_);
   void Free(void* block) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Slabs taken from the system so far (for tests).
+  // Slabs taken from the system so far, and their bytes (for tests).
   size_t SlabsForTesting() const ABSL_LOCKS_EXCLUDED(mu_);
+  size_t SlabBytesForTesting() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   // A free block's first bytes: the next free block.
@@ -68,7 +75,12 @@ class FixedSizePool {
   // Never-used blocks of the newest slab: [next_, end_).
   char* next_ ABSL_GUARDED_BY(mu_) = nullptr;
   char* end_ ABSL_GUARDED_BY(mu_) = nullptr;
-  std::vector<std::unique_ptr<char[]>> slabs_ ABSL_GUARDED_BY(mu_);
+  struct FreeSlab {
+    size_t bytes;
+    void operator()(char* slab) const noexcept { FreeLarge(slab, bytes); }
+  };
+  std::vector<std::unique_ptr<char[], FreeSlab>> slabs_ ABSL_GUARDED_BY(mu_);
+  size_t slab_bytes_ ABSL_GUARDED_BY(mu_) = 0;  // in all of slabs_
 };
 
 }  // namespace graphgc

@@ -11,6 +11,7 @@
 
 #include "absl/base/config.h"
 #include "gtest/gtest.h"
+#include "util/huge_pages.h"
 
 #ifdef ABSL_HAVE_ADDRESS_SANITIZER
 #include <sanitizer/asan_interface.h>
@@ -85,6 +86,37 @@ TEST(FixedSizePool, MemoryIsReusedRatherThanGrown) {
     for (void* block : blocks) pool.Free(block);
   }
   EXPECT_EQ(pool.SlabsForTesting(), 2u);
+}
+
+// Postcondition 4: a pool that holds 2 MiB takes its further slabs 2 MiB
+// at a time, each starting on a huge page.
+TEST(FixedSizePool, APoolHoldingAHugePageGrowsAHugePageAtATime) {
+  FixedSizePool pool(256);
+  std::vector<void*> blocks;
+  // Small slabs up to a huge page's worth.
+  while (pool.SlabBytesForTesting() < kHugePageBytes) {
+    blocks.push_back(pool.Allocate());
+  }
+  EXPECT_EQ(pool.SlabsForTesting(), kHugePageBytes / FixedSizePool::kSlabBytes);
+  // The blocks left in the last small slab, then the first huge one.
+  const size_t slabs = pool.SlabsForTesting();
+  void* first = nullptr;
+  while (first == nullptr) {
+    void* block = pool.Allocate();
+    blocks.push_back(block);
+    if (pool.SlabsForTesting() > slabs) first = block;
+  }
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % kHugePageBytes, 0u);
+  EXPECT_EQ(pool.SlabBytesForTesting(), 2 * kHugePageBytes);
+  // It holds a huge page of blocks before the next slab.
+  for (size_t i = 1; i < kHugePageBytes / pool.block_size(); ++i) {
+    blocks.push_back(pool.Allocate());
+  }
+  EXPECT_EQ(pool.SlabsForTesting(), slabs + 1);
+  blocks.push_back(pool.Allocate());
+  EXPECT_EQ(pool.SlabsForTesting(), slabs + 2);
+  EXPECT_EQ(pool.SlabBytesForTesting(), 3 * kHugePageBytes);
+  for (void* block : blocks) pool.Free(block);
 }
 
 // A use of a block after Free is reported as a use after delete would be.
