@@ -96,7 +96,7 @@ CollectStats Collector::Run(bool minor) {
     promote_after = policy_.promote_after;
   }
   std::vector<std::unique_ptr<Object>> kept;
-  std::vector<std::unique_ptr<Object>> leftover;  // by earlier collections
+  ObjectList leftover;  // by earlier collections
   std::vector<std::shared_ptr<const Listener>> end_listeners;
   int64_t live_after = 0;
   int64_t peak = 0;
@@ -167,16 +167,14 @@ CollectStats Collector::Run(bool minor) {
       old_drops_at_full_.store(old_drops, std::memory_order_relaxed);
     }
     result.swept = static_cast<int64_t>(garbage_.size());
-    // The end event goes to the listeners registered now. They get the
-    // list itself, moved, not a copy: a copy takes memory while the swept
-    // objects still hold theirs, so for a big sweep it is fresh pages, each
-    // a page fault on first write. With no listener the list stays, and
-    // the next collection refills it without growing it again (growing it
-    // from empty, with its fresh pages, was half of MarkHeap's samples in
-    // `perf record -g` over 40 runs of `gc_bench
-    // --benchmark_filter='BM_Collect/10000/90/'`).
+    // The end event goes to the listeners registered now, with a copy of
+    // the list in ordinary memory (CollectEvent::swept is a std::vector).
+    // The list itself stays, and the next collection refills it without
+    // growing it again (growing it from empty, with its fresh pages, was
+    // half of MarkHeap's samples in `perf record -g` over 40 runs of
+    // `gc_bench --benchmark_filter='BM_Collect/10000/90/'`).
     end_listeners = SnapshotListeners(*listeners_);
-    if (!end_listeners.empty()) swept = std::move(garbage_);
+    if (!end_listeners.empty()) swept.assign(garbage_.begin(), garbage_.end());
     garbage_.clear();
     if (garbage_.capacity() > (size_t{1} << 20)) garbage_ = {};
     if (roots_.capacity() > (size_t{1} << 20)) roots_ = {};

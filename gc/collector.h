@@ -303,7 +303,7 @@ class Collector {
   uint32_t epoch_ ABSL_GUARDED_BY(heap_.mu()) = 0;
   Marker marker_ ABSL_GUARDED_BY(heap_.mu());
   std::vector<uint32_t> roots_ ABSL_GUARDED_BY(heap_.mu());
-  std::vector<NodeId> garbage_ ABSL_GUARDED_BY(heap_.mu());
+  NodeIdList garbage_ ABSL_GUARDED_BY(heap_.mu());
   // Shared (weakly) with the registrations Listen() hands out.
   const std::shared_ptr<collector_internal::Listeners> listeners_;
 

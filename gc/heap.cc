@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <iterator>
 #include <limits>
+#include <memory>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "gc/handle.h"
@@ -43,7 +45,7 @@ absl::StatusOr<NodeHandle> Heap::Allocate(std::unique_ptr<Object> object,
       // Before the count grows, so that a failed allocation (std::bad_alloc)
       // leaves every counted slot in a chunk (invariant 1).
       prompt_bits_.resize((size_t{index} + kChunkSize) / 64);
-      chunk = std::make_unique<Slot[]>(kChunkSize);
+      chunk = NewChunk(index >> kChunkBits);
     }
     ++num_slots_;
   }
@@ -167,6 +169,36 @@ std::unique_ptr<Object> Heap::Free(uint32_t index, bool keep) {
   return object;
 }
 
+void Heap::DestroySlots::operator()(Slot* chunk) const noexcept {
+  std::destroy_n(chunk, kChunkSize);
+}
+
+std::unique_ptr<Slot[], Heap::DestroySlots> Heap::NewChunk(uint32_t c) {
+  mu_.AssertHeld();
+  char* memory;
+  if (c < kChunksAlone) {
+    std::unique_ptr<char[], FreeChunkMemory> alone(
+        static_cast<char*>(AllocateLarge(kChunkBytes)),
+        FreeChunkMemory{kChunkBytes});
+    chunk_memory_.push_back(std::move(alone));
+    memory = chunk_memory_.back().get();
+  } else {
+    const uint32_t in_block = (c - kChunksAlone) % kChunksPerBlock;
+    if (in_block == 0) {
+      std::unique_ptr<char[], FreeChunkMemory> block(
+          static_cast<char*>(AllocateLarge(kChunkBlockBytes)),
+          FreeChunkMemory{kChunkBlockBytes});
+      chunk_memory_.push_back(std::move(block));
+    }
+    memory = chunk_memory_.back().get() + size_t{in_block} * kChunkBytes;
+  }
+  Slot* slots = reinterpret_cast<Slot*>(memory);
+  static_assert(std::is_nothrow_default_constructible_v<Slot>,
+                "a chunk's memory is recorded before its slots are made");
+  std::uninitialized_value_construct_n(slots, kChunkSize);
+  return std::unique_ptr<Slot[], DestroySlots>(slots);
+}
+
 size_t Heap::TakeUnreclaimed(absl::Span<std::unique_ptr<Object>> out) {
   mu_.AssertHeld();
   const size_t n = std::min(out.size(), unreclaimed_.size());
@@ -176,13 +208,13 @@ size_t Heap::TakeUnreclaimed(absl::Span<std::unique_ptr<Object>> out) {
   }
   // A burst's list is not kept forever (1M entries is 8 MB).
   if (unreclaimed_.empty() && unreclaimed_.capacity() > (size_t{1} << 20)) {
-    unreclaimed_ = std::vector<std::unique_ptr<Object>>();
+    unreclaimed_ = ObjectList();
   }
   unreclaimed_count_.store(unreclaimed_.size(), std::memory_order_relaxed);
   return n;
 }
 
-void Heap::TakeAllUnreclaimed(std::vector<std::unique_ptr<Object>>& out) {
+void Heap::TakeAllUnreclaimed(ObjectList& out) {
   mu_.AssertHeld();
   if (out.empty()) {
     out.swap(unreclaimed_);
@@ -190,7 +222,7 @@ void Heap::TakeAllUnreclaimed(std::vector<std::unique_ptr<Object>>& out) {
   } else {
     out.insert(out.end(), std::make_move_iterator(unreclaimed_.begin()),
                std::make_move_iterator(unreclaimed_.end()));
-    unreclaimed_ = std::vector<std::unique_ptr<Object>>();
+    unreclaimed_ = ObjectList();
   }
   unreclaimed_count_.store(0, std::memory_order_relaxed);
 }
@@ -224,7 +256,7 @@ void Heap::Orphan() {
   for (uint32_t i = 0; i < num_slots_; ++i) {
     if (slot(i).live) Free(i, /*keep=*/false);
   }
-  unreclaimed_ = std::vector<std::unique_ptr<Object>>();
+  unreclaimed_ = ObjectList();
   unreclaimed_count_.store(0, std::memory_order_relaxed);
   young_ = {};
   remembered_ = {};

@@ -45,7 +45,7 @@ class MarkBits {
 }  // namespace
 
 int64_t Marker::MarkHeap(Heap& heap, uint32_t epoch, bool stamp,
-                         std::vector<NodeId>& garbage) {
+                         NodeIdList& garbage) {
   heap.mu().AssertHeld();
   garbage.clear();
   // Room for every live node at once: grown by doubling, the list was

@@ -50,8 +50,7 @@ namespace gc {
 class Marker {
  public:
   // The full collection's mark (postconditions 1-4 above).
-  int64_t MarkHeap(Heap& heap, uint32_t epoch, bool stamp,
-                   std::vector<NodeId>& garbage)
+  int64_t MarkHeap(Heap& heap, uint32_t epoch, bool stamp, NodeIdList& garbage)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu());
   // The minor collection's mark from young `roots`.
   int64_t MarkYoung(Heap& heap, absl::Span<const uint32_t> roots,

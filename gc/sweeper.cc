@@ -3,8 +3,7 @@
 namespace graphgc {
 namespace gc {
 
-void FindYoungGarbage(const Heap& heap, uint32_t epoch,
-                      std::vector<NodeId>& garbage) {
+void FindYoungGarbage(const Heap& heap, uint32_t epoch, NodeIdList& garbage) {
   for (const YoungEntry& e : heap.young()) {
     if (heap.IsLive(e.id) && heap.slot(e.id.index).mark_epoch != epoch) {
       garbage.push_back(e.id);

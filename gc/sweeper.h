@@ -27,8 +27,7 @@ namespace graphgc {
 namespace gc {
 
 // The minor collection's garbage: the unmarked live young slots.
-void FindYoungGarbage(const Heap& heap, uint32_t epoch,
-                      std::vector<NodeId>& garbage)
+void FindYoungGarbage(const Heap& heap, uint32_t epoch, NodeIdList& garbage)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(heap.mu());
 
 void Sweep(Heap& heap, absl::Span<const NodeId> garbage, bool keep,

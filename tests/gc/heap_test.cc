@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -12,6 +13,7 @@
 #include "gc/handle.h"
 #include "gtest/gtest.h"
 #include "tests/gc/test_graph.h"
+#include "util/huge_pages.h"
 
 namespace graphgc {
 namespace {
@@ -102,6 +104,24 @@ TEST(Heap, SlotsDoNotMoveAsTheHeapGrows) {
   EXPECT_EQ(&heap->slot(first.id().index), before);
 }
 
+// A big heap's chunks past the first kChunksAlone share blocks that start
+// on a huge page, one chunk after another.
+TEST(Heap, ChunksPastTheFirstFewAreCarvedFromHugePageBlocks) {
+  auto heap = std::make_shared<gc::Heap>(nullptr);
+  WriterLock l(heap->mu());
+  const uint32_t first_carved = gc::Heap::kChunksAlone * gc::Heap::kChunkSize;
+  std::vector<NodeHandle> held;
+  for (uint32_t i = 0; i < first_carved + 2 * gc::Heap::kChunkSize; ++i) {
+    held.push_back(heap->Allocate(std::make_unique<gc::Object>(), {}).value());
+  }
+  const gc::Slot* block = &heap->slot(first_carved);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(block) % kHugePageBytes, 0u);
+  EXPECT_EQ(&heap->slot(first_carved + gc::Heap::kChunkSize),
+            block + gc::Heap::kChunkSize);
+  EXPECT_TRUE(heap->VerifyForTesting().ok())
+      << heap->VerifyForTesting().message();
+}
+
 // Invariant 1 holds when a new chunk cannot be had: the slot is not
 // counted, and the next allocation takes it once memory is back.
 TEST(Heap, AChunkThatCannotBeAllocatedLeavesTheHeapWhole) {
@@ -111,10 +131,10 @@ TEST(Heap, AChunkThatCannotBeAllocatedLeavesTheHeapWhole) {
   for (uint32_t i = 0; i < gc::Heap::kChunkSize; ++i) {
     held.push_back(heap->Allocate(std::make_unique<gc::Object>(), {}).value());
   }
-  fail_array_new_from = sizeof(gc::Slot) * gc::Heap::kChunkSize;
+  fail_new_from = sizeof(gc::Slot) * gc::Heap::kChunkSize;
   EXPECT_THROW((void)heap->Allocate(std::make_unique<gc::Object>(), {}),
                std::bad_alloc);
-  fail_array_new_from = 0;
+  fail_new_from = 0;
   EXPECT_EQ(heap->num_slots(), gc::Heap::kChunkSize);
   EXPECT_EQ(heap->live_count(), int64_t{gc::Heap::kChunkSize});
   EXPECT_TRUE(heap->VerifyForTesting().ok())
@@ -212,7 +232,7 @@ TEST(Heap, DeferredObjectsLiveUntilTakenNewestFirst) {
   EXPECT_EQ(heap->unreclaimed_count(), 3u);
   out[0].reset();
   EXPECT_EQ(destroyed, 1);
-  std::vector<std::unique_ptr<gc::Object>> rest;
+  gc::ObjectList rest;
   heap->TakeAllUnreclaimed(rest);
   EXPECT_EQ(rest.size(), 3u);
   EXPECT_EQ(heap->unreclaimed_count(), 0u);

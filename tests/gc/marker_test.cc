@@ -22,8 +22,9 @@ FullMark MarkHeap(Graph& g, uint32_t epoch, bool stamp = false) {
   gc::Marker marker;
   FullMark out;
   WriterLock l(g.heap().mu());
-  out.garbage.push_back(NodeId{12345, 1});  // cleared by MarkHeap
-  out.marked = marker.MarkHeap(g.heap(), epoch, stamp, out.garbage);
+  gc::NodeIdList garbage = {NodeId{12345, 1}};  // cleared by MarkHeap
+  out.marked = marker.MarkHeap(g.heap(), epoch, stamp, garbage);
+  out.garbage.assign(garbage.begin(), garbage.end());
   return out;
 }
 

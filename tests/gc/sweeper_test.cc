@@ -21,9 +21,10 @@ TEST(Sweeper, FindYoungGarbageListsTheUnmarkedLiveYoungSlotsOnly) {
   NodeHandle unmarked = AddTestNode(g, "unmarked");
   WriterLock l(g.heap().mu());
   g.heap().slot(marked.id().index).mark_epoch = 5;
-  std::vector<NodeId> garbage;
+  gc::NodeIdList garbage;
   gc::FindYoungGarbage(g.heap(), 5, garbage);
-  EXPECT_EQ(garbage, std::vector<NodeId>{unmarked.id()});
+  EXPECT_EQ(std::vector<NodeId>(garbage.begin(), garbage.end()),
+            std::vector<NodeId>{unmarked.id()});
 }
 
 TEST(Sweeper, SweepDestroysObjectsAndChangesGenerations) {
@@ -88,7 +89,7 @@ TEST(Sweeper, SweepLazilyHandsBackPromptObjectsAndDefersTheRest) {
   EXPECT_EQ(heap->unreclaimed_count(), 2u);
   prompt.clear();
   EXPECT_EQ(destroyed, 1);
-  std::vector<std::unique_ptr<gc::Object>> rest;
+  gc::ObjectList rest;
   {
     WriterLock l(heap->mu());
     heap->TakeAllUnreclaimed(rest);
