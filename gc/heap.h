@@ -149,7 +149,7 @@ struct YoungEntry {
 };
 
 // Lists a collection fills, one entry per swept node (so megabytes for a
-// big sweep): past 2 MiB they are in huge pages (util/huge_pages.h).
+// big sweep): from 1 MiB on they are in huge pages (util/huge_pages.h).
 using NodeIdList = std::vector<NodeId, HugePageAllocator<NodeId>>;
 using ObjectList = std::vector<std::unique_ptr<Object>,
                                HugePageAllocator<std::unique_ptr<Object>>>;
@@ -472,7 +472,7 @@ class Heap : public std::enable_shared_from_this<Heap> {
   int64_t structure_version_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t peak_live_ ABSL_GUARDED_BY(mu_) = 0;
   // The lists that grow with the heap (free slots, deferred objects, young
-  // nodes) are in huge pages once past 2 MiB (util/huge_pages.h): a sweep
+  // nodes) are in huge pages from 1 MiB on (util/huge_pages.h): a sweep
   // of 500,000 nodes filled 6 MB of new free and deferred lists 4 KiB page
   // by page, a fault each.
   std::vector<uint32_t, HugePageAllocator<uint32_t>> free_ ABSL_GUARDED_BY(mu_);

@@ -135,7 +135,7 @@ struct NameGroup final : gc::Object {
   int64_t leaving = 0;
   bool sweep = false;
   bool dying = false;
-  // A table past 2 MiB (about 130,000 names) in huge pages: filling a
+  // A table from 1 MiB on (about 65,000 names) in huge pages: filling a
   // million-name table touched 34 MB a 4 KiB page at a time.
   absl::flat_hash_set<Entry, Hash, Eq, HugePageAllocator<Entry>> names;
   // Requested names that were uniqued (base_<k>): BaseInfo::live counts

@@ -19,7 +19,7 @@ size_t RoundUpToHugePages(size_t bytes) {
 }  // namespace
 
 void* AllocateLarge(size_t bytes) {
-  if (bytes < kHugePageBytes) return ::operator new(bytes);
+  if (bytes < kHugePagesFrom) return ::operator new(bytes);
   const size_t rounded = RoundUpToHugePages(bytes);
   if (rounded == 0) throw std::bad_alloc();
   void* p = std::aligned_alloc(kHugePageBytes, rounded);
@@ -33,7 +33,7 @@ void* AllocateLarge(size_t bytes) {
 }
 
 void FreeLarge(void* p, size_t bytes) noexcept {
-  if (bytes < kHugePageBytes) {
+  if (bytes < kHugePagesFrom) {
     ::operator delete(p);
   } else {
     std::free(p);

@@ -50,17 +50,19 @@ bool KernelAdvisesHugePages() {
   return f.good() && !absl::StrContains(text.str(), "[never]");
 }
 
-TEST(AllocateLarge, ABlockSmallerThanAHugePageIsOrdinaryWritableMemory) {
-  void* p = AllocateLarge(1000);
-  ASSERT_NE(p, nullptr);
-  EXPECT_EQ(Address(p) % alignof(std::max_align_t), 0u);
-  std::memset(p, 7, 1000);
-  FreeLarge(p, 1000);
+TEST(AllocateLarge, ABlockSmallerThanHalfAHugePageIsOrdinaryWritableMemory) {
+  for (size_t bytes : {size_t{1000}, kHugePagesFrom - 1}) {
+    void* p = AllocateLarge(bytes);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(Address(p) % alignof(std::max_align_t), 0u);
+    std::memset(p, 7, bytes);
+    FreeLarge(p, bytes);
+  }
 }
 
-TEST(AllocateLarge, ABlockOfAHugePageOrMoreStartsOnAHugePage) {
-  for (size_t bytes :
-       {kHugePageBytes, kHugePageBytes + 1, 3 * kHugePageBytes}) {
+TEST(AllocateLarge, ABlockOfHalfAHugePageOrMoreStartsOnAHugePage) {
+  for (size_t bytes : {kHugePagesFrom, kHugePageBytes - 1, kHugePageBytes,
+                       kHugePageBytes + 1, 3 * kHugePageBytes}) {
     char* p = static_cast<char*>(AllocateLarge(bytes));
     ASSERT_NE(p, nullptr);
     EXPECT_EQ(Address(p) % kHugePageBytes, 0u) << bytes;
@@ -70,11 +72,11 @@ TEST(AllocateLarge, ABlockOfAHugePageOrMoreStartsOnAHugePage) {
   }
 }
 
-TEST(AllocateLarge, ABlockOfAHugePageOrMoreIsAdvisedForHugePages) {
+TEST(AllocateLarge, ABlockOfHalfAHugePageOrMoreIsAdvisedForHugePages) {
   if (!KernelAdvisesHugePages()) {
     GTEST_SKIP() << "this kernel has no transparent huge pages";
   }
-  const size_t bytes = 2 * kHugePageBytes;
+  const size_t bytes = kHugePagesFrom;
   void* p = AllocateLarge(bytes);
   // "hg": the mapping was advised MADV_HUGEPAGE (proc(5)).
   const std::string flags = VmFlagsOf(p);
