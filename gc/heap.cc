@@ -175,24 +175,16 @@ void Heap::DestroySlots::operator()(Slot* chunk) const noexcept {
 
 std::unique_ptr<Slot[], Heap::DestroySlots> Heap::NewChunk(uint32_t c) {
   mu_.AssertHeld();
-  char* memory;
-  if (c < kChunksAlone) {
-    std::unique_ptr<char[], FreeChunkMemory> alone(
-        static_cast<char*>(AllocateLarge(kChunkBytes)),
-        FreeChunkMemory{kChunkBytes});
-    chunk_memory_.push_back(std::move(alone));
-    memory = chunk_memory_.back().get();
-  } else {
-    const uint32_t in_block = (c - kChunksAlone) % kChunksPerBlock;
-    if (in_block == 0) {
-      std::unique_ptr<char[], FreeChunkMemory> block(
-          static_cast<char*>(AllocateLarge(kChunkBlockBytes)),
-          FreeChunkMemory{kChunkBlockBytes});
-      chunk_memory_.push_back(std::move(block));
-    }
-    memory = chunk_memory_.back().get() + size_t{in_block} * kChunkBytes;
+  // The chunk's place in its block: a chunk alone is a block of one.
+  const uint32_t in_block =
+      c < kChunksAlone ? 0 : (c - kChunksAlone) % kChunksPerBlock;
+  if (in_block == 0) {
+    LargeBlock block =
+        AllocateLargeBlock(c < kChunksAlone ? kChunkBytes : kChunkBlockBytes);
+    chunk_memory_.push_back(std::move(block));
   }
-  Slot* slots = reinterpret_cast<Slot*>(memory);
+  Slot* slots = reinterpret_cast<Slot*>(chunk_memory_.back().get() +
+                                        size_t{in_block} * kChunkBytes);
   static_assert(std::is_nothrow_default_constructible_v<Slot>,
                 "a chunk's memory is recorded before its slots are made");
   std::uninitialized_value_construct_n(slots, kChunkSize);

@@ -150,9 +150,8 @@ struct YoungEntry {
 
 // Lists a collection fills, one entry per swept node (so megabytes for a
 // big sweep): from 1 MiB on they are in huge pages (util/huge_pages.h).
-using NodeIdList = std::vector<NodeId, HugePageAllocator<NodeId>>;
-using ObjectList = std::vector<std::unique_ptr<Object>,
-                               HugePageAllocator<std::unique_ptr<Object>>>;
+using NodeIdList = LargeVector<NodeId>;
+using ObjectList = LargeVector<std::unique_ptr<Object>>;
 
 class Heap : public std::enable_shared_from_this<Heap> {
  public:
@@ -395,11 +394,11 @@ class Heap : public std::enable_shared_from_this<Heap> {
   }
   // The free list and the young list, for tests that break the heap on
   // purpose to see the verifier catch it.
-  std::vector<uint32_t, HugePageAllocator<uint32_t>>& FreeListForTesting()
+  LargeVector<uint32_t>& FreeListForTesting()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return free_;
   }
-  std::vector<YoungEntry, HugePageAllocator<YoungEntry>>& YoungListForTesting()
+  LargeVector<YoungEntry>& YoungListForTesting()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return young_;
   }
@@ -449,14 +448,11 @@ class Heap : public std::enable_shared_from_this<Heap> {
   // (160 KiB each: a small graph takes little); each later one is carved
   // from a block of kChunksPerBlock chunks, 10 MiB, five whole huge pages
   // (util/huge_pages.h): building a million nodes faulted in 40 MB of
-  // slots 4 KiB at a time. Declared before chunks_, whose slots are
-  // destroyed first.
-  struct FreeChunkMemory {
-    size_t bytes;
-    void operator()(char* p) const noexcept { FreeLarge(p, bytes); }
-  };
-  std::vector<std::unique_ptr<char[], FreeChunkMemory>> chunk_memory_
-      ABSL_GUARDED_BY(mu_);
+  // slots 4 KiB at a time (28% of the faults `perf record -e page-faults
+  // -c 1 gc_bench --benchmark_filter=BM_PeerGraphgcCollect/50` counted were
+  // in Heap::Allocate). Declared before chunks_, whose slots are destroyed
+  // first.
+  std::vector<LargeBlock> chunk_memory_ ABSL_GUARDED_BY(mu_);
   // Destroys a chunk's slots (its memory is chunk_memory_'s).
   struct DestroySlots {
     void operator()(Slot* chunk) const noexcept;
@@ -474,15 +470,15 @@ class Heap : public std::enable_shared_from_this<Heap> {
   // The lists that grow with the heap (free slots, deferred objects, young
   // nodes) are in huge pages from 1 MiB on (util/huge_pages.h): a sweep
   // of 500,000 nodes filled 6 MB of new free and deferred lists 4 KiB page
-  // by page, a fault each.
-  std::vector<uint32_t, HugePageAllocator<uint32_t>> free_ ABSL_GUARDED_BY(mu_);
+  // by page, a fault each (under SweepLazily and Heap::Free in `perf record
+  // -e page-faults -g gc_bench --benchmark_filter=BM_Collect/1000000/50`).
+  LargeVector<uint32_t> free_ ABSL_GUARDED_BY(mu_);
   // Slot i's DestroysPromptly() is bit i % 64 of word i / 64.
   std::vector<uint64_t> prompt_bits_ ABSL_GUARDED_BY(mu_);
   // Invariant 5; unreclaimed_count_ mirrors its size for lock-free reads.
   ObjectList unreclaimed_ ABSL_GUARDED_BY(mu_);
   std::atomic<size_t> unreclaimed_count_{0};
-  std::vector<YoungEntry, HugePageAllocator<YoungEntry>> young_
-      ABSL_GUARDED_BY(mu_);
+  LargeVector<YoungEntry> young_ ABSL_GUARDED_BY(mu_);
   // young_'s first capacity; Allocate doubles it from there.
   static constexpr size_t kMinYoungCapacity = 64;
   std::vector<NodeId> remembered_ ABSL_GUARDED_BY(mu_);

@@ -45,8 +45,7 @@ void* FixedSizePool::Allocate() {
     const size_t bytes =
         slab_bytes_ >= kHugePageBytes ? kHugePageBytes : kSlabBytes;
     // Kept before it is used, so a failed push_back leaves nothing behind.
-    std::unique_ptr<char[], FreeSlab> slab(
-        static_cast<char*>(AllocateLarge(bytes)), FreeSlab{bytes});
+    LargeBlock slab = AllocateLargeBlock(bytes);
     slabs_.push_back(std::move(slab));
     slab_bytes_ += bytes;
     next_ = slabs_.back().get();

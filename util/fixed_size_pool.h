@@ -75,11 +75,7 @@ class FixedSizePool {
   // Never-used blocks of the newest slab: [next_, end_).
   char* next_ ABSL_GUARDED_BY(mu_) = nullptr;
   char* end_ ABSL_GUARDED_BY(mu_) = nullptr;
-  struct FreeSlab {
-    size_t bytes;
-    void operator()(char* slab) const noexcept { FreeLarge(slab, bytes); }
-  };
-  std::vector<std::unique_ptr<char[], FreeSlab>> slabs_ ABSL_GUARDED_BY(mu_);
+  std::vector<LargeBlock> slabs_ ABSL_GUARDED_BY(mu_);
   size_t slab_bytes_ ABSL_GUARDED_BY(mu_) = 0;  // in all of slabs_
 };
 

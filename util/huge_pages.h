@@ -6,12 +6,13 @@
 // Debian's and Ubuntu's default, for memory advised MADV_HUGEPAGE).
 //
 // Why: a graph of a million nodes touches about 300 MB. In 4 KiB pages that
-// is some 75,000 first-touch page faults, each a trip through the kernel
-// (about 10 us on a paravirtualised VM like the one the README's figures
-// come from: `perf stat -e page-faults` counted 80,681 faults for
-// `gc_bench --benchmark_filter=BM_PeerGraphgcCollect/50`), and marking,
-// which follows edges across all of it, misses the TLB on most slots. In
-// 2 MiB pages each fault covers 512 small ones.
+// is some 75,000 first-touch page faults (`perf stat -e page-faults`
+// counted 80,681 for `gc_bench
+// --benchmark_filter=BM_PeerGraphgcCollect/50`), each a trip through the
+// kernel: on the paravirtualised VM the README's figures come from,
+// `gc_bench --benchmark_filter=BM_FirstTouch` touched 32 MiB in 96.7 ms
+// in 4 KiB pages (about 12 us a page) and in 3.6 ms in 2 MiB pages, where
+// each fault covers 512 small pages.
 //
 // The cost is memory: a huge page is resident whole once any byte of it is
 // touched, so only arrays of at least kHugePagesFrom (half a huge page)
@@ -32,7 +33,9 @@
 //     std::bad_alloc when there is no memory, as operator new does, and
 //     when rounding `bytes` up would overflow.
 //  2. FreeLarge(p, bytes) frees a block AllocateLarge(bytes) returned.
-//  3. HugePageAllocator<T> is a standard allocator (interchangeable with
+//  3. AllocateLargeBlock(bytes) is AllocateLarge(bytes) owned: the
+//     LargeBlock frees it (FreeLarge with the same bytes) when destroyed.
+//  4. HugePageAllocator<T> is a standard allocator (interchangeable with
 //     every other instance) whose allocations are AllocateLarge's: a
 //     container of it grows as with std::allocator, and its arrays of at
 //     least kHugePagesFrom get huge pages. allocate(n) throws
@@ -44,7 +47,9 @@
 
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <new>
+#include <vector>
 
 namespace graphgc {
 
@@ -53,6 +58,17 @@ inline constexpr size_t kHugePagesFrom = kHugePageBytes / 2;
 
 void* AllocateLarge(size_t bytes);
 void FreeLarge(void* p, size_t bytes) noexcept;
+
+// A block of AllocateLarge's that frees itself (postcondition 3).
+struct FreeLargeBlock {
+  size_t bytes = 0;
+  void operator()(char* block) const noexcept { FreeLarge(block, bytes); }
+};
+using LargeBlock = std::unique_ptr<char[], FreeLargeBlock>;
+inline LargeBlock AllocateLargeBlock(size_t bytes) {
+  return LargeBlock(static_cast<char*>(AllocateLarge(bytes)),
+                    FreeLargeBlock{bytes});
+}
 
 template <typename T>
 class HugePageAllocator {
@@ -79,6 +95,10 @@ class HugePageAllocator {
     return true;
   }
 };
+
+// A vector whose array is in huge pages once it reaches kHugePagesFrom.
+template <typename T>
+using LargeVector = std::vector<T, HugePageAllocator<T>>;
 
 }  // namespace graphgc
 

@@ -118,12 +118,28 @@ TEST(HugePageAllocator, AHashSetGrowsAndShrinksWithIt) {
   EXPECT_TRUE(set.empty());
 }
 
+// Under AddressSanitizer a block freed the other way from how it was
+// allocated (free() of operator new's, or the reverse) is reported.
 TEST(HugePageAllocator, AllInstancesAreInterchangeable) {
   HugePageAllocator<int> a;
   HugePageAllocator<double> b;
   EXPECT_TRUE(a == b);
-  int* p = a.allocate(10);
-  HugePageAllocator<int>(b).deallocate(p, 10);
+  for (size_t n : {size_t{10}, kHugePagesFrom / sizeof(int)}) {
+    int* p = a.allocate(n);
+    HugePageAllocator<int>(b).deallocate(p, n);
+  }
+}
+
+TEST(LargeBlock, OwnsAnAllocateLargeBlockOfItsSize) {
+  for (size_t bytes : {size_t{4096}, kHugePagesFrom, 3 * kHugePageBytes}) {
+    LargeBlock block = AllocateLargeBlock(bytes);
+    ASSERT_NE(block.get(), nullptr);
+    EXPECT_EQ(block.get_deleter().bytes, bytes);
+    if (bytes >= kHugePagesFrom) {
+      EXPECT_EQ(Address(block.get()) % kHugePageBytes, 0u);
+    }
+    std::memset(block.get(), 3, bytes);
+  }
 }
 
 }  // namespace
