@@ -6,13 +6,13 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "gc/heap.h"
+#include "runtime/name_table.h"
 #include "runtime/node.h"
 #include "util/huge_pages.h"
 
@@ -30,79 +30,37 @@ struct NameGroup final : gc::Object {
   };
   using Bases = absl::node_hash_map<std::string, BaseInfo>;
 
-  // One entry per node, in 16 bytes: the node (whose name is the key, so
-  // names are not stored twice), 32 bits of the name's hash (so rehashing
-  // and erasing never re-read the name), its slot and, for a uniqued name,
-  // its base's number (so a sweep of the table counts the base's loss
-  // without reading the node). Looked up by name or by entry. At 24 bytes
-  // (a full hash, a whole word for the slot and the base), the table a
-  // sweep reads was half as big again.
+  // One entry per node (runtime/name_table.h): the node (whose name is
+  // the key, so names are not stored twice), 32 bits of the name's hash (so
+  // rebuilding and sweeping never re-read the name), and a payload of the
+  // node's slot and, for a uniqued name, its base's number (so a sweep of
+  // the table tests and counts a leaving node without reading it).
   static constexpr int kSlotBits = 24;
+  static constexpr uint32_t kSlotMask = (uint32_t{1} << kSlotBits) - 1;
   static_assert(gc::Heap::kMaxSlots <= (uint32_t{1} << kSlotBits),
-                "a slot index must fit an entry's slot bits");
-  // Entry::base_tag(): a name given as requested (which may be a base's
-  // own name), a uniqued name's base number plus one, or kBaseUnnumbered
-  // for a uniqued name whose base's number does not fit (its node is read).
+                "a slot index must fit a payload's slot bits");
+  // BaseTag(): a name given as requested (which may be a base's own name),
+  // a uniqued name's base number plus one, or kBaseUnnumbered for a
+  // uniqued name whose base's number does not fit (its node is read).
   static constexpr uint32_t kAsRequested = 0;
   static constexpr uint32_t kBaseUnnumbered = 0xff;
-  struct Entry {
-    Entry(uint32_t name_hash, const Node* n, uint32_t slot, uint32_t base_tag)
-        : node(n),
-          hash(name_hash),
-          slot_and_tag(slot | base_tag << kSlotBits) {}
-    uint32_t slot() const {
-      return slot_and_tag & ((uint32_t{1} << kSlotBits) - 1);
-    }
-    uint32_t base_tag() const { return slot_and_tag >> kSlotBits; }
-
-    const Node* node;
-    uint32_t hash;  // NameHash(node->name)
-    uint32_t slot_and_tag;
-  };
-  static_assert(sizeof(Entry) == 16);
+  static constexpr int kTags = 256;
+  static uint32_t Payload(uint32_t slot, uint32_t base_tag) {
+    return slot | base_tag << kSlotBits;
+  }
+  static uint32_t SlotOf(uint32_t payload) { return payload & kSlotMask; }
+  static uint32_t BaseTag(uint32_t payload) { return payload >> kSlotBits; }
   static uint32_t NameHash(absl::string_view name) {
     return static_cast<uint32_t>(absl::Hash<absl::string_view>{}(name));
   }
-  // A name whose NameHash is known: looked up without hashing it again.
-  struct NameKey {
-    absl::string_view name;
-    uint32_t hash;
-  };
   // The tag an entry holds for a uniqued name of base number `id`.
   static uint32_t TagOfBase(uint32_t id) {
     return id + 1 < kBaseUnnumbered ? id + 1 : kBaseUnnumbered;
   }
-  // A 32-bit name hash spread over a size_t, the same for an entry and for
-  // a name looked up (the table takes its low 7 bits and the bits above).
-  static size_t Spread(uint32_t name_hash) {
-    return static_cast<size_t>(uint64_t{name_hash} * 0x9E3779B97F4A7C15u);
+  // The entry named `name` (node == nullptr: none).
+  NameTable<Node>::Item FindName(absl::string_view name) const {
+    return names.Find(name, NameHash(name));
   }
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(const Entry& e) const { return Spread(e.hash); }
-    size_t operator()(absl::string_view name) const {
-      return Spread(NameHash(name));
-    }
-    size_t operator()(const NameKey& key) const { return Spread(key.hash); }
-  };
-  struct Eq {
-    using is_transparent = void;
-    bool operator()(const Entry& a, const Entry& b) const {
-      return a.node == b.node;
-    }
-    bool operator()(const Entry& a, absl::string_view b) const {
-      return a.node->name == b;
-    }
-    bool operator()(absl::string_view a, const Entry& b) const {
-      return b.node->name == a;
-    }
-    bool operator()(const Entry& a, const NameKey& b) const {
-      return a.hash == b.hash && a.node->name == b.name;
-    }
-    bool operator()(const NameKey& a, const Entry& b) const {
-      return (*this)(b, a);
-    }
-  };
 
   NameGroup(absl::string_view s, uint32_t i) : scope(s), id(i) {}
 
@@ -135,18 +93,19 @@ struct NameGroup final : gc::Object {
   int64_t leaving = 0;
   bool sweep = false;
   bool dying = false;
-  // A table from 1 MiB on (about 65,000 names) in huge pages: filling a
+  // Its arrays from 1 MiB on (about 65,000 names) are in huge pages
+  // (runtime/name_table.h keeps them in LargeVectors): filling a
   // million-name table touched 34 MB a 4 KiB page at a time (the faults
   // under its resize were 5.8% of the samples of `perf record -g gc_bench
   // --benchmark_filter=BM_Collect/1000000/50`).
-  absl::flat_hash_set<Entry, Hash, Eq, HugePageAllocator<Entry>> names;
+  NameTable<Node> names;
   // Requested names that were uniqued (base_<k>): BaseInfo::live counts
   // the live uniqued nodes, and the entry lives while one does or while a
   // node named the base itself (requested so) lives, so next_suffix is
   // kept exactly as long as when every node of a base was counted. A base
   // only ever given unchanged has no entry: next_suffix 1, as if absent.
   // Node-based, so base_by_id can point at the entries: an entry's number
-  // stays its own while it lives (a uniqued node's Entry::base names it,
+  // stays its own while it lives (a uniqued node's payload tag names it,
   // and keeps it alive by being counted in it), and is reused after.
   Bases bases;
   std::vector<Bases::value_type*> base_by_id;  // nullptr while free
@@ -157,9 +116,8 @@ namespace {
 
 // Whether a live node of `group` is named `base` and asked for it.
 bool HoldsOwnBase(const NameGroup& group, absl::string_view base) {
-  auto it = group.names.find(base);
-  return it != group.names.end() &&
-         it->node->base_length == it->node->name.size();
+  const Node* node = group.FindName(base).node;
+  return node != nullptr && node->base_length == node->name.size();
 }
 
 // Erases `base` once no uniqued node of it lives and no node is named it
@@ -202,22 +160,22 @@ NameGroup* NameIndex::FindGroup(absl::string_view name) {
 std::optional<uint32_t> NameIndex::Find(absl::string_view name) const {
   const Group* group = FindGroup(name);
   if (group == nullptr) return std::nullopt;
-  auto it = group->names.find(name);
-  if (it == group->names.end()) return std::nullopt;
-  return it->slot();
+  const NameTable<Node>::Item e = group->FindName(name);
+  if (e.node == nullptr) return std::nullopt;
+  return NameGroup::SlotOf(e.payload);
 }
 
 std::string NameIndex::Unique(absl::string_view base) const {
   // "base_k" has the top-level scope of "base": one group answers.
   const Group* group = FindGroup(base);
-  if (group == nullptr || !group->names.contains(base)) {
+  if (group == nullptr || group->FindName(base).node == nullptr) {
     return std::string(base);
   }
   auto it = group->bases.find(base);
   for (int64_t k = it == group->bases.end() ? 1 : it->second.next_suffix;;
        ++k) {
     std::string candidate = absl::StrCat(base, "_", k);
-    if (!group->names.contains(candidate)) return candidate;
+    if (group->FindName(candidate).node == nullptr) return candidate;
   }
 }
 
@@ -229,11 +187,9 @@ bool NameIndex::IsScopeInUse(absl::string_view scope) const {
   const Group* group = FindGroup(scope);
   if (group == nullptr) return false;
   const std::string prefix = absl::StrCat(scope, "/");
-  for (const NameGroup::Entry& e : group->names) {
-    const std::string& name = e.node->name;
-    if (name == scope || absl::StartsWith(name, prefix)) return true;
-  }
-  return false;
+  return group->names.AnyOf([&](const Node* node, uint32_t) {
+    return node->name == scope || absl::StartsWith(node->name, prefix);
+  });
 }
 
 bool NameIndex::IsScopeTaken(absl::string_view scope) const {
@@ -334,8 +290,7 @@ NameIndex::Lookup NameIndex::Look(absl::string_view name) {
   lookup.hash_ = NameGroup::NameHash(name);
   lookup.group_ = FindGroup(name);
   if (lookup.group_ == nullptr) return lookup;
-  lookup.taken_ = lookup.group_->names.contains(
-      NameGroup::NameKey{.name = name, .hash = lookup.hash_});
+  lookup.taken_ = lookup.group_->names.Find(name, lookup.hash_).node != nullptr;
   return lookup;
 }
 
@@ -387,7 +342,7 @@ void NameIndex::InsertInGroup(Node& node, uint32_t slot, Group* found,
     }
     base_tag = NameGroup::TagOfBase(info.id);
   }
-  group.names.insert(NameGroup::Entry(name_hash, &node, slot, base_tag));
+  group.names.Insert(&node, name_hash, NameGroup::Payload(slot, base_tag));
   ++group.live;
 }
 
@@ -423,13 +378,11 @@ void NameIndex::Erase(
   // of them garbage, in `perf record -g` of `gc_bench
   // --benchmark_filter='BM_PeerGraphgcCollect/50/'`), and a list of the
   // groups was fresh pages for every big sweep.
-  uint32_t max_slot = 0;
   std::vector<Group*> touched;  // each group losing names, once
   for (NodeId id : nodes) {
     Group& group = GroupOfSlot(id.index);
     --group.live;
     if (group.leaving++ == 0) touched.push_back(&group);
-    max_slot = std::max(max_slot, id.index);
   }
   // Decided once per group, not per node.
   std::vector<Group*> dead;
@@ -454,18 +407,25 @@ void NameIndex::Erase(
   }
   if (!swept.empty()) {
     // The leaving slots as bits: the pass tests an entry by its slot
-    // without reading its node.
-    std::vector<bool> leaving(size_t{max_slot} + 1, false);
+    // without reading its node. The bits cover every slot a node in the
+    // index can have (those of group_of_slot_), so the test needs no range
+    // check: one against the highest leaving slot was a branch that
+    // mispredicted on half the entries when the survivors were the newer
+    // half.
+    std::vector<uint64_t> leaving(group_of_slot_.size() * kSlotChunk / 64, 0);
     for (NodeId id : nodes) {
-      if (GroupOfSlot(id.index).sweep) leaving[id.index] = true;
+      if (GroupOfSlot(id.index).sweep) {
+        leaving[id.index / 64] |= uint64_t{1} << (id.index % 64);
+      }
     }
     // A swept group's bases are kept in the same pass: a leaving uniqued
-    // name counts its loss through Entry::base, without its node being
-    // read (reading each leaving node for its base was 17-22 ms of a 65-ms
-    // collection of 1M uniqued names, half of them garbage, timed around
-    // each part in `gc_bench --benchmark_filter='BM_Collect/1000000/50'`).
-    // Only a name given as requested may hold a base itself, and is read
-    // when the group has bases at all.
+    // name counts its loss through its payload's base tag, without its node
+    // being read (reading each leaving node for its base was 17-22 ms of a
+    // 65-ms collection of 1M uniqued names, half of them garbage, timed
+    // around each part in `gc_bench
+    // --benchmark_filter='BM_Collect/1000000/50'`). Only a name given as
+    // requested may hold a base itself, and is read when the group has
+    // bases at all.
     std::vector<uint32_t> touched_bases;
     std::vector<const Node*> maybe_holders;
     std::vector<const Node*> unnumbered;
@@ -475,21 +435,39 @@ void NameIndex::Erase(
         info.touched = true;
         touched_bases.push_back(info.id);
       };
-      absl::erase_if(group->names, [&](const NameGroup::Entry& e) {
-        const uint32_t slot = e.slot();
-        if (slot > max_slot || !leaving[slot]) return false;
-        const uint32_t tag = e.base_tag();
-        if (tag == NameGroup::kAsRequested) {
-          if (!group->bases.empty()) maybe_holders.push_back(e.node);
-        } else if (tag == NameGroup::kBaseUnnumbered) {
-          unnumbered.push_back(e.node);
-        } else {
-          NameGroup::BaseInfo& info = group->base_by_id[tag - 1]->second;
-          --info.live;
-          touch(info);
+      const bool wants_holders = !group->bases.empty();
+      // The pass (NameTable::EraseIf) has no branch on the data, and
+      // neither has this test: the leaving bit and each tag's count are
+      // arithmetic, the counts kept in four interleaved rows so that
+      // neighbouring entries of one base do not wait on each other's
+      // store. The nodes it reads are the rare ones above.
+      // Which tags' leaving nodes are read (a table, not a test of the
+      // tag: a slot without an entry has tag 0, and a test of it was a
+      // branch on whether the slot is empty).
+      uint32_t loss[4][NameGroup::kTags] = {};
+      uint8_t read_node[NameGroup::kTags] = {};
+      read_node[NameGroup::kAsRequested] = wants_holders;
+      read_node[NameGroup::kBaseUnnumbered] = 1;
+      group->names.EraseIf([&](uint32_t payload, bool full, size_t index) {
+        const uint32_t slot = NameGroup::SlotOf(payload);
+        const uint32_t kill =
+            full & static_cast<uint32_t>(leaving[slot / 64] >> (slot % 64));
+        const uint32_t tag = NameGroup::BaseTag(payload);
+        loss[index % 4][tag] += kill;
+        if (kill & read_node[tag]) [[unlikely]] {
+          (tag == NameGroup::kBaseUnnumbered ? unnumbered : maybe_holders)
+              .push_back(group->names.NodeAt(index));
         }
-        return true;
+        return kill != 0;
       });
+      for (uint32_t tag = 1; tag < NameGroup::kBaseUnnumbered; ++tag) {
+        const int64_t lost =
+            int64_t{loss[0][tag]} + loss[1][tag] + loss[2][tag] + loss[3][tag];
+        if (lost == 0) continue;
+        NameGroup::BaseInfo& info = group->base_by_id[tag - 1]->second;
+        info.live -= lost;
+        touch(info);
+      }
       for (const Node* node : maybe_holders) {
         auto base = group->bases.find(node->name);
         if (base != group->bases.end()) touch(base->second);
@@ -525,8 +503,7 @@ void NameIndex::Erase(
     if (unscoped) NoteScopeFreed(node->name);
     if (done) continue;
     const absl::string_view name = node->name;
-    group.names.erase(NameGroup::Entry(NameGroup::NameHash(name), node, 0,
-                                       NameGroup::kAsRequested));
+    group.names.Erase(node, NameGroup::NameHash(name));
     const absl::string_view base_name = name.substr(0, node->base_length);
     auto base = group.bases.find(base_name);
     if (base == group.bases.end()) continue;
