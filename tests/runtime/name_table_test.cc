@@ -53,6 +53,19 @@ void EraseWhere(Table& t, Pred pred) {
   });
 }
 
+// Inserts `more` in order until an insert rebuilds the arrays (used()
+// falls: the tombstones are gone); how many it inserted, or 0 if none did.
+size_t InsertUntilRebuilt(Table& t,
+                          const std::vector<std::unique_ptr<FakeNode>>& more) {
+  for (size_t inserted = 0; inserted < more.size();) {
+    const size_t used = t.used();
+    const FakeNode* n = more[inserted++].get();
+    t.Insert(n, HashOf(n->name), 0);
+    if (t.used() < used) return inserted;
+  }
+  return 0;
+}
+
 TEST(NameTable, AnEmptyTableFindsNothingAndHoldsNoArrays) {
   Table t;
   EXPECT_EQ(t.size(), 0u);
@@ -269,15 +282,8 @@ TEST(NameTable, InsertsAfterASweepReuseTombstonesUntilARebuildDropsThem) {
   // New names fill tombstones and empty slots until the bound is reached;
   // the arrays are then rebuilt without the tombstones, sized for the
   // entries (at most half full), not for the tombstones.
-  size_t inserted = 0;
-  bool rebuilt = false;
-  while (!rebuilt && inserted < more.size()) {
-    const size_t used = t.used();
-    const FakeNode* n = more[inserted++].get();
-    t.Insert(n, HashOf(n->name), 0);
-    rebuilt = t.used() < used;
-  }
-  ASSERT_TRUE(rebuilt);
+  const size_t inserted = InsertUntilRebuilt(t, more);
+  ASSERT_GT(inserted, 0u) << "no rebuild";
   EXPECT_EQ(t.used(), t.size());
   EXPECT_EQ(t.size(), inserted);
   EXPECT_LE(t.size() * 2, t.capacity());
@@ -298,15 +304,8 @@ TEST(NameTable, ARebuildAfterASweepKeepsTheArraysWhenTheyAreBigEnough) {
   // rebuild that the next inserts bring keeps their size.
   EraseWhere(t, [](uint32_t i) { return i % 10 != 0; });
   auto more = MakeNodes(1500, "m");
-  size_t inserted = 0;
-  bool rebuilt = false;
-  while (!rebuilt && inserted < more.size()) {
-    const size_t used = t.used();
-    const FakeNode* n = more[inserted++].get();
-    t.Insert(n, HashOf(n->name), 0);
-    rebuilt = t.used() < used;
-  }
-  ASSERT_TRUE(rebuilt);
+  const size_t inserted = InsertUntilRebuilt(t, more);
+  ASSERT_GT(inserted, 0u) << "no rebuild";
   EXPECT_EQ(t.capacity(), capacity);
   EXPECT_EQ(t.size(), 350u + inserted);
   EXPECT_EQ(t.used(), t.size());
