@@ -437,13 +437,13 @@ void NameIndex::Erase(
       };
       const bool wants_holders = !group->bases.empty();
       // The pass (NameTable::EraseIf) has no branch on the data, and
-      // neither has this test: the leaving bit and each tag's count are
-      // arithmetic, the counts kept in four interleaved rows so that
+      // neither has this test of each slot: the leaving bit and each tag's
+      // count are arithmetic (the counts in four interleaved rows, so that
       // neighbouring entries of one base do not wait on each other's
-      // store. The nodes it reads are the rare ones above.
-      // Which tags' leaving nodes are read (a table, not a test of the
-      // tag: a slot without an entry has tag 0, and a test of it was a
-      // branch on whether the slot is empty).
+      // store), and whether a leaving node must be read (the rare tags
+      // above) comes from a table, not a test of the tag: a slot without
+      // an entry has tag 0, and a test of it was a branch on whether the
+      // slot is empty.
       uint32_t loss[4][NameGroup::kTags] = {};
       uint8_t read_node[NameGroup::kTags] = {};
       read_node[NameGroup::kAsRequested] = wants_holders;
