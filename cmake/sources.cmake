@@ -96,6 +96,7 @@ set(GRAPHGC_HEADERS
     runtime/gradients.h
     runtime/graph.h
     runtime/name_index.h
+    runtime/name_table.h
     runtime/node.h
     runtime/node_input.h
     runtime/node_resource.h
