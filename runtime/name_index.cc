@@ -503,7 +503,8 @@ void NameIndex::Erase(
     if (unscoped) NoteScopeFreed(node->name);
     if (done) continue;
     const absl::string_view name = node->name;
-    group.names.Erase(node, NameGroup::NameHash(name));
+    group.names.Erase(NameGroup::NameHash(name), id.index,
+                      NameGroup::kSlotMask);
     const absl::string_view base_name = name.substr(0, node->base_length);
     auto base = group.bases.find(base_name);
     if (base == group.bases.end()) continue;

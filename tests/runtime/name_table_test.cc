@@ -19,6 +19,7 @@ struct FakeNode {
   std::string name;
 };
 using Table = NameTable<FakeNode>;
+constexpr uint32_t kAll = ~uint32_t{0};  // Erase compares the whole payload
 
 uint32_t HashOf(const std::string& name) {
   return static_cast<uint32_t>(absl::Hash<std::string>{}(name));
@@ -71,8 +72,7 @@ TEST(NameTable, AnEmptyTableFindsNothingAndHoldsNoArrays) {
   EXPECT_EQ(t.size(), 0u);
   EXPECT_EQ(t.capacity(), 0u);
   EXPECT_EQ(Lookup(t, "x"), nullptr);
-  FakeNode n{"x"};
-  EXPECT_FALSE(t.Erase(&n, HashOf("x")));
+  EXPECT_FALSE(t.Erase(HashOf("x"), 0, kAll));
   EraseWhere(t, [](uint32_t) { return true; });
   EXPECT_FALSE(t.AnyOf([](const FakeNode*, uint32_t) { return true; }));
 }
@@ -111,7 +111,7 @@ TEST(NameTable, HashesThatMeanEmptyOrRemovedAreStoredAsAnyOther) {
   EXPECT_EQ(t.Find("a", 0).node, &a);
   EXPECT_EQ(t.Find("b", 1).node, &b);
   EXPECT_EQ(t.Find("c", 2).node, &c);
-  EXPECT_TRUE(t.Erase(&b, 1));
+  EXPECT_TRUE(t.Erase(1, 2, kAll));
   EXPECT_EQ(t.Find("b", 1).node, nullptr);
   EXPECT_EQ(t.Find("a", 0).node, &a);
   EXPECT_EQ(t.Find("c", 2).node, &c);
@@ -121,42 +121,48 @@ TEST(NameTable, EntriesAndTombstonesFillAtMostSevenEighths) {
   auto nodes = MakeNodes(10000, "n");
   Table t;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    t.Insert(nodes[i].get(), HashOf(nodes[i]->name), 0);
+    t.Insert(nodes[i].get(), HashOf(nodes[i]->name), static_cast<uint32_t>(i));
     EXPECT_LE(t.used() * 8, t.capacity() * 7);
-    if (i % 3 == 0) t.Erase(nodes[i].get(), HashOf(nodes[i]->name));
+    if (i % 3 == 0) t.Erase(HashOf(nodes[i]->name), i, kAll);
     EXPECT_LE(t.used() * 8, t.capacity() * 7);
   }
 }
 
-TEST(NameTable, EraseRemovesOneEntryByItsNode) {
+TEST(NameTable, EraseRemovesOneEntryByItsHashAndPayload) {
   auto nodes = MakeNodes(500, "n");
   Table t;
   InsertAll(t, nodes);
   for (size_t i = 0; i < nodes.size(); i += 3) {
-    EXPECT_TRUE(t.Erase(nodes[i].get(), HashOf(nodes[i]->name)));
+    EXPECT_TRUE(t.Erase(HashOf(nodes[i]->name), i, kAll));
   }
-  EXPECT_FALSE(t.Erase(nodes[0].get(), HashOf(nodes[0]->name)));
+  EXPECT_FALSE(t.Erase(HashOf(nodes[0]->name), 0, kAll));
   for (size_t i = 0; i < nodes.size(); ++i) {
     EXPECT_EQ(Lookup(t, nodes[i]->name) != nullptr, i % 3 != 0) << i;
   }
   EXPECT_EQ(t.size(), 500u - 167u);
 }
 
-TEST(NameTable, EraseFindsANodeByIdentityNotByName) {
-  FakeNode a{"same"}, other{"same"};
+TEST(NameTable, EraseComparesOnlyThePayloadBitsOfItsMask) {
+  // Two names with one hash; payloads 0x0107 and 0x0207.
+  FakeNode a{"a"}, b{"b"};
   Table t;
-  t.Insert(&a, HashOf("same"), 0);
-  EXPECT_FALSE(t.Erase(&other, HashOf("same")));
+  t.Insert(&a, 7, 0x0107);
+  t.Insert(&b, 7, 0x0207);
+  EXPECT_FALSE(t.Erase(7, 0x0307, kAll));
+  EXPECT_FALSE(t.Erase(8, 0x0207, kAll));     // the right payload, wrong hash
+  EXPECT_TRUE(t.Erase(7, 0xff0207, 0xffff));  // b: the mask ignores 0xff
+  EXPECT_EQ(t.Find("b", 7).node, nullptr);
+  EXPECT_EQ(t.Find("a", 7).node, &a);
   EXPECT_EQ(t.size(), 1u);
-  EXPECT_TRUE(t.Erase(&a, HashOf("same")));
-  EXPECT_EQ(t.size(), 0u);
 }
 
 TEST(NameTable, ErasingTheLastOfARunLeavesNoTombstones) {
   auto nodes = MakeNodes(5, "n");
   Table t;
   InsertAll(t, nodes);
-  for (const auto& n : nodes) EXPECT_TRUE(t.Erase(n.get(), HashOf(n->name)));
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    EXPECT_TRUE(t.Erase(HashOf(nodes[i]->name), i, kAll));
+  }
   EXPECT_EQ(t.used(), 0u);
 }
 
@@ -232,7 +238,7 @@ TEST(NameTable, MatchesASetUnderRandomInsertsErasesAndSweeps) {
       in[i] = true;
       ++count;
     } else if (what < 99 && in[i]) {
-      EXPECT_TRUE(t.Erase(nodes[i].get(), HashOf(nodes[i]->name)));
+      EXPECT_TRUE(t.Erase(HashOf(nodes[i]->name), i, kAll));
       in[i] = false;
       --count;
     } else if (what == 99) {
@@ -320,7 +326,7 @@ TEST(NameTable, AnyOfStopsAtTheFirstMatch) {
   EXPECT_EQ(calls, 3);
   EXPECT_FALSE(
       t.AnyOf([](const FakeNode* n, uint32_t) { return n->name == "x"; }));
-  t.Erase(nodes[5].get(), HashOf(nodes[5]->name));
+  t.Erase(HashOf(nodes[5]->name), 5, kAll);
   EXPECT_FALSE(t.AnyOf(
       [&](const FakeNode* n, uint32_t) { return n == nodes[5].get(); }));
 }
