@@ -14,7 +14,6 @@
 #include "gc/heap.h"
 #include "runtime/name_table.h"
 #include "runtime/node.h"
-#include "util/huge_pages.h"
 
 namespace graphgc {
 
@@ -93,8 +92,8 @@ struct NameGroup final : gc::Object {
   int64_t leaving = 0;
   bool sweep = false;
   bool dying = false;
-  // Its arrays from 1 MiB on (about 65,000 names) are in huge pages
-  // (runtime/name_table.h keeps them in LargeVectors): filling a
+  // Its block from 1 MiB on (about 65,000 names) is in huge pages
+  // (runtime/name_table.h takes it from AllocateLargeBlock): filling a
   // million-name table touched 34 MB a 4 KiB page at a time (the faults
   // under its resize were 5.8% of the samples of `perf record -g gc_bench
   // --benchmark_filter=BM_Collect/1000000/50`).
@@ -187,7 +186,7 @@ bool NameIndex::IsScopeInUse(absl::string_view scope) const {
   const Group* group = FindGroup(scope);
   if (group == nullptr) return false;
   const std::string prefix = absl::StrCat(scope, "/");
-  return group->names.AnyOf([&](const Node* node, uint32_t) {
+  return group->names.AnyOf([&](const Node* node) {
     return node->name == scope || absl::StartsWith(node->name, prefix);
   });
 }

@@ -59,6 +59,7 @@
 #ifndef GRAPHGC_RUNTIME_NAME_TABLE_H_
 #define GRAPHGC_RUNTIME_NAME_TABLE_H_
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -86,7 +87,6 @@ class NameTable {
   NameTable& operator=(const NameTable&) = delete;
 
   size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
   // Slots of the arrays, and those holding an entry or a tombstone.
   size_t capacity() const { return capacity_; }
   size_t used() const { return used_; }
@@ -175,12 +175,12 @@ class NameTable {
   // entry is in the table).
   const Node* NodeAt(size_t index) const { return nodes_[index]; }
 
-  // Calls f(node, payload) for each entry until it returns true; whether
-  // one did.
+  // Calls f(node) for each entry's node until it returns true; whether one
+  // did.
   template <typename F>
   bool AnyOf(F f) const {
     for (size_t i = 0; size_ != 0 && i < capacity_; ++i) {
-      if (keys_[i].hash > kTombstone && f(nodes_[i], keys_[i].payload)) {
+      if (keys_[i].hash > kTombstone && f(nodes_[i])) {
         return true;
       }
     }
@@ -232,9 +232,7 @@ class NameTable {
     const Key* old_keys = std::exchange(keys_, keys);
     const Node* const* old_nodes = std::exchange(nodes_, nodes);
     const size_t old_capacity = std::exchange(capacity_, capacity);
-    int bits = 0;
-    while ((size_t{1} << bits) < capacity) ++bits;
-    shift_ = 64 - bits;
+    shift_ = 64 - std::countr_zero(capacity);  // capacity is a power of 2
     used_ = size_;
     for (size_t j = 0; j < old_capacity; ++j) {
       if (old_keys[j].hash <= kTombstone) continue;

@@ -74,7 +74,7 @@ TEST(NameTable, AnEmptyTableFindsNothingAndHoldsNoArrays) {
   EXPECT_EQ(Lookup(t, "x"), nullptr);
   EXPECT_FALSE(t.Erase(HashOf("x"), 0, kAll));
   EraseWhere(t, [](uint32_t) { return true; });
-  EXPECT_FALSE(t.AnyOf([](const FakeNode*, uint32_t) { return true; }));
+  EXPECT_FALSE(t.AnyOf([](const FakeNode*) { return true; }));
 }
 
 TEST(NameTable, FindsEachInsertedNameWithItsPayloadAndOnlyThose) {
@@ -322,13 +322,11 @@ TEST(NameTable, AnyOfStopsAtTheFirstMatch) {
   Table t;
   InsertAll(t, nodes);
   int calls = 0;
-  EXPECT_TRUE(t.AnyOf([&](const FakeNode*, uint32_t) { return ++calls == 3; }));
+  EXPECT_TRUE(t.AnyOf([&](const FakeNode*) { return ++calls == 3; }));
   EXPECT_EQ(calls, 3);
-  EXPECT_FALSE(
-      t.AnyOf([](const FakeNode* n, uint32_t) { return n->name == "x"; }));
+  EXPECT_FALSE(t.AnyOf([](const FakeNode* n) { return n->name == "x"; }));
   t.Erase(HashOf(nodes[5]->name), 5, kAll);
-  EXPECT_FALSE(t.AnyOf(
-      [&](const FakeNode* n, uint32_t) { return n == nodes[5].get(); }));
+  EXPECT_FALSE(t.AnyOf([&](const FakeNode* n) { return n == nodes[5].get(); }));
 }
 
 }  // namespace
