@@ -22,12 +22,16 @@
 #include <thread>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "bench/peer_report.h"
 #include "bench/peer_shape.h"
 #include "benchmark/benchmark.h"
 #include "gc/handle.h"
 #include "runtime/graph.h"
+#include "runtime/name_table.h"
 #include "tools/consecutive_models_lib.h"
 #include "util/huge_pages.h"
 
@@ -108,6 +112,80 @@ BENCHMARK(BM_FirstTouch)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->Iterations(10);
+
+// One name group's sweep on its own (runtime/name_table.h): 1M names
+// "n_<i>", entry i holding slot i, the lower half of the slots leaving, as
+// in BM_Collect/1000000/50's one unscoped group. Arg 0 sweeps an
+// absl::flat_hash_set of 16-byte entries (node, hash, slot) with
+// absl::erase_if, as NameGroup did before c3fa0c9; arg 1 a NameTable with
+// EraseIf, each slot tested without a branch as NameIndex::Erase tests it.
+// Only the sweep is timed; the table is built anew, untimed, each time.
+struct SweepNode {
+  std::string name;
+};
+struct SweepEntry {
+  const SweepNode* node;
+  uint32_t hash;
+  uint32_t slot;
+};
+struct SweepEntryHash {
+  size_t operator()(const SweepEntry& e) const {
+    return static_cast<size_t>(uint64_t{e.hash} * 0x9E3779B97F4A7C15u);
+  }
+};
+struct SweepEntryEq {
+  bool operator()(const SweepEntry& a, const SweepEntry& b) const {
+    return a.node == b.node;
+  }
+};
+void BM_NameSweep(benchmark::State& state) {
+  constexpr uint32_t kNames = 1'000'000;
+  const bool table = state.range(0) != 0;
+  std::vector<SweepNode> nodes(kNames);
+  std::vector<uint32_t> hashes(kNames);
+  std::vector<uint64_t> leaving(kNames / 64 + 1, 0);
+  for (uint32_t i = 0; i < kNames; ++i) {
+    nodes[i].name = absl::StrCat("n_", i);
+    hashes[i] = static_cast<uint32_t>(absl::Hash<std::string>{}(nodes[i].name));
+    if (i < kNames / 2) leaving[i / 64] |= uint64_t{1} << (i % 64);
+  }
+  auto leaves = [&](uint32_t slot) {
+    return static_cast<uint32_t>(leaving[slot / 64] >> (slot % 64)) & 1;
+  };
+  size_t left = 0;
+  for (auto _ : state) {
+    std::chrono::steady_clock::time_point start;
+    if (table) {
+      NameTable<SweepNode> t;
+      for (uint32_t i = 0; i < kNames; ++i) t.Insert(&nodes[i], hashes[i], i);
+      start = std::chrono::steady_clock::now();
+      t.EraseIf([&](uint32_t slot, bool full, size_t) {
+        return (full & leaves(slot)) != 0;
+      });
+      left = t.size();
+    } else {
+      absl::flat_hash_set<SweepEntry, SweepEntryHash, SweepEntryEq,
+                          HugePageAllocator<SweepEntry>>
+          set;
+      for (uint32_t i = 0; i < kNames; ++i) {
+        set.insert(SweepEntry{&nodes[i], hashes[i], i});
+      }
+      start = std::chrono::steady_clock::now();
+      absl::erase_if(set,
+                     [&](const SweepEntry& e) { return leaves(e.slot) != 0; });
+      left = set.size();
+    }
+    state.SetIterationTime(bench::SecondsSince(start));
+    benchmark::DoNotOptimize(left);
+  }
+  state.counters["left"] = static_cast<double>(left);
+}
+BENCHMARK(BM_NameSweep)
+    ->Arg(0)
+    ->Arg(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(5);
 
 void BM_HandleCopyDestroy(benchmark::State& state) {
   Graph g;
