@@ -20,6 +20,12 @@
 // hold a tensor ("value" of a Const) are never shared: comparing tensors
 // would read their buffers, and constants rarely repeat.
 //
+// Intern() first compares its arguments with the record it gave last for
+// an op type like theirs, and hashes them only when that differs: hashing
+// and probing were 30% of building the 1M-node peer graph (`perf record
+// -g` of `gc_bench --benchmark_filter='BM_PeerGraphgcCollect/'`, every
+// node alike), and a model's nodes repeat a few kinds in turn.
+//
 // Postconditions and invariants:
 //   1. A record never changes while any NodeTraits points at it, and lives
 //      until the last one pointing at it goes (the table's own reference
@@ -163,8 +169,17 @@ class NodeTraitsTable {
                         absl::Span<const DataType> output_types,
                         absl::Span<const TensorShape> output_shapes);
 
+  // The entry of recent_ that parts with op type `op` use.
+  static size_t RecentIndex(absl::string_view op);
+
   absl::flat_hash_set<Held, RecordHash, RecordEq> records_;
   size_t prune_at_ = 64;
+  // The record each op type (by RecentIndex) interned last, or nullptr:
+  // compared with before the parts are hashed, as a model's layers and a
+  // loop's nodes repeat one kind after another. Each is also in records_;
+  // Prune clears them first, so they keep no record alive.
+  static constexpr size_t kRecent = 8;
+  Held recent_[kRecent];
 };
 
 }  // namespace graphgc

@@ -4,11 +4,13 @@
 #include "runtime/node_traits.h"
 
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -227,6 +229,56 @@ TEST(NodeTraitsTest, HeldRecordsSurviveThePruning) {
   EXPECT_LT(table.size(), 1000u);  // pruned on the way
   NodeTraits again = InternMatMul(table, MatMulAttrs());
   EXPECT_TRUE(NodeTraits::SharedForTesting(kept, again));
+}
+
+// The record an op type gave last is compared with first: parts that
+// differ from it in any one way, or whose op type lands on its entry,
+// still get their own record, and going back to an earlier kind finds its
+// record again.
+TEST(NodeTraitsTest, PartsThatDifferFromTheLastOfTheirOpTypeAreNotShared) {
+  NodeTraitsTable table;
+  const NodeTraits a = InternMatMul(table, MatMulAttrs());
+  AttrMap other = MatMulAttrs();
+  other["transpose_a"] = true;
+  const NodeTraits b = InternMatMul(table, other);
+  EXPECT_FALSE(NodeTraits::SharedForTesting(a, b));
+  EXPECT_TRUE(std::get<bool>(b.attrs().at("transpose_a")));
+  // One attribute fewer: the same first entries, a different size.
+  AttrMap fewer = MatMulAttrs();
+  fewer.erase(std::prev(fewer.end()));
+  const NodeTraits c = InternMatMul(table, fewer);
+  EXPECT_FALSE(NodeTraits::SharedForTesting(a, c));
+  EXPECT_EQ(c.attrs().size(), MatMulAttrs().size() - 1);
+  // Op types of one length with the same first and last bytes.
+  const NodeTraits d = table.Intern("MaxPool", {}, {}, {});
+  const NodeTraits e = table.Intern("MinPool", {}, {}, {});
+  EXPECT_FALSE(NodeTraits::SharedForTesting(d, e));
+  EXPECT_EQ(e.op(), "MinPool");
+  // Back to the first kinds.
+  EXPECT_TRUE(
+      NodeTraits::SharedForTesting(a, InternMatMul(table, MatMulAttrs())));
+  EXPECT_TRUE(NodeTraits::SharedForTesting(
+      d, table.InternCopy("MaxPool", AttrMap(), {}, {})));
+}
+
+// The records Intern compares with first keep none alive: a record no
+// node holds is pruned though it was the last of its op type.
+TEST(NodeTraitsTest, TheLastRecordOfAnOpTypeIsPrunedWhenNoNodeHoldsIt) {
+  NodeTraitsTable table;
+  {
+    NodeTraits dropped = InternMatMul(table, MatMulAttrs());
+    AttrMap attrs;
+    attrs["seed"] = int64_t{-1};
+    NodeTraits also_dropped = table.Intern("RandomUniform", attrs, {}, {});
+  }
+  std::vector<NodeTraits> held;
+  for (int i = 0; i < 64; ++i) {
+    AttrMap attrs;
+    attrs["seed"] = int64_t{i};
+    held.push_back(table.Intern("RandomUniform", std::move(attrs), {}, {}));
+  }
+  // The 64th made the table prune: only the held ones are left.
+  EXPECT_EQ(table.size(), held.size());
 }
 
 TEST(NodeTraitsTest, CopiesMayComeAndGoOnManyThreadsAtOnce) {
