@@ -153,7 +153,14 @@ const NameGroup* NameIndex::FindGroup(absl::string_view name) const {
 }
 
 NameGroup* NameIndex::FindGroup(absl::string_view name) {
-  return const_cast<NameGroup*>(std::as_const(*this).FindGroup(name));
+  const absl::string_view scope = TopScope(name);
+  if (last_group_ != nullptr && last_group_->scope == scope) {
+    return last_group_;
+  }
+  auto it = groups_.find(scope);
+  if (it == groups_.end()) return nullptr;
+  last_group_ = it->second.get();
+  return last_group_;
 }
 
 std::optional<uint32_t> NameIndex::Find(absl::string_view name) const {
@@ -325,6 +332,7 @@ void NameIndex::InsertInGroup(Node& node, uint32_t slot, Group* found,
     owned = std::make_unique<Group>(TopScope(name), id);
     group_by_id_[id] = owned.get();
     found = owned.get();
+    last_group_ = found;
   }
   Group& group = *found;
   GroupNumberOfSlot(slot) = group.id;
@@ -515,6 +523,7 @@ void NameIndex::Erase(
   for (Group* group : touched) group->leaving = 0;  // counted and used above
   for (Group* group : swept) group->sweep = false;
   for (Group* group : dead) {
+    if (group == last_group_) last_group_ = nullptr;
     if (!group->scope.empty()) NoteScopeFreed(group->scope);
     group_by_id_[group->id] = nullptr;
     free_group_ids_.push_back(group->id);

@@ -150,7 +150,8 @@ class NameIndex {
     absl::btree_set<int64_t> freed;  // below `next`, may be free again
   };
 
-  // The group of `name`'s top-level scope, or nullptr.
+  // The group of `name`'s top-level scope, or nullptr. The non-const one
+  // (for Look and Insert, which change the index) tries last_group_ first.
   const Group* FindGroup(absl::string_view name) const;
   Group* FindGroup(absl::string_view name);
   // Insert's work once `group` (nullptr: to be made) and the name's hash
@@ -187,6 +188,12 @@ class NameIndex {
   // free ones, reused first.
   std::vector<Group*> group_by_id_;
   std::vector<uint32_t> free_group_ids_;
+  // The group the non-const FindGroup found or InsertInGroup made last
+  // (nullptr once it dies): a model's nodes are added one scope at a time,
+  // so most lookups compare one scope name instead of hashing it. Written
+  // only by the methods that change the index (under the graph's writer
+  // lock), read by them as well.
+  Group* last_group_ = nullptr;
 };
 
 }  // namespace graphgc

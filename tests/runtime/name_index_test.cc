@@ -91,6 +91,29 @@ TEST_F(NameIndexTest, ANodeInsertedWithItsLookupIsIndexedAsInsertIndexesIt) {
   EXPECT_EQ(index_.size(), 2u);  // the "dense" group and its one name
 }
 
+// Look and Insert try the group they used last before the table of
+// groups: a scope whose group died and was made again is the new group's,
+// and names alternating between scopes land in their own.
+TEST_F(NameIndexTest, AScopeMadeAgainAfterItsGroupDiedIsIndexedInTheNewGroup) {
+  Node& a = AddLooked("model/a");
+  AddLooked("other/a");
+  AddLooked("model/b");
+  Erase({&a, &*nodes_[2]});  // the "model" group dies, last used
+  EXPECT_FALSE(index_.IsScopeInUse("model"));
+  EXPECT_FALSE(index_.Look("model/a").taken());
+  AddLooked("model/c");
+  EXPECT_TRUE(index_.Look("model/c").taken());
+  EXPECT_FALSE(index_.Look("model/a").taken());
+  EXPECT_TRUE(index_.Look("other/a").taken());
+  EXPECT_EQ(index_.Find("model/c"), std::optional<uint32_t>(3));
+  EXPECT_EQ(index_.Find("other/a"), std::optional<uint32_t>(1));
+  AddLooked("other/c");
+  Add("model/c");  // uniqued in its group
+  EXPECT_EQ(nodes_.back()->name, "model/c_1");
+  EXPECT_EQ(index_.Find("other/c"), std::optional<uint32_t>(4));
+  EXPECT_EQ(index_.Find("model/c_1"), std::optional<uint32_t>(5));
+}
+
 TEST_F(NameIndexTest, UniqueIsTheRequestedNameWhenItIsFree) {
   Add("dense/MatMul");
   EXPECT_EQ(index_.Unique("dense/BiasAdd"), "dense/BiasAdd");
