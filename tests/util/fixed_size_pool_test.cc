@@ -28,12 +28,29 @@ TEST(FixedSizePool, BlockSizeIsRoundedUpToTheFundamentalAlignment) {
 
 TEST(FixedSizePool, ABlockSizeOutsideOneToASlabIsRefused) {
   EXPECT_THROW(FixedSizePool{0}, std::length_error);
-  EXPECT_THROW(FixedSizePool{FixedSizePool::kSlabBytes + 1}, std::length_error);
+  EXPECT_THROW(FixedSizePool{FixedSizePool::kMaxBlockBytes + 1},
+               std::length_error);
   // Would wrap to a small block when rounded up.
   EXPECT_THROW(FixedSizePool{std::numeric_limits<size_t>::max()},
                std::length_error);
-  EXPECT_EQ(FixedSizePool(FixedSizePool::kSlabBytes).block_size(),
-            FixedSizePool::kSlabBytes);
+  EXPECT_EQ(FixedSizePool(FixedSizePool::kMaxBlockBytes).block_size(),
+            FixedSizePool::kMaxBlockBytes);
+}
+
+TEST(FixedSizePool, TheLargestBlocksFitOnePerSegment) {
+  FixedSizePool pool(FixedSizePool::kMaxBlockBytes);
+  EXPECT_EQ(pool.blocks_per_segment(), 1u);
+  std::vector<char*> blocks;
+  for (int i = 0; i < 3; ++i) {
+    blocks.push_back(static_cast<char*>(pool.Allocate()));
+    std::memset(blocks.back(), i, pool.block_size());
+  }
+  EXPECT_EQ(pool.SlabsForTesting(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(blocks[i][0], static_cast<char>(i));
+    EXPECT_EQ(blocks[i][pool.block_size() - 1], static_cast<char>(i));
+    pool.Free(blocks[i]);
+  }
 }
 
 TEST(FixedSizePool, BlocksAreAlignedAndNeverOverlap) {
@@ -71,15 +88,75 @@ TEST(FixedSizePool, AFreedBlockIsHandedOutAgainBeforeNewMemory) {
   EXPECT_EQ(pool.Allocate(), a);
   pool.Free(b);
   pool.Free(a);
-  EXPECT_EQ(pool.Allocate(), a);  // the most recently freed first
+  EXPECT_EQ(pool.Allocate(), a);  // the lowest first
   EXPECT_EQ(pool.Allocate(), b);
   pool.Free(a);
   pool.Free(b);
 }
 
+// Postcondition 2: freed blocks come back one segment at a time, the
+// lowest first, not in the order they were freed.
+TEST(FixedSizePool, FreedBlocksAreHandedOutASegmentAtATimeLowestFirst) {
+  FixedSizePool pool(128);
+  const size_t per_segment = pool.blocks_per_segment();
+  std::vector<char*> blocks;
+  for (size_t i = 0; i < 3 * per_segment; ++i) {
+    blocks.push_back(static_cast<char*>(pool.Allocate()));
+  }
+  // Freed alternating between the first and the third segment, each from
+  // its end down.
+  for (size_t i = per_segment; i-- > 0;) {
+    pool.Free(blocks[i]);
+    pool.Free(blocks[2 * per_segment + i]);
+  }
+  // The third segment gained a free block last: all of its blocks first,
+  // lowest first, then all of the first segment's.
+  for (size_t i = 0; i < per_segment; ++i) {
+    EXPECT_EQ(pool.Allocate(), blocks[2 * per_segment + i]);
+  }
+  for (size_t i = 0; i < per_segment; ++i) {
+    EXPECT_EQ(pool.Allocate(), blocks[i]);
+  }
+  // A block freed into a segment that ran out comes back next.
+  pool.Free(blocks[per_segment]);
+  EXPECT_EQ(pool.Allocate(), blocks[per_segment]);
+  // A block freed into the segment being allocated from comes back before
+  // its higher blocks.
+  pool.Free(blocks[per_segment + 1]);
+  pool.Free(blocks[per_segment + 5]);
+  pool.Free(blocks[per_segment + 3]);
+  EXPECT_EQ(pool.Allocate(), blocks[per_segment + 1]);
+  EXPECT_EQ(pool.Allocate(), blocks[per_segment + 3]);
+  EXPECT_EQ(pool.Allocate(), blocks[per_segment + 5]);
+  for (char* block : blocks) pool.Free(block);
+  EXPECT_EQ(pool.SlabsForTesting(), 3u);
+}
+
+// Postcondition 5: the header is as small as the bitmap allows, and the
+// blocks fill the rest of the segment.
+TEST(FixedSizePool, ASegmentsHeaderCoversItsBlocks) {
+  for (size_t size : {1, 16, 48, 144, 1000, 4096, 30000}) {
+    FixedSizePool pool(size);
+    const size_t blocks = pool.blocks_per_segment();
+    EXPECT_LE(pool.header_bytes() + blocks * pool.block_size(),
+              FixedSizePool::kSlabBytes)
+        << size;
+    EXPECT_GT(pool.header_bytes() + (blocks + 1) * pool.block_size(),
+              FixedSizePool::kSlabBytes - 64)
+        << size;
+    // Every block of a segment is handed out before the next segment.
+    std::vector<void*> taken;
+    for (size_t i = 0; i < blocks; ++i) taken.push_back(pool.Allocate());
+    EXPECT_EQ(pool.SlabsForTesting(), 1u) << size;
+    taken.push_back(pool.Allocate());
+    EXPECT_EQ(pool.SlabsForTesting(), 2u) << size;
+    for (void* block : taken) pool.Free(block);
+  }
+}
+
 TEST(FixedSizePool, MemoryIsReusedRatherThanGrown) {
   FixedSizePool pool(128);
-  const size_t per_slab = FixedSizePool::kSlabBytes / pool.block_size();
+  const size_t per_slab = pool.blocks_per_segment();
   for (int round = 0; round < 10; ++round) {
     std::vector<void*> blocks;
     for (size_t i = 0; i < 2 * per_slab; ++i) blocks.push_back(pool.Allocate());
@@ -106,10 +183,16 @@ TEST(FixedSizePool, APoolHoldingAHugePageGrowsAHugePageAtATime) {
     blocks.push_back(block);
     if (pool.SlabsForTesting() > slabs) first = block;
   }
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % kHugePageBytes, 0u);
+  // The slab starts on a huge page; its first segment's header, then the
+  // block.
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % kHugePageBytes,
+            pool.header_bytes());
   EXPECT_EQ(pool.SlabBytesForTesting(), 2 * kHugePageBytes);
-  // It holds a huge page of blocks before the next slab.
-  for (size_t i = 1; i < kHugePageBytes / pool.block_size(); ++i) {
+  // It holds a huge page of blocks, segment by segment, before the next
+  // slab.
+  const size_t per_huge_page =
+      kHugePageBytes / FixedSizePool::kSlabBytes * pool.blocks_per_segment();
+  for (size_t i = 1; i < per_huge_page; ++i) {
     blocks.push_back(pool.Allocate());
   }
   EXPECT_EQ(pool.SlabsForTesting(), slabs + 1);
