@@ -74,6 +74,7 @@ set(GRAPHGC_HEADERS
     util/float_mode.h
     util/mutex.h
     util/os_error.h
+    util/pool_cache.h
     util/registration.h
     util/status_macros.h
     gc/collector.h

@@ -7,6 +7,7 @@
 
 #include "absl/base/config.h"
 #include "util/fixed_size_pool.h"
+#include "util/pool_cache.h"
 
 namespace graphgc {
 namespace {
@@ -17,6 +18,10 @@ FixedSizePool& NodePool() {
   static FixedSizePool* const pool = new FixedSizePool(sizeof(Node));
   return *pool;
 }
+
+// Each thread's stash of node blocks: a node is made under the graph's
+// lock, and the pool's own lock on top of it cost as much as the pool.
+using NodeCache = PoolCache<NodePool>;
 
 }  // namespace
 
@@ -34,7 +39,7 @@ constexpr bool kPooled = true;
 void* Node::operator new(std::size_t size) {
   assert(size == sizeof(Node));
   if constexpr (!kPooled) return ::operator new(size);
-  return NodePool().Allocate();
+  return NodeCache::Allocate();
 }
 
 void Node::operator delete(void* node, [[maybe_unused]] std::size_t size) {
@@ -42,7 +47,7 @@ void Node::operator delete(void* node, [[maybe_unused]] std::size_t size) {
   if constexpr (!kPooled) {
     ::operator delete(node);
   } else {
-    NodePool().Free(node);
+    NodeCache::Free(node);
   }
 }
 

@@ -49,7 +49,8 @@ struct Node final : public gc::Object {
   explicit Node(NodeKey) {}
 
   // Nodes come from one process-wide pool of node-sized blocks
-  // (util/fixed_size_pool.h), not from malloc one at a time.
+  // (util/fixed_size_pool.h), through each thread's stash of them
+  // (util/pool_cache.h), not from malloc one at a time.
   static void* operator new(std::size_t size);
   static void operator delete(void* node, std::size_t size);
 
