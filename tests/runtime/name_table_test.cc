@@ -77,6 +77,26 @@ TEST(NameTable, AnEmptyTableFindsNothingAndHoldsNoArrays) {
   EXPECT_FALSE(t.AnyOf([](const FakeNode*) { return true; }));
 }
 
+// Small arrays grow fourfold, bigger ones double: a scope of 100 names is
+// rebuilt at 8, 32 and 128 slots.
+TEST(NameTable, SmallArraysGrowFourfoldThenDouble) {
+  Table t;
+  const auto nodes = MakeNodes(1000, "n");
+  std::vector<size_t> capacities;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    t.Insert(nodes[i].get(), HashOf(nodes[i]->name), static_cast<uint32_t>(i));
+    if (capacities.empty() || capacities.back() != t.capacity()) {
+      capacities.push_back(t.capacity());
+    }
+    if (i + 1 == 100) {
+      EXPECT_EQ(capacities, (std::vector<size_t>{8, 32, 128}));
+    }
+  }
+  EXPECT_EQ(capacities,
+            (std::vector<size_t>{8, 32, 128, 256, 512, 1024, 2048}));
+  for (const auto& node : nodes) EXPECT_EQ(Lookup(t, node->name), node.get());
+}
+
 TEST(NameTable, FindsEachInsertedNameWithItsPayloadAndOnlyThose) {
   auto nodes = MakeNodes(1000, "n");
   Table t;
