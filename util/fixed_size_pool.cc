@@ -160,7 +160,12 @@ void FixedSizePool::FreeLocked(void* block) {
       static_cast<size_t>(static_cast<char*>(block) - FirstBlockOf(segment)) /
       block_size_;
   const uint32_t w = static_cast<uint32_t>(index / 64);
-  BitsOf(segment)[w] |= uint64_t{1} << (index % 64);
+  uint64_t& word = BitsOf(segment)[w];
+  const uint64_t bit = uint64_t{1} << (index % 64);
+  // A block freed twice is a bug in the caller; counting it twice would
+  // let Allocate read past the bitmap. The second Free changes nothing.
+  if ((word & bit) != 0) return;
+  word |= bit;
   if (w < segment->hint) segment->hint = w;
   ++segment->free;
   ASAN_POISON_MEMORY_REGION(block, block_size_);

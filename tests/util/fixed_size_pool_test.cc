@@ -224,6 +224,25 @@ TEST(FixedSizePool, AFreeBlockIsPoisonedUnderAddressSanitizer) {
 #endif
 }
 
+// A second Free of a free block (a bug in the caller) is not counted: the
+// pool never hands one block out twice.
+TEST(FixedSizePool, ASecondFreeOfAFreeBlockChangesNothing) {
+  FixedSizePool pool(64);
+  const size_t n = pool.blocks_per_segment();
+  std::vector<void*> blocks;
+  for (size_t i = 0; i < n; ++i) blocks.push_back(pool.Allocate());
+  pool.Free(blocks[3]);
+  pool.Free(blocks[3]);
+  EXPECT_EQ(pool.Allocate(), blocks[3]);
+  // The segment is full again: the next block is a new segment's.
+  void* next = pool.Allocate();
+  EXPECT_EQ(pool.SlabsForTesting(), 2u);
+  std::set<void*> distinct(blocks.begin(), blocks.end());
+  EXPECT_EQ(distinct.count(next), 0u);
+  pool.Free(next);
+  for (void* block : blocks) pool.Free(block);
+}
+
 TEST(FixedSizePool, FreeOfNullDoesNothing) {
   FixedSizePool pool(16);
   pool.Free(nullptr);
