@@ -153,14 +153,12 @@ const NameGroup* NameIndex::FindGroup(absl::string_view name) const {
 }
 
 NameGroup* NameIndex::FindGroup(absl::string_view name) {
-  const absl::string_view scope = TopScope(name);
-  if (last_group_ != nullptr && last_group_->scope == scope) {
+  if (last_group_ != nullptr && last_group_->scope == TopScope(name)) {
     return last_group_;
   }
-  auto it = groups_.find(scope);
-  if (it == groups_.end()) return nullptr;
-  last_group_ = it->second.get();
-  return last_group_;
+  Group* group = const_cast<Group*>(std::as_const(*this).FindGroup(name));
+  if (group != nullptr) last_group_ = group;
+  return group;
 }
 
 std::optional<uint32_t> NameIndex::Find(absl::string_view name) const {

@@ -174,14 +174,12 @@ NodeTraits NodeTraitsTable::InternImpl(
     recent = *it;
     return NodeTraits(recent);
   }
-  // Before `op` is moved from below.
-  const size_t recent_index = RecentIndex(op);
-  if (records_.size() >= prune_at_) Prune();
+  if (records_.size() >= prune_at_) Prune();  // clears `recent` too
   auto record = std::make_shared<const Record>(
       std::string(std::forward<Op>(op)), AttrMap(std::forward<Attrs>(attrs)),
       output_types, output_shapes, hash);
   records_.insert(record);
-  recent_[recent_index] = record;
+  recent = record;
   return NodeTraits(std::move(record));
 }
 
