@@ -1,5 +1,6 @@
 #include "util/fixed_size_pool.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -34,10 +35,10 @@ FixedSizePool::FixedSizePool(size_t size) : block_size_(RoundUpToAlign(size)) {
                             std::to_string(kMaxBlockBytes) + "]");
   }
   // The fewest bitmap words that cover the blocks fitting after them.
-  for (words_ = 1;; ++words_) {
-    header_bytes_ = RoundUpToAlign(sizeof(Segment) + words_ * sizeof(uint64_t));
+  for (size_t words = 1;; ++words) {
+    header_bytes_ = RoundUpToAlign(sizeof(Segment) + words * sizeof(uint64_t));
     blocks_per_segment_ = (kSlabBytes - header_bytes_) / block_size_;
-    if ((blocks_per_segment_ + 63) / 64 <= words_) break;
+    if ((blocks_per_segment_ + 63) / 64 <= words) break;
   }
 }
 
@@ -95,13 +96,12 @@ void FixedSizePool::NextSegment() {
   next_segment_ += kSlabBytes;
   ASAN_UNPOISON_MEMORY_REGION(memory, header_bytes_);
   Segment* segment = new (memory) Segment();
+  // Every block free: full words, then the last one's low bits.
   uint64_t* bits = BitsOf(segment);
   const size_t full_words = blocks_per_segment_ / 64;
-  for (size_t w = 0; w < words_; ++w) {
-    const size_t left = blocks_per_segment_ % 64;
-    bits[w] = w < full_words ? ~uint64_t{0}
-              : left == 0    ? 0
-                             : (uint64_t{1} << left) - 1;
+  std::fill_n(bits, full_words, ~uint64_t{0});
+  if (const size_t left = blocks_per_segment_ % 64; left != 0) {
+    bits[full_words] = (uint64_t{1} << left) - 1;
   }
   segment->free = static_cast<uint32_t>(blocks_per_segment_);
   current_ = segment;

@@ -95,7 +95,8 @@ class FixedSizePool {
 
  private:
   // The header at the start of each kSlabBytes-aligned segment, followed
-  // by words_ bitmap words: bit i set when block i is free.
+  // by a bitmap of ceil(blocks_per_segment_ / 64) words: bit i set when
+  // block i is free.
   struct Segment {
     Segment* next_open = nullptr;  // in open_, when `open`
     uint32_t free = 0;             // blocks free: bits set
@@ -121,8 +122,7 @@ class FixedSizePool {
   void FreeLocked(void* block) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const size_t block_size_;
-  size_t words_ = 0;  // bitmap words per segment
-  size_t header_bytes_ = 0;
+  size_t header_bytes_ = 0;  // the Segment and ceil(blocks / 64) words
   size_t blocks_per_segment_ = 0;
   mutable ExclusiveMutex mu_;
   // The segment Allocate takes blocks from (nullptr: none yet).

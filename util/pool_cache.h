@@ -51,37 +51,39 @@ class PoolCache {
   PoolCache() = delete;
 
   static void* Allocate() {
+    FixedSizePool& pool = Pool();
     State& s = state_;
     if (s.count == 0) {
-      if (s.retired) return Pool().Allocate();
+      if (s.retired) return pool.Allocate();
       MakeFlusher(s);
-      s.count = static_cast<uint32_t>(Pool().AllocateBatch(s.blocks, kBatch));
-      for (uint32_t i = 0; i < s.count; ++i) Poison(s.blocks[i]);
+      s.count = static_cast<uint32_t>(pool.AllocateBatch(s.blocks, kBatch));
+      for (uint32_t i = 0; i < s.count; ++i) Poison(pool, s.blocks[i]);
     }
     void* block = s.blocks[--s.count];
-    ASAN_UNPOISON_MEMORY_REGION(block, Pool().block_size());
+    ASAN_UNPOISON_MEMORY_REGION(block, pool.block_size());
     // The next block is written by the next Allocate()'s caller: its
     // lines are fetched now, while this one's caller works.
-    if (s.count > 0) Prefetch(s.blocks[s.count - 1]);
+    if (s.count > 0) Prefetch(pool, s.blocks[s.count - 1]);
     return block;
   }
 
   static void Free(void* block) {
     if (block == nullptr) return;
+    FixedSizePool& pool = Pool();
     State& s = state_;
     if (s.retired) {
-      Pool().Free(block);
+      pool.Free(block);
       return;
     }
     MakeFlusher(s);
     if (s.count == kCapacity) {
       // The oldest go back; the most recently freed stay.
-      Pool().FreeBatch(s.blocks, kBatch);
+      pool.FreeBatch(s.blocks, kBatch);
       std::memmove(s.blocks, s.blocks + kBatch,
                    (kCapacity - kBatch) * sizeof(void*));
       s.count -= kBatch;
     }
-    Poison(block);
+    Poison(pool, block);
     s.blocks[s.count++] = block;
   }
 
@@ -112,14 +114,15 @@ class PoolCache {
     (void)flusher;
     s.flusher_made = true;
   }
-  static void Prefetch(const void* block) {
+  static void Prefetch(const FixedSizePool& pool, const void* block) {
     const char* p = static_cast<const char*>(block);
-    for (size_t at = 0; at < Pool().block_size(); at += 64) {
+    for (size_t at = 0; at < pool.block_size(); at += 64) {
       __builtin_prefetch(p + at, /*rw=*/1, /*locality=*/3);
     }
   }
-  static void Poison([[maybe_unused]] void* block) {
-    ASAN_POISON_MEMORY_REGION(block, Pool().block_size());
+  static void Poison([[maybe_unused]] const FixedSizePool& pool,
+                     [[maybe_unused]] void* block) {
+    ASAN_POISON_MEMORY_REGION(block, pool.block_size());
   }
 
   // Trivially destructible, so still readable after the Flusher is gone.
