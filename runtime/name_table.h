@@ -194,7 +194,8 @@ class NameTable {
   // Small arrays grow fourfold: a model's scope of 100 names is rebuilt at
   // 8, 32 and 128 slots instead of 8, 16, 32, 64 and 128 (the rebuilds
   // were 4.3% of building the 1M-node peer graph in `perf record -g
-  // gc_bench`), and still ends in 128.
+  // gc_bench --benchmark_filter=-Resident`, samples under
+  // BM_PeerGraphgcCollect's build), and still ends in 128.
   static constexpr size_t kQuadrupleBelow = 64;
   struct Key {
     uint32_t hash = kEmpty;  // Stored(the name's hash), or kEmpty/kTombstone
