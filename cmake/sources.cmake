@@ -6,6 +6,7 @@ set(GRAPHGC_SOURCES
     util/file.cc
     util/fixed_size_pool.cc
     util/huge_pages.cc
+    util/mutex.cc
     util/os_error.cc
     gc/collector.cc
     gc/handle.cc

@@ -80,7 +80,8 @@ class VariableResource final : public NamedResource {
   const TensorShape shape_;
   // Exclusive even for reads: each holds it for a reference count's
   // increment, and an optimizer step takes it for every variable it
-  // updates, where std::shared_mutex cost 4x std::mutex (util/mutex.h).
+  // updates, where std::shared_mutex (Mutex's lock then) cost 4x
+  // std::mutex (util/mutex.h).
   mutable ExclusiveMutex mu_;
   Tensor value_ ABSL_GUARDED_BY(mu_);  // DT_INVALID until first assigned
 };

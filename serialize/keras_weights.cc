@@ -18,7 +18,7 @@ namespace {
 // Every HDF5 call of the process is made under this lock: Debian's HDF5 is
 // the serial build (no H5_HAVE_THREADSAFE), whose library state (open
 // files, free lists, the error stack, the identifier table) is unguarded.
-// A Mutex (std::shared_mutex underneath) so ThreadSanitizer sees it;
+// A Mutex (annotated for ThreadSanitizer, util/mutex.h) so TSan sees it;
 // HDF5 itself is not instrumented, and is only ever entered under it.
 Mutex hdf5_mu;
 

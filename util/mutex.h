@@ -1,11 +1,29 @@
 // util/mutex.h
 //
-// Mutex: a reader-writer lock over std::shared_mutex that carries Abseil's
-// thread-safety annotations. We do not use absl::Mutex because Debian's
-// libabsl is not built with ThreadSanitizer, so TSan cannot see its
-// synchronisation and reports every access it guards as a race; pthread-based
-// std::shared_mutex is intercepted by TSan. The annotations are checked by
-// clang's -Wthread-safety (a stage of run_tests.sh).
+// Mutex: a reader-writer lock of our own, one 32-bit word, that carries
+// Abseil's thread-safety annotations. Uncontended, a writer's Lock is one
+// compare-and-swap and its Unlock one atomic subtract, both inline, and a
+// reader's the same; a thread that must wait spins briefly, then sleeps on a
+// futex. It was std::shared_mutex (glibc's pthread_rwlock: a call and three
+// locked instructions per writer's lock and unlock; 17-17.5 ns a pair against
+// 9.6 ns now, in a loop of 20M pairs built with -O2 on the README's
+// machine), and every node AddNode makes takes the graph's lock once: the
+// pair was 13% of the samples of building the 1M-node peer graph (`perf
+// record -e cpu-clock -g gc_bench --benchmark_filter=-Resident`, samples
+// under BM_PeerGraphgcCollect's build).
+//
+// ThreadSanitizer sees it as a mutex: its lock and unlock are annotated with
+// TSan's mutex interface (sanitizer/tsan_interface.h), so TSan orders the
+// accesses the lock guards, checks lock order (its deadlock detector) and
+// reports an unlock of a lock nobody holds. We do not use absl::Mutex because
+// Debian's libabsl is not built with ThreadSanitizer, so its annotations are
+// compiled out and TSan reports every access it guards as a race. The
+// annotations are checked by clang's -Wthread-safety (a stage of
+// run_tests.sh).
+//
+// Readers are preferred, as glibc's rwlock prefers them by default: a reader
+// takes the lock whenever no writer holds it, so a stream of overlapping
+// readers can keep a writer waiting. Linux only (futex).
 //
 // In builds without NDEBUG the lock also knows its holders, so AssertHeld()
 // and AssertReaderHeld() check at run time what they tell the analysis, and
@@ -28,13 +46,24 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
-#include <shared_mutex>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
+
+#if defined(__SANITIZE_THREAD__)
+#define GRAPHGC_MUTEX_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GRAPHGC_MUTEX_TSAN 1
+#endif
+#endif
+#ifdef GRAPHGC_MUTEX_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
 
 namespace graphgc {
 namespace mutex_internal {
@@ -44,6 +73,35 @@ namespace mutex_internal {
 inline constexpr bool kChecksHolders = false;
 #else
 inline constexpr bool kChecksHolders = true;
+#endif
+
+// TSan's mutex annotations (no-ops in other builds). Between a Pre and its
+// Post, TSan ignores the lock word's own atomics: it orders the threads by
+// the lock itself.
+#ifdef GRAPHGC_MUTEX_TSAN
+inline constexpr unsigned kTsanReadLock = __tsan_mutex_read_lock;
+inline void TsanCreate(void* mu) { __tsan_mutex_create(mu, 0); }
+inline void TsanDestroy(void* mu) { __tsan_mutex_destroy(mu, 0); }
+inline void TsanPreLock(void* mu, unsigned flags) {
+  __tsan_mutex_pre_lock(mu, flags);
+}
+inline void TsanPostLock(void* mu, unsigned flags) {
+  __tsan_mutex_post_lock(mu, flags, 0);
+}
+inline void TsanPreUnlock(void* mu, unsigned flags) {
+  __tsan_mutex_pre_unlock(mu, flags);
+}
+inline void TsanPostUnlock(void* mu, unsigned flags) {
+  __tsan_mutex_post_unlock(mu, flags);
+}
+#else
+inline constexpr unsigned kTsanReadLock = 0;
+inline void TsanCreate(void*) {}
+inline void TsanDestroy(void*) {}
+inline void TsanPreLock(void*, unsigned) {}
+inline void TsanPostLock(void*, unsigned) {}
+inline void TsanPreUnlock(void*, unsigned) {}
+inline void TsanPostUnlock(void*, unsigned) {}
 #endif
 
 // Stops the program: `what` (a member of `type`) was called by a thread
@@ -98,20 +156,41 @@ class ABSL_LOCKABLE Mutex {
   // Whether AssertHeld() and AssertReaderHeld() check at run time.
   static constexpr bool kChecksHolders = mutex_internal::kChecksHolders;
 
-  Mutex() = default;
+  Mutex() { mutex_internal::TsanCreate(this); }
+  ~Mutex() { mutex_internal::TsanDestroy(this); }
   Mutex(const Mutex&) = delete;
   Mutex& operator=(const Mutex&) = delete;
 
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() {
-    mu_.lock();
+    mutex_internal::TsanPreLock(this, 0);
+    uint32_t free = 0;
+    if (!state_.compare_exchange_strong(free, kWriter,
+                                        std::memory_order_acquire,
+                                        std::memory_order_relaxed)) {
+      LockSlow();
+    }
+    mutex_internal::TsanPostLock(this, 0);
     holder_.Took();
   }
   void Unlock() ABSL_UNLOCK_FUNCTION() {
     holder_.Releasing("Mutex");
-    mu_.unlock();
+    mutex_internal::TsanPreUnlock(this, 0);
+    // fetch_sub, not fetch_and: x86 has a locked add that returns the old
+    // word, where an AND that does is a compare-and-swap loop.
+    const uint32_t was = state_.fetch_sub(kWriter, std::memory_order_release);
+    if ((was & kWaiting) != 0) WakeSleepers();
+    mutex_internal::TsanPostUnlock(this, 0);
   }
   void ReaderLock() ABSL_SHARED_LOCK_FUNCTION() {
-    mu_.lock_shared();
+    mutex_internal::TsanPreLock(this, mutex_internal::kTsanReadLock);
+    uint32_t now = state_.load(std::memory_order_relaxed);
+    if ((now & kWriter) != 0 ||
+        !state_.compare_exchange_strong(now, now + kReader,
+                                        std::memory_order_acquire,
+                                        std::memory_order_relaxed)) {
+      ReaderLockSlow();
+    }
+    mutex_internal::TsanPostLock(this, mutex_internal::kTsanReadLock);
     if constexpr (kChecksHolders) {
       readers_.fetch_add(1, std::memory_order_relaxed);
     }
@@ -122,7 +201,14 @@ class ABSL_LOCKABLE Mutex {
         Fail("ReaderUnlock", "shared");
       }
     }
-    mu_.unlock_shared();
+    mutex_internal::TsanPreUnlock(this, mutex_internal::kTsanReadLock);
+    const uint32_t was = state_.fetch_sub(kReader, std::memory_order_release);
+    // Only writers wait while readers hold the lock: the last reader out
+    // wakes them.
+    if ((was & kWaiting) != 0 && (was & kReaders) == kReader) {
+      WakeSleepers();
+    }
+    mutex_internal::TsanPostUnlock(this, mutex_internal::kTsanReadLock);
   }
 
   // Tells the analysis that the caller holds the lock exclusively; without
@@ -145,11 +231,32 @@ class ABSL_LOCKABLE Mutex {
   }
 
  private:
+  // The lock word: kWriter while a writer holds the lock, the number of
+  // readers holding it in units of kReader, and kWaiting while a thread
+  // may be asleep on the word (set by the sleeper before it sleeps; cleared
+  // by the unlock that wakes every sleeper).
+  static constexpr uint32_t kWriter = 1;
+  static constexpr uint32_t kWaiting = 2;
+  static constexpr uint32_t kReader = 4;
+  static constexpr uint32_t kReaders = ~(kWriter | kWaiting);
+
   [[noreturn]] static void Fail(const char* what, const char* mode) {
     mutex_internal::Fail("Mutex", what, mode);
   }
+  // The waits and wakes behind the inline paths (util/mutex.cc).
+  void LockSlow();
+  void ReaderLockSlow();
+  // Waits until no bit of `blocked_by` is set in the word, then adds `add`
+  // to it (with acquire ordering).
+  void Acquire(uint32_t blocked_by, uint32_t add);
+  // Clears kWaiting and wakes every sleeper: one that must wait again sets
+  // it again before it sleeps.
+  void WakeSleepers();
+  // Sleeps while the word is `expected` (returns at once when it is not,
+  // and may return spuriously).
+  void Sleep(uint32_t expected);
 
-  std::shared_mutex mu_;
+  std::atomic<uint32_t> state_{0};
   // The exclusive holder and the count of shared holders; kept only
   // without NDEBUG (present either way, so the layout does not change).
   mutex_internal::ExclusiveHolder holder_;
@@ -162,9 +269,10 @@ class ABSL_LOCKABLE Mutex {
 // variable's value (an optimizer step locks each of its variables), a
 // pool's free list. Uncontended, a lock and unlock of std::mutex took 3.6-5
 // ns on the 2-core machine of the README's benchmarks and of
-// std::shared_mutex, exclusively, 20-21 ns (glibc's rwlock takes more
-// atomics): a training step of the 10-64-10 MLP took 14 such pairs. Like
-// Mutex, TSan sees it (pthread_mutex is intercepted). Not recursive.
+// std::shared_mutex (what Mutex was until it had a lock word of its own),
+// exclusively, 20-21 ns: a training step of the 10-64-10 MLP took 14 such
+// pairs. Like Mutex, TSan sees it (pthread_mutex is intercepted). Not
+// recursive.
 class ABSL_LOCKABLE ExclusiveMutex {
  public:
   static constexpr bool kChecksHolders = mutex_internal::kChecksHolders;
