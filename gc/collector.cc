@@ -108,6 +108,7 @@ CollectStats Collector::Run(bool minor) {
     const int64_t drops = heap_.drops();
     const int64_t allocations = heap_.allocations();
     const int64_t old_drops = heap_.old_drops();
+    heap_.LowerMaybeDrops(/*full=*/!minor);
     if (++epoch_ == 0) {
       // The epoch wrapped: clear every stamp so none looks current.
       for (uint32_t i = 0; i < heap_.num_slots(); ++i) {
@@ -238,7 +239,8 @@ size_t Collector::Reclaim(size_t n) {
 std::optional<CollectStats> Collector::CollectIfDue() {
   if (deferred_.load(std::memory_order_acquire)) return Collect();
   if (!automatic_.load(std::memory_order_relaxed)) return std::nullopt;
-  if (heap_.drops() == drops_at_last_.load(std::memory_order_acquire)) {
+  if (heap_.drops() == drops_at_last_.load(std::memory_order_acquire) &&
+      !heap_.maybe_drop()) {
     return std::nullopt;  // no root went away: nothing can be garbage
   }
   const int64_t allocations = heap_.allocations();
@@ -255,7 +257,9 @@ std::optional<CollectStats> Collector::CollectIfDue() {
   if (promoted_since_full_.load(std::memory_order_relaxed) >= full_threshold) {
     return Collect();
   }
-  if (heap_.old_drops() != old_drops_at_full_.load(std::memory_order_relaxed) &&
+  if ((heap_.old_drops() !=
+           old_drops_at_full_.load(std::memory_order_relaxed) ||
+       heap_.maybe_old_drop()) &&
       allocations - allocations_at_full_.load(std::memory_order_relaxed) >=
           full_threshold) {
     return Collect();  // an old root went away: its garbage needs a full one

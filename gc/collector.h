@@ -60,7 +60,11 @@
 // least min_new_nodes), or if an old node lost its last handle since the
 // last full collection and that many nodes were created since it (old
 // garbage, e.g. a long-lived model dropped, waits at most that long); a
-// minor one otherwise. Either way the amortised cost of collecting stays
+// minor one otherwise. A handle dropped on another thread than the graph's
+// counts as a node's last (Heap::maybe_drop: a drop at home takes no locked
+// instruction, so the two may race past the zero they make together), so
+// a program that drops handles on other threads may see collections that
+// find nothing. Either way the amortised cost of collecting stays
 // proportional to the allocation that made the garbage. With
 // promote_after = 0 every automatic collection is full, once growth_ratio x
 // the live nodes (at least min_new_nodes) were created.

@@ -7,17 +7,14 @@ namespace graphgc {
 
 void NodeHandle::CountCopy() const { gc::CountUp(heap_->home(), count_); }
 
-bool NodeHandle::Uncount() const {
-  return gc::CountDown(heap_->home(), count_);
-}
-
-void NodeHandle::LastDrop() const {
-  if (label_ != nullptr) {
+void NodeHandle::Uncount() const {
+  if (label_ == nullptr) {
+    // count_ is the slot's root count.
+    heap_->NoteRootDrop(gc::CountDownRoot(heap_->home(), count_), id_.index);
+  } else if (gc::CountDown(heap_->home(), count_)) {
     // The last handle of this label on this node: the entry goes, and with
     // it the root count it held (under the heap's label lock).
     heap_->RemoveLabelIfUnused(id_.index, label_);
-  } else {
-    heap_->NoteDrop(heap_->HeldSlot(id_.index));
   }
 }
 

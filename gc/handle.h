@@ -128,16 +128,16 @@ class NodeHandle {
       : heap_(heap), count_(count), id_(id), label_(label) {}
   // Counts this handle, a copy, in count_ (gc::CountUp).
   void CountCopy() const;
-  // Uncounts this handle, leaving its fields as they are; true when its
-  // count reached zero (gc::CountDown, sequentially consistent: the
-  // handle's last use happens before whatever that lets another thread do).
-  bool Uncount() const;
+  // Uncounts this handle, leaving its fields as they are. A label's count
+  // (gc::CountDown, sequentially consistent: the handle's last use happens
+  // before whatever that lets another thread do) that reached zero takes
+  // the label's entry away (with its root count); a slot's root count
+  // (gc::CountDownRoot) that reached zero, or may have, is counted for the
+  // collector (Heap::NoteDrop / NoteMaybeDrop).
+  void Uncount() const;
   void Drop() {
-    if (count_.valid() && Uncount()) LastDrop();
+    if (count_.valid()) Uncount();
   }
-  // The counter reached zero: a label's entry goes (with its root count),
-  // or the node's last handle went and the heap counts the drop.
-  void LastDrop() const;
 
   gc::Heap* heap_ = nullptr;
   // Where this handle counts itself: the slot's root count, or its label's

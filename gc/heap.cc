@@ -309,7 +309,7 @@ void Heap::RemoveLabelIfUnused(uint32_t index, const SlotLabel* label) {
       label_texts_.erase(text_it);
     }
     // The entry's root count, which kept the slot live until now.
-    DropStrong(HeldSlot(index));
+    DropStrong(index);
     break;
   }
   if (entries.empty()) slot_labels_.erase(it);

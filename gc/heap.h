@@ -338,17 +338,40 @@ class Heap : public std::enable_shared_from_this<Heap> {
 
   // --- roots (no lock needed) ---
 
-  // Times a node's last strong handle went away; the collector compares it
-  // with the value at its last collection to know whether anything could
-  // have become garbage.
-  int64_t drops() const { return drops_.load(std::memory_order_acquire); }
+  // Times a node's last strong handle went away, as far as the drops saw
+  // (see maybe_drop()); the collector compares it with the value at its
+  // last collection to know whether anything could have become garbage.
+  int64_t drops() const { return drops_.Total(); }
   int64_t allocations() const {
     return allocations_.load(std::memory_order_acquire);
   }
   // Of drops(), those of old nodes: their garbage, if any, waits for a full
   // collection, so the collector schedules one (see collector.h).
-  int64_t old_drops() const {
-    return old_drops_.load(std::memory_order_acquire);
+  int64_t old_drops() const { return old_drops_.Total(); }
+  // Whether a drop on another thread may have taken a root count to zero
+  // since a collection last lowered the flag (gc/root_count.h's
+  // CountDownRoot: such a drop and a racing one at home may both miss the
+  // zero): the collector takes it as a drop. maybe_old_drop(): the same for
+  // an old node's count, which full collections alone lower.
+  bool maybe_drop() const {
+    return maybe_drop_.load(std::memory_order_seq_cst);
+  }
+  bool maybe_old_drop() const {
+    return maybe_old_drop_.load(std::memory_order_seq_cst);
+  }
+  // Lowers maybe_drop(), and maybe_old_drop() when `full`, for a collection
+  // that reads the root counts after this call; only on the home thread,
+  // where the collection reads every count the home thread stored (another
+  // thread might read a home count whose store has not reached memory yet,
+  // and lose the drop the flag stood for). A drop on another thread either
+  // raises a flag after it is lowered, or its count's change is read after
+  // the lowering (the flags, their raising and this are sequentially
+  // consistent, and a fence follows).
+  void LowerMaybeDrops(bool full) {
+    if (!home_.IsCurrent()) return;
+    maybe_drop_.exchange(false, std::memory_order_seq_cst);
+    if (full) maybe_old_drop_.exchange(false, std::memory_order_seq_cst);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
   }
 
   // Owner labels of the handles holding a slot, with how many hold it each;
@@ -419,16 +442,37 @@ class Heap : public std::enable_shared_from_this<Heap> {
   // Handle bookkeeping, lock-free but for a label's first and last handle
   // on a slot. A handle counts and uncounts itself (gc/handle.h); these are
   // what it calls when its counter reaches zero.
-  // One root count fewer on `s`.
-  void DropStrong(Slot& s) {
-    if (CountDown(home_, s.strong())) NoteDrop(s);
+  // One root count fewer on slot `index`.
+  void DropStrong(uint32_t index) {
+    NoteRootDrop(CountDownRoot(home_, HeldSlot(index).strong()), index);
+  }
+  // What a drop of slot `index`'s root count (CountDownRoot) found.
+  void NoteRootDrop(RootDrop drop, uint32_t index) {
+    if (drop == RootDrop::kLast) {
+      NoteDrop(HeldSlot(index));
+    } else if (drop == RootDrop::kMaybeLast) {
+      NoteMaybeDrop(HeldSlot(index));
+    }
   }
   // A slot's root count reached zero: counts the drop for the collector.
   void NoteDrop(const Slot& s) {
-    if (!s.young.load(std::memory_order_relaxed)) {
-      old_drops_.fetch_add(1, std::memory_order_acq_rel);
+    if (!s.young.load(std::memory_order_relaxed)) old_drops_.Add(home_);
+    drops_.Add(home_);
+  }
+  // A drop on another thread that may have taken a slot's root count to
+  // zero: raises the flags the collector reads as a drop. Loaded first, so
+  // that a flag already up is only read (a plain load on x86), not written
+  // again: its cache line stays shared among the threads that drop, and the
+  // store (a locked instruction, as it is sequentially consistent) comes
+  // once per collection.
+  void NoteMaybeDrop(const Slot& s) {
+    if (!s.young.load(std::memory_order_relaxed)) Raise(maybe_old_drop_);
+    Raise(maybe_drop_);
+  }
+  static void Raise(std::atomic<bool>& flag) {
+    if (!flag.load(std::memory_order_seq_cst)) {
+      flag.store(true, std::memory_order_seq_cst);
     }
-    drops_.fetch_add(1, std::memory_order_acq_rel);
   }
   // The entry of owner label `text` on slot `index`, a slot the caller
   // holds, with one more handle counted on it. Made on first use, with the
@@ -486,8 +530,11 @@ class Heap : public std::enable_shared_from_this<Heap> {
   // oldest first.
   std::vector<int64_t> collection_serials_ ABSL_GUARDED_BY(mu_);
 
-  std::atomic<int64_t> drops_{0};
-  std::atomic<int64_t> old_drops_{0};
+  EventCounter drops_;
+  EventCounter old_drops_;
+  // Raised by NoteMaybeDrop; lowered by the collection that reads them.
+  std::atomic<bool> maybe_drop_{false};
+  std::atomic<bool> maybe_old_drop_{false};
   // Written only by Allocate, with mu_ held exclusively; read without it.
   std::atomic<int64_t> allocations_{0};
   std::atomic<bool> verify_collections_{false};

@@ -282,6 +282,50 @@ TEST(CollectorPolicy, WithNoOldRootDroppedMaybeCollectStaysMinor) {
   EXPECT_EQ(s->swept, 10);
 }
 
+// A drop on another thread may race a drop at home past the zero they make
+// together (gc/root_count.h's CountDownRoot), so it counts as a last drop.
+TEST(CollectorPolicy, AHandleDroppedOnAnotherThreadLetsMaybeCollectRun) {
+  Graph g;
+  g.set_gc_policy({.automatic = true, .min_new_nodes = 1});
+  std::vector<NodeHandle> held = AddHeld(g, 10);
+  std::thread([copy = held[0]]() mutable { copy.Reset(); }).join();
+  std::optional<CollectStats> s = g.collector().MaybeCollect();
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->swept, 0);
+  // The collection, at home, lowered the flag.
+  EXPECT_FALSE(g.heap().maybe_drop());
+  EXPECT_FALSE(g.collector().MaybeCollect().has_value());
+}
+
+TEST(CollectorPolicy, AnOldHandleDroppedOnAnotherThreadSchedulesAFullOne) {
+  Graph g;
+  g.set_gc_policy(kPromoteAfterOne);
+  std::vector<NodeHandle> held = AddHeld(g, 10);
+  g.Collect();  // held: promoted; the full threshold is now 10
+  std::thread([copy = held[0]]() mutable { copy.Reset(); }).join();
+  EXPECT_TRUE(g.heap().maybe_old_drop());
+  AddGarbage(g, 10);
+  std::optional<CollectStats> s = g.collector().MaybeCollect();
+  ASSERT_TRUE(s.has_value());
+  EXPECT_FALSE(s->minor);
+  EXPECT_EQ(s->swept, 10);
+  EXPECT_FALSE(g.heap().maybe_old_drop());
+}
+
+TEST(CollectorPolicy, ACollectionOnAnotherThreadLeavesTheMaybeDropFlagsUp) {
+  Graph g;
+  g.set_gc_policy(kPromoteAfterOne);
+  std::vector<NodeHandle> held = AddHeld(g, 2);
+  g.Collect();  // held: promoted
+  std::thread([copy = held[0]]() mutable { copy.Reset(); }).join();
+  std::thread([&g] { g.Collect(); }).join();
+  EXPECT_TRUE(g.heap().maybe_drop());
+  EXPECT_TRUE(g.heap().maybe_old_drop());
+  g.Collect();
+  EXPECT_FALSE(g.heap().maybe_drop());
+  EXPECT_FALSE(g.heap().maybe_old_drop());
+}
+
 TEST(CollectorPolicy, AutomaticOffLeavesGarbageForExplicitCollect) {
   Graph g;
   g.set_gc_policy({.automatic = false, .min_new_nodes = 1});

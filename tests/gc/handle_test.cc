@@ -201,6 +201,7 @@ TEST(NodeHandle, AHandleCopiedAtHomeAndDroppedElsewhereLetsItsNodeGo) {
   DropOnAnotherThread(std::move(b));
   EXPECT_EQ(StrongCount(g, a), 1);
   EXPECT_EQ(g.heap().drops(), drops);
+  EXPECT_TRUE(g.heap().maybe_drop());  // it could not see that a still held it
   a.Reset();  // the last handle, at home: parts 1 (home) and -1 (shared)
   EXPECT_EQ(g.heap().drops(), drops + 1);
   EXPECT_EQ(g.Collect().swept, 1);

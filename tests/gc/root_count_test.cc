@@ -261,6 +261,99 @@ TEST(RootCount, RacingLastDropsAreSeenByOneOfThem) {
   EXPECT_GT(rounds, 0);
 }
 
+// CountDownRoot: a slot's root count.
+
+TEST(RootCountDrop, AHomeDropThatLeavesHandlesReportsTheCountHeld) {
+  Count c;
+  c.shared.store(1);
+  CountUp(c.home, c.ref());  // home part 1, sum 2
+  EXPECT_EQ(CountDownRoot(c.home, c.ref()), RootDrop::kHeld);
+  EXPECT_EQ(c.at_home.load(), 0);
+  EXPECT_EQ(c.read(), 1);
+}
+
+TEST(RootCountDrop, AHomeDropThatLeavesZeroReportsTheLast) {
+  Count c;
+  c.shared.store(1);
+  CountUp(c.home, c.ref());  // home part 1, sum 2
+  OnAnotherThread([&] { CountDownRoot(c.home, c.ref()); });
+  EXPECT_EQ(CountDownRoot(c.home, c.ref()), RootDrop::kLast);
+  EXPECT_EQ(c.read(), 0);
+}
+
+TEST(RootCountDrop, AHomeDropMovesTheVersionByTwo) {
+  Count c;
+  c.shared.store(2);
+  const uint64_t before = c.home.version();
+  CountDownRoot(c.home, c.ref());
+  EXPECT_EQ(c.home.version(), before + 2);
+}
+
+// Its drop might race a home drop that cannot see it (the home drop takes
+// no locked instruction), so a drop elsewhere that does not see zero says
+// the count may have reached it.
+TEST(RootCountDrop, ADropOnAnotherThreadNeverReportsTheCountHeld) {
+  Count c;
+  c.shared.store(3);
+  RootDrop first = RootDrop::kHeld;
+  RootDrop last = RootDrop::kHeld;
+  OnAnotherThread([&] {
+    first = CountDownRoot(c.home, c.ref());
+    CountDownRoot(c.home, c.ref());
+    last = CountDownRoot(c.home, c.ref());
+  });
+  EXPECT_EQ(first, RootDrop::kMaybeLast);
+  EXPECT_EQ(last, RootDrop::kLast);
+  EXPECT_EQ(c.read(), 0);
+}
+
+TEST(RootCountDrop, AnEmptiedHomePartSpillsIntoTheSharedPart) {
+  Count c;
+  c.shared.store(2);
+  c.at_home.store(std::numeric_limits<int16_t>::min());
+  EXPECT_EQ(CountDownRoot(c.home, c.ref()), RootDrop::kMaybeLast);
+  EXPECT_EQ(c.at_home.load(), std::numeric_limits<int16_t>::min());
+  EXPECT_EQ(c.shared.load(), 1);
+}
+
+TEST(EventCounter, AddsAtHomeAndOnOtherThreadsAreAllCounted) {
+  HomeThread home;
+  EventCounter events;
+  events.Add(home);
+  events.Add(home);
+  std::thread([&] {
+    events.Add(home);
+    events.Add(home);
+    events.Add(home);
+  }).join();
+  EXPECT_EQ(events.Total(), 5);
+}
+
+TEST(EventCounter, TheTotalNeverGoesBackWhileThreadsAdd) {
+  constexpr int64_t kAdds = 100000;
+  HomeThread home;
+  EventCounter events;
+  std::atomic<bool> done{false};
+  int64_t went_back = 0;
+  std::thread reader([&] {
+    int64_t last = 0;
+    while (!done.load(std::memory_order_acquire)) {
+      const int64_t now = events.Total();
+      if (now < last) ++went_back;
+      last = now;
+    }
+  });
+  std::thread elsewhere([&] {
+    for (int64_t i = 0; i < kAdds; ++i) events.Add(home);
+  });
+  for (int64_t i = 0; i < kAdds; ++i) events.Add(home);
+  elsewhere.join();
+  done.store(true, std::memory_order_release);
+  reader.join();
+  EXPECT_EQ(went_back, 0);
+  EXPECT_EQ(events.Total(), 2 * kAdds);
+}
+
 }  // namespace
 }  // namespace gc
 }  // namespace graphgc
