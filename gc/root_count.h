@@ -17,8 +17,8 @@
 // its range, the home thread counts in `shared` instead.
 //
 // Guarantees:
-//  1. CountUp and CountDown keep the sum exact: after every copy and drop
-//     has returned, it is the number of handles.
+//  1. CountUp, CountDown and CountDownRoot keep the sum exact: after every
+//     copy and drop has returned, it is the number of handles.
 //  2. Copying a handle at home is three plain stores (version, count,
 //     version); dropping one is the same with CountDownRoot (a slot's root
 //     count) and one exchange in place of the count's store with CountDown
