@@ -17,7 +17,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +36,7 @@
 #include "runtime/name_table.h"
 #include "tools/consecutive_models_lib.h"
 #include "util/huge_pages.h"
+#include "util/mutex.h"
 
 namespace graphgc {
 namespace {
@@ -214,6 +217,28 @@ void BM_CountUpDownFloor(benchmark::State& state) {
   benchmark::DoNotOptimize(zeros);
 }
 BENCHMARK(BM_CountUpDownFloor);
+
+// A writer's lock and unlock of the graph's lock type (util/mutex.h),
+// uncontended, beside std::shared_mutex's, what Mutex was before it had a
+// lock word of its own (glibc's pthread_rwlock). Graph::AddNode takes one
+// such pair per node.
+void BM_MutexWriterLockUnlock(benchmark::State& state) {
+  Mutex mu;
+  for (auto _ : state) {
+    WriterLock l(mu);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_MutexWriterLockUnlock);
+
+void BM_SharedMutexWriterLockUnlock(benchmark::State& state) {
+  std::shared_mutex mu;
+  for (auto _ : state) {
+    std::lock_guard<std::shared_mutex> l(mu);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_SharedMutexWriterLockUnlock);
 
 // The same on a thread that did not make the graph: the copy and the drop
 // count in the shared part, one atomic operation each.

@@ -54,14 +54,12 @@ void Mutex::Acquire(uint32_t blocked_by, uint32_t add) {
   }
 }
 
-// A writer may have taken the lock since the unlock that calls this; its
-// sleepers, woken here, find it held and set kWaiting again before they
-// sleep. The futex calls take the word's address; the wake may reach memory
-// freed since the unlock (a waiter may destroy the Mutex as soon as it has
-// it): the kernel then wakes nothing or, for reused memory, another futex's
-// waiters spuriously, which every futex waiter tolerates.
+// The futex calls take the word's address and never write it. The wake
+// comes after the release, so it may reach memory freed since (a waiter may
+// destroy the Mutex as soon as it has it): the kernel then wakes nothing
+// or, for reused memory, another futex's waiters spuriously, which every
+// futex waiter tolerates.
 void Mutex::WakeSleepers() {
-  state_.fetch_and(~kWaiting, std::memory_order_relaxed);
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(&state_), FUTEX_WAKE_PRIVATE,
           INT_MAX, nullptr, nullptr, 0);
 }

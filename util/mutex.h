@@ -1,16 +1,17 @@
 // util/mutex.h
 //
 // Mutex: a reader-writer lock of our own, one 32-bit word, that carries
-// Abseil's thread-safety annotations. Uncontended, a writer's Lock is one
-// compare-and-swap and its Unlock one atomic subtract, both inline, and a
-// reader's the same; a thread that must wait spins briefly, then sleeps on a
-// futex. It was std::shared_mutex (glibc's pthread_rwlock: a call and three
-// locked instructions per writer's lock and unlock; 17-17.5 ns a pair against
-// 9.6 ns now, in a loop of 20M pairs built with -O2 on the README's
-// machine), and every node AddNode makes takes the graph's lock once: the
-// pair was 13% of the samples of building the 1M-node peer graph (`perf
-// record -e cpu-clock -g gc_bench --benchmark_filter=-Resident`, samples
-// under BM_PeerGraphgcCollect's build).
+// Abseil's thread-safety annotations. Uncontended, a lock and an unlock are
+// one compare-and-swap each, inline, for writers and readers alike; a
+// thread that must wait spins briefly, then sleeps on a futex. It was
+// std::shared_mutex (glibc's pthread_rwlock: a call and three locked
+// instructions per writer's lock and unlock: `gc_bench
+// --benchmark_filter=WriterLockUnlock`, --config=bench, read 16.8-17.0 ns a
+// pair for BM_SharedMutexWriterLockUnlock, 9.5-9.7 for this lock's), and
+// every node AddNode makes takes the graph's lock once: the pair was 13% of the
+// samples of building the 1M-node peer graph (`perf record -e cpu-clock -g
+// gc_bench --benchmark_filter=-Resident`, samples under BM_PeerGraphgcCollect's
+// build).
 //
 // ThreadSanitizer sees it as a mutex: its lock and unlock are annotated with
 // TSan's mutex interface (sanitizer/tsan_interface.h), so TSan orders the
@@ -175,10 +176,16 @@ class ABSL_LOCKABLE Mutex {
   void Unlock() ABSL_UNLOCK_FUNCTION() {
     holder_.Releasing("Mutex");
     mutex_internal::TsanPreUnlock(this, 0);
-    // fetch_sub, not fetch_and: x86 has a locked add that returns the old
-    // word, where an AND that does is a compare-and-swap loop.
-    const uint32_t was = state_.fetch_sub(kWriter, std::memory_order_release);
-    if ((was & kWaiting) != 0) WakeSleepers();
+    // A writer holds it, so no reader does: the word is kWriter, or
+    // kWriter | kWaiting when a thread sleeps on it.
+    uint32_t held = kWriter;
+    if (!state_.compare_exchange_strong(held, 0, std::memory_order_release,
+                                        std::memory_order_relaxed)) {
+      // kWriter | kWaiting, which no other thread changes: waiters change
+      // the word only when kWriter or kWaiting is clear.
+      state_.store(0, std::memory_order_release);
+      WakeSleepers();
+    }
     mutex_internal::TsanPostUnlock(this, 0);
   }
   void ReaderLock() ABSL_SHARED_LOCK_FUNCTION() {
@@ -202,12 +209,16 @@ class ABSL_LOCKABLE Mutex {
       }
     }
     mutex_internal::TsanPreUnlock(this, mutex_internal::kTsanReadLock);
-    const uint32_t was = state_.fetch_sub(kReader, std::memory_order_release);
     // Only writers wait while readers hold the lock: the last reader out
-    // wakes them.
-    if ((was & kWaiting) != 0 && (was & kReaders) == kReader) {
-      WakeSleepers();
-    }
+    // clears kWaiting in the same step and wakes them.
+    uint32_t now = state_.load(std::memory_order_relaxed);
+    uint32_t next;
+    do {
+      next = now - kReader;
+      if ((next & kReaders) == 0) next &= ~kWaiting;
+    } while (!state_.compare_exchange_weak(now, next, std::memory_order_release,
+                                           std::memory_order_relaxed));
+    if ((now & kWaiting) != 0 && (next & kWaiting) == 0) WakeSleepers();
     mutex_internal::TsanPostUnlock(this, mutex_internal::kTsanReadLock);
   }
 
@@ -234,7 +245,9 @@ class ABSL_LOCKABLE Mutex {
   // The lock word: kWriter while a writer holds the lock, the number of
   // readers holding it in units of kReader, and kWaiting while a thread
   // may be asleep on the word (set by the sleeper before it sleeps; cleared
-  // by the unlock that wakes every sleeper).
+  // by the unlock that wakes every sleeper, in the same atomic step as the
+  // release: after it, the unlocking thread touches only the futex, as a
+  // waiter that gets the lock may destroy the Mutex at once).
   static constexpr uint32_t kWriter = 1;
   static constexpr uint32_t kWaiting = 2;
   static constexpr uint32_t kReader = 4;
@@ -249,8 +262,8 @@ class ABSL_LOCKABLE Mutex {
   // Waits until no bit of `blocked_by` is set in the word, then adds `add`
   // to it (with acquire ordering).
   void Acquire(uint32_t blocked_by, uint32_t add);
-  // Clears kWaiting and wakes every sleeper: one that must wait again sets
-  // it again before it sleeps.
+  // Wakes every sleeper (the caller has cleared kWaiting): one that must
+  // wait again sets it again before it sleeps.
   void WakeSleepers();
   // Sleeps while the word is `expected` (returns at once when it is not,
   // and may return spuriously).
