@@ -133,19 +133,48 @@ class HomeWrite {
   const uint64_t version_;
 };
 
+// How StepAtHome stores the home part.
+enum class HomeStore {
+  kPlain,     // a store (release)
+  kExchange,  // a sequentially consistent exchange (a locked instruction)
+};
+
+// On the home thread, steps its part of `count` by `delta` (+1 or -1)
+// inside the seqlock and returns the new value; nothing on another thread
+// or when the step would leave int16_t's range, where the caller steps the
+// shared part instead.
+inline std::optional<int16_t> StepAtHome(HomeThread& home, CountRef count,
+                                         int delta, HomeStore how) {
+  if (!home.IsCurrent()) return std::nullopt;
+  const int next = count.home->load(std::memory_order_relaxed) + delta;
+  if (next > std::numeric_limits<int16_t>::max() ||
+      next < std::numeric_limits<int16_t>::min()) {
+    return std::nullopt;
+  }
+  const auto value = static_cast<int16_t>(next);
+  HomeWrite write(home);
+  // Release at least: a reader whose `home` read sees this sees the odd
+  // version.
+  if (how == HomeStore::kExchange) {
+    count.home->exchange(value, std::memory_order_seq_cst);
+  } else {
+    count.home->store(value, std::memory_order_release);
+  }
+  return value;
+}
+
+// Uncounts one handle from `count`'s shared part (sequentially consistent):
+// true when the sum it then reads is zero.
+inline bool SharedDownSeesZero(CountRef count) {
+  const int32_t left =
+      count.shared->fetch_sub(1, std::memory_order_seq_cst) - 1;
+  return left + count.home->load(std::memory_order_seq_cst) == 0;
+}
+
 // Counts one more handle in `count`, a count above zero (the new handle is a
 // copy of one that `count` counts, or the caller holds the slot's lock).
 inline void CountUp(HomeThread& home, CountRef count) {
-  if (home.IsCurrent()) {
-    const int16_t now = count.home->load(std::memory_order_relaxed);
-    if (now < std::numeric_limits<int16_t>::max()) {
-      HomeWrite write(home);
-      // Release: a reader whose `home` read sees this sees the odd version.
-      count.home->store(static_cast<int16_t>(now + 1),
-                        std::memory_order_release);
-      return;
-    }
-  }
+  if (StepAtHome(home, count, +1, HomeStore::kPlain)) return;
   count.shared->fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -153,20 +182,11 @@ inline void CountUp(HomeThread& home, CountRef count) {
 // (guarantee 3). Sequentially consistent on both sides, so that of a home
 // drop and another thread's racing drop, at least one sees the other's.
 inline bool CountDown(HomeThread& home, CountRef count) {
-  if (home.IsCurrent()) {
-    const int16_t now = count.home->load(std::memory_order_relaxed);
-    if (now > std::numeric_limits<int16_t>::min()) {
-      const int16_t left = static_cast<int16_t>(now - 1);
-      {
-        HomeWrite write(home);
-        count.home->exchange(left, std::memory_order_seq_cst);
-      }
-      return left + count.shared->load(std::memory_order_seq_cst) == 0;
-    }
+  if (std::optional<int16_t> left =
+          StepAtHome(home, count, -1, HomeStore::kExchange)) {
+    return *left + count.shared->load(std::memory_order_seq_cst) == 0;
   }
-  const int32_t left =
-      count.shared->fetch_sub(1, std::memory_order_seq_cst) - 1;
-  return left + count.home->load(std::memory_order_seq_cst) == 0;
+  return SharedDownSeesZero(count);
 }
 
 // A count of events that only grows (a heap's drops), kept like a root
@@ -175,8 +195,9 @@ inline bool CountDown(HomeThread& home, CountRef count) {
 // threads' adds are atomic adds to a shared part. Total() sums the two: it
 // includes every Add that happened before it, may miss one still in flight
 // on another thread, and never goes back. (The last drop of a node's handle
-// added one with a locked `fetch_add`: a locked instruction a node, 4.7 ns on
-// the README's machine, in a build whose nodes take ~180 ns each.)
+// added one with a locked `fetch_add`: a locked instruction a node, about
+// 4.8 ns on the README's machine (half of BM_MutexWriterLockUnlock's pair),
+// in a build whose nodes take ~180 ns each.)
 class EventCounter {
  public:
   void Add(const HomeThread& home) {
@@ -217,27 +238,17 @@ enum class RootDrop {
 // take a count to zero, one reports kLast or one ran on another thread and
 // reports kMaybeLast. A home drop reports kLast when it sees zero, else kHeld.
 // (CountDown's home drop was a locked exchange: each handle dropped at home,
-// three per node in the peer graph's build, was a locked instruction, 4.7 ns
-// each on the README's machine.)
+// three per node in the peer graph's build, was a locked instruction, about
+// 4.8 ns each on the README's machine: BM_MutexWriterLockUnlock's pair of
+// them reads 9.5-9.7 ns.)
 inline RootDrop CountDownRoot(HomeThread& home, CountRef count) {
-  if (home.IsCurrent()) {
-    const int16_t now = count.home->load(std::memory_order_relaxed);
-    if (now > std::numeric_limits<int16_t>::min()) {
-      const int16_t left = static_cast<int16_t>(now - 1);
-      {
-        HomeWrite write(home);
-        count.home->store(left, std::memory_order_release);
-      }
-      return left + count.shared->load(std::memory_order_acquire) == 0
-                 ? RootDrop::kLast
-                 : RootDrop::kHeld;
-    }
+  if (std::optional<int16_t> left =
+          StepAtHome(home, count, -1, HomeStore::kPlain)) {
+    return *left + count.shared->load(std::memory_order_acquire) == 0
+               ? RootDrop::kLast
+               : RootDrop::kHeld;
   }
-  const int32_t left =
-      count.shared->fetch_sub(1, std::memory_order_seq_cst) - 1;
-  return left + count.home->load(std::memory_order_seq_cst) == 0
-             ? RootDrop::kLast
-             : RootDrop::kMaybeLast;
+  return SharedDownSeesZero(count) ? RootDrop::kLast : RootDrop::kMaybeLast;
 }
 
 // TryReadCount with `between` called after the home part is read and
