@@ -157,17 +157,26 @@ TEST(Mutex, ReaderLocksAreHeldTogether) {
 // the tests below then also check that an unlock wakes it.
 constexpr std::chrono::milliseconds kWaiterSleeps{20};
 
+// Starts a thread that takes `mu` with a `TakenLock` (WriterLock or
+// ReaderLock) and then sets `taken`, and gives it time to sleep on the lock
+// the caller holds.
+template <typename TakenLock>
+std::thread TakeOnAnotherThread(Mutex& mu, std::atomic<bool>& taken) {
+  std::thread t([&mu, &taken] {
+    TakenLock l(mu);
+    taken = true;
+  });
+  std::this_thread::sleep_for(kWaiterSleeps);
+  return t;
+}
+
 TEST(Mutex, AReaderWaitsWhileAWriterHoldsTheLock) {
   Mutex mu;
   std::atomic<bool> read{false};
   std::thread reader;
   {
     WriterLock l(mu);
-    reader = std::thread([&] {
-      ReaderLock r(mu);
-      read = true;
-    });
-    std::this_thread::sleep_for(kWaiterSleeps);
+    reader = TakeOnAnotherThread<ReaderLock>(mu, read);
     EXPECT_FALSE(read);
   }
   reader.join();
@@ -181,11 +190,7 @@ TEST(Mutex, AWriterWaitsUntilTheLastReaderLeaves) {
   {
     ReaderLock first(mu);
     auto second = std::make_unique<ReaderLock>(mu);
-    writer = std::thread([&] {
-      WriterLock w(mu);
-      written = true;
-    });
-    std::this_thread::sleep_for(kWaiterSleeps);
+    writer = TakeOnAnotherThread<WriterLock>(mu, written);
     second.reset();
     std::this_thread::sleep_for(kWaiterSleeps);
     EXPECT_FALSE(written);  // one reader still holds it
@@ -200,11 +205,7 @@ TEST(Mutex, AWriterWaitsWhileAnotherWriterHoldsTheLock) {
   std::thread writer;
   {
     WriterLock l(mu);
-    writer = std::thread([&] {
-      WriterLock w(mu);
-      written = true;
-    });
-    std::this_thread::sleep_for(kWaiterSleeps);
+    writer = TakeOnAnotherThread<WriterLock>(mu, written);
     EXPECT_FALSE(written);
   }
   writer.join();
