@@ -132,9 +132,7 @@ void FixedSizePool::Free(void* block) {
 void FixedSizePool::FreeBatch(void* const* blocks, size_t n) {
   if (n == 0) return;
   ExclusiveLock lock(mu_);
-  for (size_t i = 0; i < n; ++i) {
-    if (blocks[i] != nullptr) FreeLocked(blocks[i]);
-  }
+  for (size_t i = 0; i < n; ++i) FreeLocked(blocks[i]);
 }
 
 void* FixedSizePool::AllocateLocked() {

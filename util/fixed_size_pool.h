@@ -86,7 +86,7 @@ class FixedSizePool {
   // (util/pool_cache.h): returns how many are in out[0, k), k >= 1 when
   // n >= 1. Throws std::bad_alloc only when it got none.
   size_t AllocateBatch(void** out, size_t n) ABSL_LOCKS_EXCLUDED(mu_);
-  // Free(blocks[i]) for each non-null blocks[i], i < n, under one lock.
+  // Free(blocks[i]) for each i < n (none null), under one lock.
   void FreeBatch(void* const* blocks, size_t n) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Slabs taken from the system so far, and their bytes (for tests).
