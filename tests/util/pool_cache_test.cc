@@ -27,7 +27,7 @@ FixedSizePool& TestPool() {
 template <int kTest>
 using Cache = PoolCache<TestPool<kTest>>;
 
-TEST(PoolCache, AnEmptyStashTakesABatchFromThePoolUnderOneLock) {
+TEST(PoolCache, AnEmptyStashTakesABatchFromThePool) {
   using C = Cache<1>;
   EXPECT_EQ(C::CountForTesting(), 0u);
   void* a = C::Allocate();
