@@ -1,5 +1,13 @@
 #!/usr/bin/env bash
-# The test command (README, .ci/run): installs what is missing, then runs
+# The test command, in two tiers (docs/testing.md):
+#
+#   ./run_tests.sh         the contributor tier: installs what is missing,
+#                          then runs every test target in the default
+#                          configuration (bazel test //..., which also builds
+#                          every binary and benchmark and runs the source
+#                          lints of tests/lint) and the Python package's
+#                          pytest suites (tests/python), each test counted.
+#   ./run_tests.sh --all   everything (.ci/run calls this one):
 #  1. every test target (bazel test //...), which also builds every binary
 #     and benchmark,
 #  1b. the Python package's pytest suites (tests/python), each test
@@ -26,10 +34,10 @@
 #     libFuzzer target of tests/fuzz from its seed corpus (clang +
 #     ASan/UBSan, built by tests/fuzz/build_fuzzers.sh, already built by
 #     step 4b), all at once,
-# and ends with the time each stage took and one line "N passed, N failed"
-# counted from what ran (a test target per configuration, each pytest test,
-# the downstream program, the CMake stage, the thread-safety check, each
-# fuzz target).
+# Both tiers end with the time each stage took and one line "N passed, N
+# failed" counted from what ran (a test target per configuration, each
+# pytest test, the downstream program, the CMake stage, the thread-safety
+# check, each fuzz target).
 #
 # Stages 3, 4, 4b and 5 use neither this workspace's Bazel server nor its
 # outputs, so they run in a second lane beside stages 1-2b (their output is
@@ -49,6 +57,16 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
+
+all=0
+case "${1:-}" in
+  --all) all=1 ;;
+  "") ;;
+  *)
+    echo "usage: $0 [--all]" >&2
+    exit 2
+    ;;
+esac
 
 passed=0
 failed=0
@@ -160,7 +178,7 @@ side_dir=$(mktemp -d)
 trap 'rm -f "$log"; rm -rf "$side_dir"' EXIT
 # Install whatever is missing once, before the lanes both call ./bazelw.
 BAZELW_INSTALL_ONLY=1 ./bazelw
-if [[ ${RUN_TESTS_SERIAL:-0} != 1 ]]; then
+if [[ $all == 1 && ${RUN_TESTS_SERIAL:-0} != 1 ]]; then
   side_lane >"$side_dir/log" 2>&1 &
   side_pid=$!
 fi
@@ -182,6 +200,13 @@ else
   failed=$((failed + 1))
 fi
 end_stage "python (pytest tests/python)"
+if [[ $all == 0 ]]; then
+  echo "=== stage timings (total $SECONDS s)"
+  printf '%s\n' "${timings[@]}"
+  echo "$passed passed, $failed failed"
+  [[ $failed -eq 0 ]]
+  exit
+fi
 run_bazel_tests asan --config=asan --build_tests_only //...
 end_stage "bazel test //... (asan+ubsan)"
 run_bazel_tests tsan --config=tsan --build_tests_only //...
