@@ -45,10 +45,21 @@ cmake -S "$ROOT" -B "$BUILD/graphgc" "${launcher[@]}" >/dev/null
 cmake --build "$BUILD/graphgc" -j2
 step "graphgc built"
 cmake --install "$BUILD/graphgc" --prefix "$PREFIX" >/dev/null
-for f in include/models/sequential.h include/serialize/event.pb.h \
-         lib/libgraphgc.a lib/cmake/graphgc/graphgcConfig.cmake \
-         lib/pkgconfig/graphgc.pc; do
+for f in include/graphgc/models/sequential.h \
+         include/graphgc/serialize/event.pb.h lib/libgraphgc.a \
+         lib/cmake/graphgc/graphgcConfig.cmake lib/pkgconfig/graphgc.pc; do
   [[ -f $PREFIX/$f ]] || { echo "cmake stage: $f not installed"; exit 1; }
+done
+# Headers live only under include/graphgc (nothing of ours at include/'s
+# top level, where folder names like util/ would collide), and internal
+# headers no public one includes are not installed.
+if [[ $(ls "$PREFIX/include") != graphgc ]]; then
+  echo "cmake stage: include/ holds more than graphgc/: $(ls "$PREFIX/include")"
+  exit 1
+fi
+for f in runtime/executor.h ops/conv_ops.h; do
+  [[ ! -e $PREFIX/include/graphgc/$f ]] ||
+    { echo "cmake stage: internal header $f installed"; exit 1; }
 done
 
 # find_package(graphgc) + target_link_libraries(app graphgc::graphgc).
