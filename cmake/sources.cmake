@@ -95,7 +95,6 @@ set(GRAPHGC_HEADERS
     runtime/executor.h
     runtime/fusion.h
     runtime/gradient_walk.h
-    runtime/gradients.h
     runtime/graph.h
     runtime/name_index.h
     runtime/name_table.h

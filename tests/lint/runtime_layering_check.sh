@@ -7,15 +7,11 @@
 # source tree:
 #   - no `#include "ops/...` in runtime/*.h or runtime/*.cc;
 #   - no "//ops" label in runtime/BUILD.
-# One exception each, for API.md's AddGradients: runtime/gradients.h only
-# re-exports ops/gradients.h, and its target //runtime:gradients (with the
-# umbrella //runtime that carries it) depends on //ops:gradients; no other
-# runtime/ library depends on either.
 #
 # The BUILD check reads the file, not Bazel's graph (a test cannot run
 # Bazel); the graph itself is checked by hand with
 #   ./bazelw query 'deps(//runtime:plan_builder)' | grep //ops
-# which must print nothing, for every //runtime target but the two above.
+# which must print nothing, for every //runtime target.
 #
 # Usage: runtime_layering_check.sh [workspace root]. Without a root (as the
 # sh_test //tests/lint:runtime_layering_check runs it) the root is found
@@ -31,8 +27,7 @@ if [[ ! -f runtime/BUILD ]]; then
 fi
 
 fail=0
-includes=$(grep -n '#include "ops/' runtime/*.h runtime/*.cc |
-  grep -v '^runtime/gradients\.h:' || true)
+includes=$(grep -n '#include "ops/' runtime/*.h runtime/*.cc || true)
 if [[ -n $includes ]]; then
   echo "runtime/ includes ops/ headers (runtime/ must not depend on ops/):"
   echo "$includes"
@@ -40,10 +35,10 @@ if [[ -n $includes ]]; then
 fi
 
 # The BUILD file's targets, one block per `name = "..."`; every //ops label
-# outside the allowed targets is a hit.
+# is a hit.
 labels=$(awk '
   /name = "/ { match($0, /name = "[^"]*"/); target = substr($0, RSTART + 8, RLENGTH - 9) }
-  /"\/\/ops[:"]/ && target != "gradients" && target != "runtime" {
+  /"\/\/ops[:"]/ {
     printf "runtime/BUILD:%d: (target %s) %s\n", NR, target, $0
   }' runtime/BUILD)
 if [[ -n $labels ]]; then

@@ -1,8 +1,8 @@
 // The low-level graph API example of /work/shared/API.md, unchanged but for
 // the checks of its closing comment.
 #include "gtest/gtest.h"
+#include "ops/gradients.h"
 #include "ops/ops.h"
-#include "runtime/gradients.h"
 #include "runtime/graph.h"
 #include "runtime/session.h"
 
