@@ -11,7 +11,8 @@
 #  1. every test target (bazel test //...), which also builds every binary
 #     and benchmark,
 #  1b. the Python package's pytest suites (tests/python), each test
-#     counted,
+#     counted, then again against the wheel (setup.py) installed into a
+#     fresh venv,
 #  2. every test target again under AddressSanitizer+UBSan and under
 #     ThreadSanitizer (--build_tests_only: benchmarks and tools are built
 #     only in step 1),
@@ -207,6 +208,24 @@ if [[ $all == 0 ]]; then
   [[ $failed -eq 0 ]]
   exit
 fi
+# The wheel (setup.py): built with Debian's python3-build, installed into a
+# fresh venv that sees Debian's NumPy, and the pytest suites run again
+# against the installed package (no PYTHONPATH, from outside the clone).
+echo "=== python wheel: build, install into a fresh venv, pytest tests/python"
+wheel_dir=$(mktemp -d)
+if /usr/bin/python3 -m build --wheel --no-isolation --outdir "$wheel_dir/dist" . &&
+  /usr/bin/python3 -m venv --system-site-packages "$wheel_dir/venv" &&
+  "$wheel_dir/venv/bin/pip" install -q --no-index --no-deps "$wheel_dir"/dist/*.whl; then
+  (cd "$wheel_dir" && PYTHONDONTWRITEBYTECODE=1 venv/bin/python -m pytest -q -rA \
+    -p no:cacheprovider --rootdir "$ROOT/tests/python" "$ROOT/tests/python") 2>&1 |
+    tee "$log"
+  count_pytest "python wheel" "${PIPESTATUS[0]}"
+else
+  echo "=== python wheel: did not build or install; counting one failure"
+  failed=$((failed + 1))
+fi
+rm -rf "$wheel_dir"
+end_stage "python wheel (venv + pytest)"
 run_bazel_tests asan --config=asan --build_tests_only //...
 end_stage "bazel test //... (asan+ubsan)"
 run_bazel_tests tsan --config=tsan --build_tests_only //...
