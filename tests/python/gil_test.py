@@ -83,10 +83,11 @@ print("ok")
 """
 
 # A daemon thread fits with a Python callback while the main thread
-# returns: the interpreter exits during the fit.
+# returns: the interpreter exits during the fit. With argv[1] "waiting",
+# another daemon thread is then waiting in get_weights for that fit.
 EXIT_DURING_FIT = PRELUDE + """
 model = make_model()
-started = threading.Event()
+started, calling = threading.Event(), threading.Event()
 
 class Started(graphgc.callbacks.Callback):
     def on_batch_end(self, batch, logs=None):
@@ -95,8 +96,15 @@ class Started(graphgc.callbacks.Callback):
 def fit():
     model.fit(x, y, epochs=1000000, verbose=0, callbacks=[Started()])
 
+def wait_for_the_fit():
+    calling.set()
+    model.get_weights()
+
 threading.Thread(target=fit, daemon=True).start()
 assert started.wait(timeout=60), "the fit never called its callback"
+if sys.argv[1:] == ["waiting"]:
+    threading.Thread(target=wait_for_the_fit, daemon=True).start()
+    assert calling.wait(timeout=60), "get_weights was never called"
 print("exiting")
 """
 
@@ -123,4 +131,10 @@ def test_a_call_from_another_thread_waits_for_a_fit_without_the_gil(call):
 @pytest.mark.threads
 def test_exiting_during_a_fit_with_a_python_callback_exits_cleanly():
     run = run_scenario(EXIT_DURING_FIT)
+    assert (run.returncode, run.stdout.strip()) == (0, "exiting"), run.stderr
+
+
+@pytest.mark.threads
+def test_exiting_while_a_thread_waits_for_a_fit_exits_cleanly():
+    run = run_scenario(EXIT_DURING_FIT, "waiting")
     assert (run.returncode, run.stdout.strip()) == (0, "exiting"), run.stderr
