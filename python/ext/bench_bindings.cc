@@ -11,6 +11,7 @@
 #include "models/callbacks.h"
 #include "pybind11/pybind11.h"
 #include "python/ext/bindings.h"
+#include "python/ext/gil.h"
 #include "python/ext/numpy_tensor.h"
 #include "python/ext/status_exception.h"
 #include "runtime/graph.h"
@@ -41,24 +42,22 @@ void RegisterBench(py::module_& m) {
       "seed_fit_cpp",
       [](const std::string& log_dir, int samples) {
         std::pair<Tensor, Tensor> data = ValueOrThrow(seed::Data(samples));
-        py::gil_scoped_release nogil;
-        absl::StatusOr<Sequential> model = seed::Model(Graph::Default());
-        if (!model.ok()) {
-          py::gil_scoped_acquire gil;
-          ThrowStatus(model.status());
-        }
-        auto tensorboard = callbacks::TensorBoard::Create(
-            {.log_dir = log_dir, .update_freq = 600});
-        absl::Time start = absl::Now();
-        absl::StatusOr<History> history =
-            model->Fit(data.first, data.second,
-                       {.verbose = 0, .callbacks = {tensorboard}});
-        double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-        if (!history.ok()) {
-          py::gil_scoped_acquire gil;
-          ThrowStatus(history.status(), ErrorContext::kFit);
-        }
-        return seconds;
+        absl::StatusOr<Sequential> model =
+            WithoutGil([] { return seed::Model(Graph::Default()); });
+        if (!model.ok()) ThrowStatus(model.status());
+        absl::Duration took;
+        absl::StatusOr<History> history = WithoutGil([&] {
+          auto tensorboard = callbacks::TensorBoard::Create(
+              {.log_dir = log_dir, .update_freq = 600});
+          absl::Time start = absl::Now();
+          absl::StatusOr<History> h =
+              model->Fit(data.first, data.second,
+                         {.verbose = 0, .callbacks = {tensorboard}});
+          took = absl::Now() - start;
+          return h;
+        });
+        if (!history.ok()) ThrowStatus(history.status(), ErrorContext::kFit);
+        return absl::ToDoubleSeconds(took);
       },
       arg("log_dir"), arg("samples") = 1000);
 }

@@ -1,6 +1,7 @@
-// The default graph's collector from Python. collect() releases the GIL
-// while it runs (it waits for the graph's lock, which a fit on another
-// thread may hold between steps).
+// The default graph's collector from Python. Every call releases the GIL
+// while it reads or changes the graph (it waits for the graph's or the
+// collector's lock, which a fit or a collection on another thread may
+// hold), and makes its Python result once the GIL is back.
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
 #include "python/ext/bindings.h"
+#include "python/ext/gil.h"
 #include "python/ext/status_exception.h"
 #include "runtime/graph.h"
 
@@ -34,7 +36,7 @@ void RegisterCollector(py::module_& m) {
   m.def("collect", [] {
     CollectStats s;
     {
-      py::gil_scoped_release nogil;
+      GilReleased nogil;
       s = Graph::Default().Collect();
     }
     py::dict d;
@@ -45,7 +47,7 @@ void RegisterCollector(py::module_& m) {
     return d;
   });
   m.def("gc_stats", [] {
-    GcStats s = Graph::Default().gc_stats();
+    GcStats s = WithoutGil([] { return Graph::Default().gc_stats(); });
     py::dict d;
     d["collections"] = s.collections;
     d["swept_total"] = s.swept_total;
@@ -56,9 +58,11 @@ void RegisterCollector(py::module_& m) {
     d["minor_collections"] = s.minor_collections;
     return d;
   });
-  m.def("num_nodes", [] { return Graph::Default().num_nodes(); });
+  m.def("num_nodes",
+        [] { return WithoutGil([] { return Graph::Default().num_nodes(); }); });
   m.def("leak_report", [] {
-    std::vector<OwnerUsage> usage = Graph::Default().LeakReport();
+    std::vector<OwnerUsage> usage =
+        WithoutGil([] { return Graph::Default().LeakReport(); });
     std::string out;
     for (const OwnerUsage& u : usage) {
       absl::StrAppend(&out, u.owner, ": ", u.nodes, " nodes, ", u.bytes,
@@ -69,11 +73,14 @@ void RegisterCollector(py::module_& m) {
   m.def(
       "explain_retention",
       [](const std::string& name) {
-        return ValueOrThrow(Graph::Default().ExplainRetention(name));
+        return ValueOrThrow(WithoutGil(
+            [&name] { return Graph::Default().ExplainRetention(name); }));
       },
       arg("name"));
-  m.def("gc_policy",
-        [] { return PolicyDict(Graph::Default().collector().policy()); });
+  m.def("gc_policy", [] {
+    return PolicyDict(
+        WithoutGil([] { return Graph::Default().collector().policy(); }));
+  });
   m.def(
       "set_gc_policy",
       [](bool automatic, double growth_ratio, int64_t min_new_nodes,
@@ -88,11 +95,13 @@ void RegisterCollector(py::module_& m) {
           throw py::value_error(
               "set_gc_policy: promote_after must be in [0, 100]");
         }
-        Graph::Default().set_gc_policy({.automatic = automatic,
-                                        .growth_ratio = growth_ratio,
-                                        .min_new_nodes = min_new_nodes,
-                                        .save_garbage = save_garbage,
-                                        .promote_after = promote_after});
+        const GcPolicy policy{.automatic = automatic,
+                              .growth_ratio = growth_ratio,
+                              .min_new_nodes = min_new_nodes,
+                              .save_garbage = save_garbage,
+                              .promote_after = promote_after};
+        GilReleased nogil;
+        Graph::Default().set_gc_policy(policy);
       },
       arg("automatic"), arg("growth_ratio"), arg("min_new_nodes"),
       arg("save_garbage"), arg("promote_after"));

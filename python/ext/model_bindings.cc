@@ -1,9 +1,11 @@
-// Sequential and load_model. Every call that runs the model (compile, fit,
-// evaluate, predict, set_weights, save, load_model) converts its Python
-// arguments first, then releases the GIL while C++ works, on a copy of the
-// model handle: another thread dropping the last Python reference
-// meanwhile only drops its own copy, and the model lives until the call
-// returns.
+// Sequential and load_model. Every call that waits for the model (compile,
+// fit, evaluate, predict, get_weights, set_weights, summary, save,
+// learning_rate, and the accessors that take the model's lock) converts its
+// Python arguments first, then releases the GIL while C++ works (a running
+// fit's Python callbacks need it), on a copy of the model handle: another
+// thread dropping the last Python reference meanwhile only drops its own
+// copy, and the model lives until the call returns. Python results are made
+// once the GIL is back.
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,6 +19,7 @@
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
 #include "python/ext/bindings.h"
+#include "python/ext/gil.h"
 #include "python/ext/numpy_tensor.h"
 #include "python/ext/py_callback.h"
 #include "python/ext/status_exception.h"
@@ -84,7 +87,7 @@ py::tuple Fit(const Sequential& model, py::handle x, py::handle y, int epochs,
   Sequential handle = model;
   absl::StatusOr<History> history;
   {
-    py::gil_scoped_release nogil;
+    GilReleased nogil;
     history = handle.Fit(xt, yt, std::move(options));
   }
   // A callback's own exception wins over the status it caused.
@@ -95,6 +98,14 @@ py::tuple Fit(const Sequential& model, py::handle x, py::handle y, int epochs,
   }
   History h = ValueOrThrow(std::move(history), ErrorContext::kFit);
   return py::make_tuple(h.history, h.epoch);
+}
+
+// `call(handle)` without the GIL (WithoutGil) on a copy of the model's
+// handle.
+template <typename Call>
+auto Unlocked(const Sequential& model, Call call) {
+  Sequential handle = model;
+  return WithoutGil([&] { return call(handle); });
 }
 
 std::vector<Tensor> WeightsFromArrays(const py::sequence& arrays) {
@@ -115,7 +126,7 @@ void RegisterModels(py::module_& m) {
       .def(py::init([](std::vector<Layer> layers, std::string name) {
              absl::StatusOr<Sequential> model;
              {
-               py::gil_scoped_release nogil;
+               GilReleased nogil;
                model = Sequential::Create(std::move(layers),
                                           {.name = std::move(name)});
              }
@@ -124,7 +135,13 @@ void RegisterModels(py::module_& m) {
            arg("layers"), arg("name") = "")
       .def_property_readonly("name", &Sequential::name)
       .def_property_readonly("layers", &Sequential::layers)
-      .def_property_readonly("compiled", &Sequential::compiled)
+      .def_property_readonly("compiled",
+                             [](const Sequential& model) {
+                               return Unlocked(model,
+                                               [](const Sequential& handle) {
+                                                 return handle.compiled();
+                                               });
+                             })
       .def(
           "compile",
           [](const Sequential& model, Optimizer optimizer, Loss loss,
@@ -132,7 +149,7 @@ void RegisterModels(py::module_& m) {
             Sequential handle = model;
             absl::Status s;
             {
-              py::gil_scoped_release nogil;
+              GilReleased nogil;
               s = handle.Compile({.optimizer = optimizer,
                                   .loss = loss,
                                   .metrics = std::move(metrics)});
@@ -154,7 +171,7 @@ void RegisterModels(py::module_& m) {
             Sequential handle = model;
             absl::StatusOr<std::map<std::string, float>> out;
             {
-              py::gil_scoped_release nogil;
+              GilReleased nogil;
               out = handle.Evaluate(xt, yt, batch_size);
             }
             return ValueOrThrow(std::move(out));
@@ -168,7 +185,7 @@ void RegisterModels(py::module_& m) {
             Sequential handle = model;
             absl::StatusOr<Tensor> out;
             {
-              py::gil_scoped_release nogil;
+              GilReleased nogil;
               out = handle.Predict(xt, batch_size);
             }
             return ArrayFromTensor(ValueOrThrow(std::move(out)));
@@ -176,7 +193,9 @@ void RegisterModels(py::module_& m) {
           arg("x"), arg("batch_size"))
       .def("get_weights",
            [](const Sequential& model) {
-             return ArraysFromTensors(model.GetWeights());
+             return ArraysFromTensors(Unlocked(
+                 model,
+                 [](const Sequential& handle) { return handle.GetWeights(); }));
            })
       .def(
           "set_weights",
@@ -185,20 +204,25 @@ void RegisterModels(py::module_& m) {
             Sequential handle = model;
             absl::Status s;
             {
-              py::gil_scoped_release nogil;
+              GilReleased nogil;
               s = handle.SetWeights(tensors);
             }
             OkOrThrow(s);
           },
           arg("weights"))
-      .def("summary", &Sequential::Summary)
+      .def("summary",
+           [](const Sequential& model) {
+             return Unlocked(model, [](const Sequential& handle) {
+               return handle.Summary();
+             });
+           })
       .def(
           "save",
           [](const Sequential& model, const std::string& dir) {
             Sequential handle = model;
             absl::Status s;
             {
-              py::gil_scoped_release nogil;
+              GilReleased nogil;
               s = handle.Save(dir);
             }
             OkOrThrow(s, ErrorContext::kFile);
@@ -207,17 +231,23 @@ void RegisterModels(py::module_& m) {
       .def_property(
           "learning_rate",
           [](const Sequential& model) {
-            return ValueOrThrow(model.learning_rate());
+            return ValueOrThrow(Unlocked(model, [](const Sequential& handle) {
+              return handle.learning_rate();
+            }));
           },
-          [](Sequential& model, float rate) {
-            OkOrThrow(model.SetLearningRate(rate));
+          [](const Sequential& model, float rate) {
+            OkOrThrow(Unlocked(model, [rate](Sequential& handle) {
+              return handle.SetLearningRate(rate);
+            }));
           })
       .def_property("stop_training", &Sequential::stop_training,
                     [](Sequential& model, bool stop) {
                       if (stop) model.StopTraining();
                     })
       .def("graph_roots", [](const Sequential& model) {
-        return static_cast<int64_t>(model.GraphRoots().size());
+        return Unlocked(model, [](const Sequential& handle) {
+          return static_cast<int64_t>(handle.GraphRoots().size());
+        });
       });
 
   m.def(
@@ -225,7 +255,7 @@ void RegisterModels(py::module_& m) {
       [](const std::string& dir, bool compile) {
         absl::StatusOr<Sequential> model;
         {
-          py::gil_scoped_release nogil;
+          GilReleased nogil;
           model = LoadModel(dir, {.compile = compile});
         }
         return ValueOrThrow(std::move(model), ErrorContext::kFile);

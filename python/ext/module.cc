@@ -2,11 +2,13 @@
 // (python/src/graphgc), which gives it Keras's spelling.
 #include "pybind11/pybind11.h"
 #include "python/ext/bindings.h"
+#include "python/ext/gil.h"
 #include "python/ext/numpy_allocator.h"
 
 PYBIND11_MODULE(_graphgc, m) {
   m.doc() = "graphgc's C++ runtime; use the graphgc package instead.";
   graphgc::python::LoadNumpyApi();
+  graphgc::python::InstallExitGate();
   graphgc::python::RegisterLayers(m);
   graphgc::python::RegisterCallbacks(m);
   graphgc::python::RegisterModels(m);

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "python/ext/gil.h"
 #include "python/ext/status_exception.h"
 
 namespace graphgc::python {
@@ -49,12 +50,12 @@ Tensor CopyIn(const py::array& array, const TensorShape& shape,
 
 // What a lent array's tensor calls when its last sharer goes: drops the
 // reference Lend took, on whichever thread that is (taking the GIL there).
-// After the interpreter is gone the reference is left, not dropped.
+// Once the interpreter is exiting or gone the reference is left, not
+// dropped.
 void ReleaseLentArray(void* array) {
   if (!Py_IsInitialized()) return;
-  PyGILState_STATE state = PyGILState_Ensure();
-  Py_DECREF(static_cast<PyObject*>(array));
-  PyGILState_Release(state);
+  PythonCall python;
+  if (python.entered()) Py_DECREF(static_cast<PyObject*>(array));
 }
 
 // A tensor reading `array`'s memory, holding a reference to it; nullopt

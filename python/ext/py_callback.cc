@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "python/ext/gil.h"
 
 namespace graphgc::python {
 namespace {
@@ -32,6 +33,12 @@ py::dict LogsToDict(const Logs& logs) {
   return out;
 }
 
+// A hook's status once the interpreter is exiting: it stops the fit.
+absl::Status Exiting() {
+  return absl::CancelledError(
+      "the Python interpreter is exiting: the fit stops");
+}
+
 }  // namespace
 
 PyCallback::PyCallback(py::object target, py::handle base)
@@ -45,7 +52,13 @@ PyCallback::PyCallback(py::object target, py::handle base)
 }
 
 PyCallback::~PyCallback() {
-  py::gil_scoped_acquire gil;
+  PythonCall python;
+  if (!python.entered()) {
+    // The interpreter is exiting: the references are left, not dropped.
+    target_.release();
+    if (error_.has_value()) new py::error_already_set(*std::move(error_));
+    return;
+  }
   error_.reset();
   target_ = py::object();
 }
@@ -59,7 +72,8 @@ absl::Status PyCallback::Raised(const char* method, py::error_already_set& e) {
 
 absl::Status PyCallback::Call(Hook hook, absl::FunctionRef<py::tuple()> args) {
   if (!overridden_[hook]) return absl::OkStatus();
-  py::gil_scoped_acquire gil;
+  PythonCall python;
+  if (!python.entered()) return Exiting();
   if (error_.has_value()) return absl::AbortedError("a callback raised");
   try {
     target_.attr(kMethodNames[hook])(*args());
@@ -76,7 +90,8 @@ absl::Status PyCallback::OnTrainBegin(const Sequential& /*model*/,
                                       const TrainInfo& info) {
   {
     // Keras's callback.params, for every hook of the fit to read.
-    py::gil_scoped_acquire gil;
+    PythonCall python;
+    if (!python.entered()) return Exiting();
     error_.reset();
     py::dict params;
     params["epochs"] = info.epochs;

@@ -16,8 +16,12 @@
 // binding, which raises it once Fit has returned: the caller sees the
 // callback's own exception, not a translation.
 //
+// Once the interpreter is exiting (python/ext/gil.h), a hook runs no Python
+// and returns Cancelled, which stops the fit.
+//
 // Ownership: holds a strong reference to the Python object; the destructor
-// takes the GIL to drop it, so the last owner may be any thread.
+// takes the GIL to drop it, so the last owner may be any thread (once the
+// interpreter is exiting, the reference is left instead).
 #ifndef GRAPHGC_PYTHON_EXT_PY_CALLBACK_H_
 #define GRAPHGC_PYTHON_EXT_PY_CALLBACK_H_
 

@@ -7,6 +7,7 @@
 
 #include "pybind11/pybind11.h"
 #include "python/ext/bindings.h"
+#include "python/ext/gil.h"
 #include "python/ext/numpy_allocator.h"
 #include "python/ext/numpy_tensor.h"
 #include "runtime/tensor.h"
@@ -43,7 +44,7 @@ void RegisterTestingHooks(py::module_& m) {
   m.def("_drop_lent_tensor_on_a_new_thread_for_testing", [](py::handle x) {
     Tensor t = FeaturesTensor(x);
     const bool lent = t.IsBorrowed();
-    py::gil_scoped_release nogil;
+    GilReleased nogil;
     std::thread([t = std::move(t)]() mutable {
       Tensor last = std::move(t);
     }).join();

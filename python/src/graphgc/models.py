@@ -3,8 +3,10 @@
 A Sequential holds its C++ model, a handle: while the Python object lives
 (referenced from a list, a callback, anything), its graph nodes live; when
 its last reference goes, the next safe point collects them. Calls that run
-the model (compile, fit, evaluate, predict, set_weights, save) release the
-GIL while C++ works, so Python threads can train different models at once.
+or wait for the model (compile, fit, evaluate, predict, get_weights,
+set_weights, summary, save, learning_rate) release the GIL while C++ works,
+so Python threads can train different models at once and a fit's Python
+callbacks run while another thread waits for that fit (docs/python.md).
 Bad input raises ValueError (InvalidArgument), OSError for file errors, or
 RuntimeError, and leaves the model and its weights as they were.
 """
@@ -21,7 +23,8 @@ from graphgc import optimizers as _optimizers
 class History(_callbacks.Callback):
     """What fit returns: .history maps "loss", "accuracy", "val_loss", ...
     to one value per epoch run; .epoch lists those epochs; .params and
-    .model as Keras's."""
+    .model as Keras's, except that .model is a weak reference: None once
+    the model's last other reference goes (docs/python.md)."""
 
     def __init__(self, history, epoch, params, model):
         super().__init__()
