@@ -36,11 +36,11 @@ fi
 # file of a few events fits comfortably.
 declare -A MAX_LEN=([graph_def_fuzzer]=16384 [event_file_fuzzer]=16384
                     [reshape_reduce_fuzzer]=256 [kernel_fuzzer]=1024
-                    [tensor_fuzzer]=4096 [keras_weights_fuzzer]=16384)
+                    [tensor_fuzzer]=4096 [keras_weights_fuzzer]=32768)
 
 # A single allocation past this is a finding (libFuzzer's malloc hook
 # reports it as out-of-memory). keras_weights_fuzzer decodes images of at
-# most 16 KiB, whose budget (KerasWeightsDecodeBudget) is 64 MiB and
+# most 32 KiB, whose budget (KerasWeightsDecodeBudget) is 64 MiB and
 # change: anything HDF5 or the decoder allocates past that is a bug.
 declare -A MALLOC_LIMIT_MB=([keras_weights_fuzzer]=96)
 
