@@ -44,10 +44,9 @@ declare -A MAX_LEN=([graph_def_fuzzer]=16384 [event_file_fuzzer]=16384
 # change: anything HDF5 or the decoder allocates past that is a bug.
 declare -A MALLOC_LIMIT_MB=([keras_weights_fuzzer]=96)
 # HDF5 (not instrumented) allocates sizes read from a corrupt image before
-# checking them (its metadata cache, H5C_protect): an impossible size must
-# fail as malloc fails outside ASan (HDF5 then returns an error), not abort
-# with ASan's allocation-size-too-big. Sizes that can be allocated still
-# meet -malloc_limit_mb.
+# checking them (its metadata cache, H5C_protect): an impossible size fails
+# as malloc fails outside ASan, so the target sees what production sees.
+# Sizes that can be allocated still meet -malloc_limit_mb.
 declare -A EXTRA_ASAN=([keras_weights_fuzzer]=:allocator_may_return_null=1)
 
 targets=${FUZZ_TARGETS:-$(cd tests/fuzz && ls -- *_fuzzer.cc | sed 's/\.cc$//')}
