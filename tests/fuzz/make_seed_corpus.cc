@@ -306,6 +306,8 @@ void WriteKernelSeeds(const std::filesystem::path& dir) {
 }  // namespace
 }  // namespace graphgc
 
+namespace graphgc {
+
 // The image of a weights file for KerasWeightsFuzzSpecs() written by HDF5
 // with dataset creation properties from `dcpl` (per dataset) and type
 // `type`, in memory (core driver, no file on disk).
@@ -384,6 +386,8 @@ void WriteKerasWeightsSeeds(const std::filesystem::path& dir) {
                                          },
                                          H5T_IEEE_F64BE));
 }
+
+}  // namespace graphgc
 
 int main(int argc, char** argv) {
   using namespace graphgc;  // NOLINT
