@@ -1,8 +1,11 @@
 #include "serialize/keras_weights.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <new>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -113,34 +116,212 @@ absl::Status WriteDataset(hid_t group, const std::string& name,
 // ---------------------------------------------------------------------------
 // Decode
 
-// Whether `path` (relative to `loc`) names a link; each component is checked
-// in turn, since H5Lexists fails on a path whose parent is missing.
-absl::StatusOr<bool> LinkExists(hid_t loc, const std::string& path,
-                                const std::string& file)
+// HDF5's link traversal calls this before it opens the file an external
+// link names: failing refuses the traversal. Links are checked to be hard
+// before they are followed; this is the second line.
+herr_t RefuseExternalLink(const char*, const char*, const char*, const char*,
+                          unsigned*, hid_t, void*) {
+  return -1;
+}
+
+const char* LinkKind(H5L_type_t type) {
+  switch (type) {
+    case H5L_TYPE_SOFT:
+      return "a soft link";
+    case H5L_TYPE_EXTERNAL:
+      return "an external link (to another file)";
+    default:
+      return "a user-defined link";
+  }
+}
+
+// Whether `path` (relative to `loc`) names a link. Each component is checked
+// in turn, and each must be a hard link: a soft link, an external link (to
+// another file on disk) or a user-defined one is refused before anything
+// follows it.
+absl::StatusOr<bool> HardLinkExists(hid_t loc, const std::string& path,
+                                    hid_t lapl, const std::string& file)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(hdf5_mu) {
   size_t end = 0;
   while (end != std::string::npos) {
     end = path.find('/', end + 1);
     const std::string prefix = path.substr(0, end);
-    const htri_t exists = H5Lexists(loc, prefix.c_str(), H5P_DEFAULT);
+    // H5Lexists follows every component but the last, each already checked.
+    const htri_t exists = H5Lexists(loc, prefix.c_str(), lapl);
     if (exists < 0) {
       return absl::DataLossError(absl::StrCat(file, ": cannot look up '",
                                               prefix, "': ", Hdf5Message()));
     }
     if (exists == 0) return false;
+    H5L_info_t info;
+    if (H5Lget_info(loc, prefix.c_str(), &info, lapl) < 0) {
+      return absl::DataLossError(absl::StrCat(file, ": cannot look up '",
+                                              prefix, "': ", Hdf5Message()));
+    }
+    if (info.type != H5L_TYPE_HARD) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(file, ": '", prefix, "' is ", LinkKind(info.type),
+                       "; a weights file is read through hard links only"));
+    }
   }
   return true;
 }
 
+// A chunked dataset's chunks may be as large as the dataset itself, or this
+// much when the dataset is smaller: HDF5 holds a whole chunk in memory to
+// read any part of it.
+constexpr uint64_t kMaxSmallChunkBytes = uint64_t{1} << 20;
+
+// a * b, or nullopt when it overflows uint64.
+std::optional<uint64_t> Mul(uint64_t a, uint64_t b) {
+  uint64_t out;
+  if (__builtin_mul_overflow(a, b, &out)) return std::nullopt;
+  return out;
+}
+
+// What the creation properties of a dataset ask for, checked before
+// anything else of it is looked at: its data must lie inside the image
+// (no external raw storage, no virtual dataset reading other files), with
+// no filter that can expand it (only shuffle and Fletcher-32, which keep
+// the size). Sets `layout` and whether a Fletcher-32 checksum follows each
+// chunk.
+absl::Status CheckCreationProperties(hid_t ds, const std::string& where,
+                                     H5D_layout_t* layout, bool* fletcher32)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(hdf5_mu) {
+  Hid dcpl(H5Dget_create_plist(ds), H5Pclose);
+  if (!dcpl.ok()) {
+    return absl::DataLossError(absl::StrCat(
+        where, ": unreadable creation properties: ", Hdf5Message()));
+  }
+  const int external = H5Pget_external_count(dcpl.get());
+  if (external != 0) {
+    return external < 0
+               ? absl::DataLossError(absl::StrCat(
+                     where, ": unreadable storage: ", Hdf5Message()))
+               : absl::InvalidArgumentError(absl::StrCat(
+                     where,
+                     ": keeps its data in external files (HDF5 external "
+                     "storage); only data inside the weights file is read"));
+  }
+  *layout = H5Pget_layout(dcpl.get());
+  switch (*layout) {
+    case H5D_COMPACT:
+    case H5D_CONTIGUOUS:
+    case H5D_CHUNKED:
+      break;
+    case H5D_VIRTUAL:
+      return absl::InvalidArgumentError(absl::StrCat(
+          where,
+          ": is a virtual dataset (its data is in other files); only data "
+          "inside the weights file is read"));
+    default:
+      return absl::DataLossError(absl::StrCat(
+          where, ": unknown storage layout ", static_cast<int>(*layout)));
+  }
+  const int filters = H5Pget_nfilters(dcpl.get());
+  if (filters < 0) {
+    return absl::DataLossError(
+        absl::StrCat(where, ": unreadable filters: ", Hdf5Message()));
+  }
+  *fletcher32 = false;
+  for (int i = 0; i < filters; ++i) {
+    unsigned flags = 0;
+    size_t num_values = 0;
+    char name[64] = {};
+    const H5Z_filter_t id =
+        H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags,
+                       &num_values, nullptr, sizeof(name), name, nullptr);
+    if (id == H5Z_FILTER_FLETCHER32) {
+      *fletcher32 = true;
+    } else if (id != H5Z_FILTER_SHUFFLE) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": uses HDF5 filter ", id,
+          " (compression or another filter); weights files are read "
+          "unfiltered, or with shuffle or Fletcher-32 only"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Checks that the data of a dataset of `elements` elements of
+// `element_size` bytes is all stored, inside the image, in the size its
+// shape implies, and that reading it needs no chunk larger than the
+// dataset (or kMaxSmallChunkBytes): a dataset with no storage (read as
+// fill values), a chunk that claims more, or a size corrupted in the
+// metadata is refused before its data is read.
+absl::Status CheckStorage(hid_t ds, hid_t space, H5D_layout_t layout,
+                          bool fletcher32, uint64_t elements,
+                          size_t element_size, const std::string& where)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(hdf5_mu) {
+  // `elements` is the count of a shape the model holds: it fits int64.
+  const uint64_t data_bytes = elements * element_size;
+  const uint64_t stored = H5Dget_storage_size(ds);
+  if (layout != H5D_CHUNKED) {
+    if (stored != data_bytes) {
+      return absl::DataLossError(
+          absl::StrCat(where, ": stores ", stored, " bytes of data but its ",
+                       elements, " elements need ", data_bytes));
+    }
+    return absl::OkStatus();
+  }
+  Hid dcpl(H5Dget_create_plist(ds), H5Pclose);
+  const int rank = H5Sget_simple_extent_ndims(space);
+  if (!dcpl.ok() || rank <= 0 || rank > H5S_MAX_RANK) {
+    return absl::DataLossError(
+        absl::StrCat(where, ": unreadable chunked layout: ", Hdf5Message()));
+  }
+  std::vector<hsize_t> dims(static_cast<size_t>(rank));
+  std::vector<hsize_t> chunk(static_cast<size_t>(rank));
+  if (H5Sget_simple_extent_dims(space, dims.data(), nullptr) != rank ||
+      H5Pget_chunk(dcpl.get(), rank, chunk.data()) != rank) {
+    return absl::DataLossError(
+        absl::StrCat(where, ": unreadable chunk shape: ", Hdf5Message()));
+  }
+  std::optional<uint64_t> chunk_bytes = element_size;
+  std::optional<uint64_t> chunks = 1;
+  for (int i = 0; i < rank; ++i) {
+    if (chunk[i] == 0) {
+      return absl::DataLossError(
+          absl::StrCat(where, ": a chunk dimension is 0"));
+    }
+    if (chunk_bytes) chunk_bytes = Mul(*chunk_bytes, chunk[i]);
+    // dims[i] is a dimension of the model's shape: no overflow in the sum.
+    if (chunks) chunks = Mul(*chunks, (dims[i] + chunk[i] - 1) / chunk[i]);
+  }
+  const uint64_t chunk_budget = std::max(data_bytes, kMaxSmallChunkBytes);
+  if (!chunk_bytes || *chunk_bytes > chunk_budget) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        where, ": its chunks are larger than the budget of ", chunk_budget,
+        " bytes for reading it (the dataset's own size, or ",
+        kMaxSmallChunkBytes, " bytes if it is smaller)"));
+  }
+  // Every chunk is stored whole (edge chunks too), plus its checksum.
+  hsize_t stored_chunks = 0;
+  const std::optional<uint64_t> want =
+      chunks ? Mul(*chunks, *chunk_bytes + (fletcher32 ? 4 : 0)) : std::nullopt;
+  if (H5Dget_num_chunks(ds, space, &stored_chunks) < 0 || !chunks ||
+      stored_chunks != *chunks || !want || stored != *want) {
+    return absl::DataLossError(absl::StrCat(
+        where, ": stores ", stored_chunks, " chunks in ", stored,
+        " bytes but its shape needs ", chunks ? *chunks : 0, " chunks of ",
+        *chunk_bytes, " bytes", fletcher32 ? " and a checksum" : ""));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Tensor> ReadDataset(hid_t group, const std::string& name,
-                                   const TensorShape& want,
+                                   const TensorShape& want, hid_t dapl,
                                    const std::string& where)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(hdf5_mu) {
-  Hid ds(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
+  Hid ds(H5Dopen2(group, name.c_str(), dapl), H5Dclose);
   if (!ds.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": not a readable dataset: ", Hdf5Message()));
   }
+  H5D_layout_t layout = H5D_LAYOUT_ERROR;
+  bool fletcher32 = false;
+  GG_RETURN_IF_ERROR(
+      CheckCreationProperties(ds.get(), where, &layout, &fletcher32));
   Hid type(H5Dget_type(ds.get()), H5Tclose);
   if (!type.ok()) {
     return absl::DataLossError(
@@ -150,6 +331,19 @@ absl::StatusOr<Tensor> ReadDataset(hid_t group, const std::string& name,
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": not floating point (HDF5 type class ",
                      static_cast<int>(H5Tget_class(type.get())), ")"));
+  }
+  // IEEE float32 or float64, as h5py writes them: any other float type
+  // (another size, bias or bit layout) is corrupt or exotic, and would make
+  // HDF5 convert elements of its declared size.
+  size_t element_size = 0;
+  for (const hid_t ieee :
+       {H5T_IEEE_F32LE, H5T_IEEE_F32BE, H5T_IEEE_F64LE, H5T_IEEE_F64BE}) {
+    if (H5Tequal(type.get(), ieee) > 0) element_size = H5Tget_size(ieee);
+  }
+  if (element_size == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": a floating-point type of ", H5Tget_size(type.get()),
+        " bytes that is not IEEE float32 or float64"));
   }
   Hid space(H5Dget_space(ds.get()), H5Sclose);
   if (!space.ok()) {
@@ -186,14 +380,132 @@ absl::StatusOr<Tensor> ReadDataset(hid_t group, const std::string& name,
         absl::StrCat(where, ": has shape ", stored, " but the model needs ",
                      want.DebugString()));
   }
-  // `want` is a shape of the model's own variables, already allocated once:
-  // its size is known to be countable and allowed.
+  GG_RETURN_IF_ERROR(CheckStorage(ds.get(), space.get(), layout, fletcher32,
+                                  static_cast<uint64_t>(want.num_elements()),
+                                  element_size, where));
+  // `want` is a shape of the model's own variables, already allocated once,
+  // and its data was just found stored in the image: its size is countable
+  // and within the budget.
   GG_ASSIGN_OR_RETURN(Tensor out, Tensor::Uninitialized(DT_FLOAT, want));
   if (out.num_elements() > 0 &&
       H5Dread(ds.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
               out.mutable_data<float>().data()) < 0) {
     return absl::DataLossError(
         absl::StrCat(where, ": cannot read its data: ", Hdf5Message()));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<std::vector<Tensor>>> Decode(
+    absl::string_view bytes, const std::vector<LayerWeightsSpec>& specs,
+    const std::string& file) {
+  if (bytes.empty()) {
+    return absl::DataLossError(
+        absl::StrCat(file, ": not a valid HDF5 file (it is empty)"));
+  }
+  WriterLock lock(hdf5_mu);
+  QuietErrors();
+  Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  // HDF5 copies the image; it never writes to it (read-only open). No file
+  // an external link names is kept open.
+  if (!fapl.ok() ||
+      H5Pset_fapl_core(fapl.get(), size_t{1} << 16, /*backing_store=*/0) < 0 ||
+      H5Pset_file_image(fapl.get(), const_cast<char*>(bytes.data()),
+                        bytes.size()) < 0 ||
+      H5Pset_elink_file_cache_size(fapl.get(), 0) < 0) {
+    return absl::InternalError(absl::StrCat(
+        file, ": cannot set up HDF5 file access: ", Hdf5Message()));
+  }
+  // Every lookup and open goes through these access properties (group and
+  // dataset access extend link access): an external link's traversal fails.
+  Hid lapl(H5Pcreate(H5P_LINK_ACCESS), H5Pclose);
+  Hid gapl(H5Pcreate(H5P_GROUP_ACCESS), H5Pclose);
+  Hid dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+  for (const Hid* plist : {&lapl, &gapl, &dapl}) {
+    if (!plist->ok() ||
+        H5Pset_elink_cb(plist->get(), RefuseExternalLink, nullptr) < 0) {
+      return absl::InternalError(absl::StrCat(
+          file, ": cannot set up HDF5 link access: ", Hdf5Message()));
+    }
+  }
+  Hid h5(H5Fopen(ImageName().c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
+  if (!h5.ok()) {
+    return absl::DataLossError(absl::StrCat(
+        file, ": not a valid HDF5 file (truncated or corrupt: ", Hdf5Message(),
+        ")"));
+  }
+  // The budget (keras_weights.h): every weight is stored in at least 4
+  // bytes of the image, so weights needing more than the image's size
+  // cannot all be there; refused before any is read.
+  const uint64_t image_bytes = bytes.size();
+  uint64_t weights_bytes = 0;
+  for (const LayerWeightsSpec& spec : specs) {
+    for (const TensorShape& shape : spec.shapes) {
+      const std::optional<uint64_t> b =
+          Mul(static_cast<uint64_t>(shape.num_elements()), sizeof(float));
+      if (!b || __builtin_add_overflow(weights_bytes, *b, &weights_bytes)) {
+        weights_bytes = std::numeric_limits<uint64_t>::max();
+      }
+    }
+  }
+  if (weights_bytes > image_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        file, ": the model's weights need ", weights_bytes,
+        " bytes, more than the file's ", image_bytes,
+        " bytes can hold; refused before reading (the budget for decoding a "
+        "weights file is twice its size plus ",
+        kKerasWeightsHdf5WorkingBytes,
+        " bytes for HDF5: ", KerasWeightsDecodeBudget(image_bytes), " bytes)"));
+  }
+  std::vector<std::vector<Tensor>> out;
+  out.reserve(specs.size());
+  for (const LayerWeightsSpec& spec : specs) {
+    const std::string group_path = spec.path + "/vars";
+    GG_ASSIGN_OR_RETURN(const bool exists,
+                        HardLinkExists(h5.get(), group_path, lapl.get(), file));
+    if (!exists) {
+      if (spec.shapes.empty()) {
+        out.emplace_back();
+        continue;
+      }
+      return absl::InvalidArgumentError(
+          absl::StrCat(file, ": no group '", group_path, "' (the model has ",
+                       spec.shapes.size(), " weights there)"));
+    }
+    Hid group(H5Gopen2(h5.get(), group_path.c_str(), gapl.get()), H5Gclose);
+    if (!group.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          file, ": '", group_path, "' is not a group: ", Hdf5Message()));
+    }
+    H5G_info_t info;
+    if (H5Gget_info(group.get(), &info) < 0) {
+      return absl::DataLossError(absl::StrCat(
+          file, ": cannot list '", group_path, "': ", Hdf5Message()));
+    }
+    if (info.nlinks != spec.shapes.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(file, ": '", group_path, "' holds ", info.nlinks,
+                       " weights but the model has ", spec.shapes.size()));
+    }
+    std::vector<Tensor> values;
+    values.reserve(spec.shapes.size());
+    for (size_t i = 0; i < spec.shapes.size(); ++i) {
+      const std::string name = absl::StrCat(i);
+      const std::string where =
+          absl::StrCat(file, ": '", group_path, "/", i, "'");
+      GG_ASSIGN_OR_RETURN(
+          const bool has,
+          HardLinkExists(h5.get(), absl::StrCat(group_path, "/", i), lapl.get(),
+                         file));
+      if (!has) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": missing"));
+      }
+      GG_ASSIGN_OR_RETURN(
+          Tensor value,
+          ReadDataset(group.get(), name, spec.shapes[i], dapl.get(), where));
+      values.push_back(std::move(value));
+    }
+    out.push_back(std::move(values));
   }
   return out;
 }
@@ -261,77 +573,20 @@ absl::StatusOr<std::string> EncodeKerasWeights(
   return bytes;
 }
 
+uint64_t KerasWeightsDecodeBudget(uint64_t image_bytes) {
+  return 2 * image_bytes + kKerasWeightsHdf5WorkingBytes;
+}
+
 absl::StatusOr<std::vector<std::vector<Tensor>>> DecodeKerasWeights(
     absl::string_view bytes, const std::vector<LayerWeightsSpec>& specs,
     const std::string& file) {
-  if (bytes.empty()) {
-    return absl::DataLossError(
-        absl::StrCat(file, ": not a valid HDF5 file (it is empty)"));
+  try {
+    return Decode(bytes, specs, file);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(file, ": out of memory decoding the weights (budget ",
+                     KerasWeightsDecodeBudget(bytes.size()), " bytes)"));
   }
-  WriterLock lock(hdf5_mu);
-  QuietErrors();
-  Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-  // HDF5 copies the image; it never writes to it (read-only open).
-  if (!fapl.ok() ||
-      H5Pset_fapl_core(fapl.get(), size_t{1} << 16, /*backing_store=*/0) < 0 ||
-      H5Pset_file_image(fapl.get(), const_cast<char*>(bytes.data()),
-                        bytes.size()) < 0) {
-    return absl::InternalError(absl::StrCat(
-        file, ": cannot set up HDF5 file access: ", Hdf5Message()));
-  }
-  Hid h5(H5Fopen(ImageName().c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
-  if (!h5.ok()) {
-    return absl::DataLossError(absl::StrCat(
-        file, ": not a valid HDF5 file (truncated or corrupt: ", Hdf5Message(),
-        ")"));
-  }
-  std::vector<std::vector<Tensor>> out;
-  out.reserve(specs.size());
-  for (const LayerWeightsSpec& spec : specs) {
-    const std::string group_path = spec.path + "/vars";
-    GG_ASSIGN_OR_RETURN(const bool exists,
-                        LinkExists(h5.get(), group_path, file));
-    if (!exists) {
-      if (spec.shapes.empty()) {
-        out.emplace_back();
-        continue;
-      }
-      return absl::InvalidArgumentError(
-          absl::StrCat(file, ": no group '", group_path, "' (the model has ",
-                       spec.shapes.size(), " weights there)"));
-    }
-    Hid group(H5Gopen2(h5.get(), group_path.c_str(), H5P_DEFAULT), H5Gclose);
-    if (!group.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          file, ": '", group_path, "' is not a group: ", Hdf5Message()));
-    }
-    H5G_info_t info;
-    if (H5Gget_info(group.get(), &info) < 0) {
-      return absl::DataLossError(absl::StrCat(
-          file, ": cannot list '", group_path, "': ", Hdf5Message()));
-    }
-    if (info.nlinks != spec.shapes.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(file, ": '", group_path, "' holds ", info.nlinks,
-                       " weights but the model has ", spec.shapes.size()));
-    }
-    std::vector<Tensor> values;
-    values.reserve(spec.shapes.size());
-    for (size_t i = 0; i < spec.shapes.size(); ++i) {
-      const std::string name = absl::StrCat(i);
-      const std::string where =
-          absl::StrCat(file, ": '", group_path, "/", i, "'");
-      const htri_t has = H5Lexists(group.get(), name.c_str(), H5P_DEFAULT);
-      if (has <= 0) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": missing"));
-      }
-      GG_ASSIGN_OR_RETURN(
-          Tensor value, ReadDataset(group.get(), name, spec.shapes[i], where));
-      values.push_back(std::move(value));
-    }
-    out.push_back(std::move(values));
-  }
-  return out;
 }
 
 }  // namespace graphgc

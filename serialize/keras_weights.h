@@ -37,6 +37,7 @@
 #ifndef GRAPHGC_SERIALIZE_KERAS_WEIGHTS_H_
 #define GRAPHGC_SERIALIZE_KERAS_WEIGHTS_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -66,15 +67,41 @@ struct LayerWeightsSpec {
   std::vector<TensorShape> shapes;
 };
 
+// HDF5 memory DecodeKerasWeights allows beyond the image and the weights:
+// its metadata cache, a chunk cache, a type-conversion buffer.
+inline constexpr uint64_t kKerasWeightsHdf5WorkingBytes = uint64_t{64} << 20;
+
+// The memory budget of decoding an image of `image_bytes`: HDF5's copy of
+// the image, the decoded float32 weights (at most the image's size, since
+// every weight is stored in 4 or 8 bytes of it), and
+// kKerasWeightsHdf5WorkingBytes.
+uint64_t KerasWeightsDecodeBudget(uint64_t image_bytes);
+
 // Reads the weights `specs` describe from the HDF5 file image `bytes` (the
 // contents of `file`, named in every status). All or nothing; each check is
 // made before anything is allocated for the data:
+//   - ResourceExhausted naming the budget when the specs' weights need
+//     more bytes than the image holds (they cannot all be stored there),
+//     when a dataset's chunks are larger than the dataset (or 1 MiB), or
+//     when memory runs out (std::bad_alloc is caught);
 //   - DataLoss "<file>: not a valid HDF5 file (...)" for bytes HDF5 cannot
 //     open (truncated, corrupt, not HDF5);
+//   - InvalidArgument naming the object for anything reached through a
+//     link that is not a hard link (soft, external to another file,
+//     user-defined), a dataset whose data is outside the image (external
+//     raw storage, a virtual dataset), or that uses a filter other than
+//     shuffle or Fletcher-32 (compression: EncodeKerasWeights and Keras
+//     write none);
 //   - InvalidArgument naming the dataset for a missing group or dataset, a
 //     count of datasets in "<path>/vars" other than the spec's, a dataset
-//     that is not floating point, or whose shape differs from the spec's;
-//   - DataLoss naming the dataset when its data cannot be read.
+//     that is not float32 or float64, or whose shape differs from the
+//     spec's;
+//   - DataLoss naming the dataset when its stored size disagrees with its
+//     shape (data never written, a size corrupted in the metadata, missing
+//     chunks) or its data cannot be read.
+// No file other than the image is opened. HDF5 raw data carries no
+// checksum (as in Keras): a flipped bit in a weight's value loads as it is;
+// Fletcher-32 checksums, when a file has them, are verified.
 // A layer whose spec has no shapes may have no group at all. Floating-point
 // datasets of another width (float64) are converted to float32, as h5py
 // would. Groups and datasets no spec names (Keras's optimizer state) are

@@ -2,16 +2,18 @@
 //
 // Helpers the libFuzzer targets of tests/fuzz/ share: a reader that takes
 // bytes and little-endian int64s off the front of an input, the protobuf
-// log silencer for targets that parse protos, and a check that reads every
-// byte of a fetched tensor.
+// log silencer for targets that parse protos, a check that reads every
+// byte of a fetched tensor, and the model keras_weights_fuzzer decodes.
 #ifndef GRAPHGC_TESTS_FUZZ_FUZZ_UTIL_H_
 #define GRAPHGC_TESTS_FUZZ_FUZZ_UTIL_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "google/protobuf/stubs/logging.h"
 #include "runtime/tensor.h"
+#include "serialize/keras_weights.h"
 
 namespace graphgc::fuzz {
 
@@ -74,6 +76,14 @@ inline const char* ReadEveryByte(const graphgc::Tensor& t) {
     default:
       return "an output of an unexpected dtype";
   }
+}
+
+// The weights keras_weights_fuzzer.cc decodes and make_seed_corpus.cc
+// writes: two Dense layers around a Flatten, as LoadModel names them.
+inline std::vector<graphgc::LayerWeightsSpec> KerasWeightsFuzzSpecs() {
+  return {{.path = "layers/dense", .shapes = {{3, 2}, {2}}},
+          {.path = "layers/flatten", .shapes = {}},
+          {.path = "layers/dense_1", .shapes = {{2, 1}}}};
 }
 
 }  // namespace graphgc::fuzz

@@ -12,6 +12,9 @@
 //                layout (a Reshape to a fed shape, then Sum, Mean or ArgMax)
 //   kernel/      encoded ops, attributes, shapes and feeds for
 //                kernel_fuzzer.cc's layout: one valid run of each op
+//   keras_weights/  model.weights.h5 images of KerasWeightsFuzzSpecs()'s
+//                model: EncodeKerasWeights's, and HDF5-written variants
+//                (chunked with shuffle and Fletcher-32, float64, compact)
 // Usage: make_seed_corpus OUT_DIR   (OUT_DIR/<target>/ must not matter:
 // files are overwritten by name). build_fuzzers.sh builds it; run it as
 //   build-fuzz/make_seed_corpus tests/fuzz/corpus
@@ -26,13 +29,16 @@
 #include <string>
 #include <vector>
 
-#include "ops/ops.h"
+#include "hdf5.h"
 #include "ops/gradients.h"
+#include "ops/ops.h"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
 #include "serialize/event.pb.h"
 #include "serialize/event_file.h"
 #include "serialize/graph_def.h"
+#include "serialize/keras_weights.h"
+#include "tests/fuzz/fuzz_util.h"
 
 namespace graphgc {
 namespace {
@@ -300,6 +306,89 @@ void WriteKernelSeeds(const std::filesystem::path& dir) {
 }  // namespace
 }  // namespace graphgc
 
+namespace graphgc {
+
+// The image of a weights file for KerasWeightsFuzzSpecs() written by HDF5
+// with dataset creation properties from `dcpl` (per dataset) and type
+// `type`, in memory (core driver, no file on disk).
+std::string Hdf5WeightsImage(hid_t (*dcpl_for)(const std::vector<hsize_t>&),
+                             hid_t type) {
+  const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_core(fapl, size_t{1} << 16, 0);
+  const hid_t file = H5Fcreate("/proc/self/graphgc-seed-image", H5F_ACC_TRUNC,
+                               H5P_DEFAULT, fapl);
+  const hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+  H5Pset_create_intermediate_group(lcpl, 1);
+  H5Gclose(H5Gcreate2(file, "vars", lcpl, H5P_DEFAULT, H5P_DEFAULT));
+  float next = 0.5f;
+  for (const LayerWeightsSpec& spec : fuzz::KerasWeightsFuzzSpecs()) {
+    const hid_t group = H5Gcreate2(file, (spec.path + "/vars").c_str(), lcpl,
+                                   H5P_DEFAULT, H5P_DEFAULT);
+    for (size_t i = 0; i < spec.shapes.size(); ++i) {
+      const auto dims = spec.shapes[i].dim_sizes();
+      std::vector<hsize_t> hdims(dims.begin(), dims.end());
+      std::vector<float> data(spec.shapes[i].num_elements());
+      for (float& v : data) v = next += 0.25f;
+      const hid_t space = H5Screate_simple(static_cast<int>(hdims.size()),
+                                           hdims.data(), nullptr);
+      const hid_t dcpl = dcpl_for(hdims);
+      const hid_t ds = H5Dcreate2(group, std::to_string(i).c_str(), type, space,
+                                  H5P_DEFAULT, dcpl, H5P_DEFAULT);
+      H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+               data.data());
+      H5Dclose(ds);
+      H5Pclose(dcpl);
+      H5Sclose(space);
+    }
+    H5Gclose(group);
+  }
+  H5Fflush(file, H5F_SCOPE_GLOBAL);
+  std::string bytes(static_cast<size_t>(H5Fget_file_image(file, nullptr, 0)),
+                    '\0');
+  H5Fget_file_image(file, bytes.data(), bytes.size());
+  H5Pclose(lcpl);
+  H5Fclose(file);
+  H5Pclose(fapl);
+  return bytes;
+}
+
+void WriteKerasWeightsSeeds(const std::filesystem::path& dir) {
+  std::vector<LayerWeights> layers;
+  float next = 1.f;
+  for (const LayerWeightsSpec& spec : fuzz::KerasWeightsFuzzSpecs()) {
+    LayerWeights layer{.path = spec.path, .values = {}};
+    for (const TensorShape& shape : spec.shapes) {
+      std::vector<float> v(static_cast<size_t>(shape.num_elements()));
+      for (float& x : v) x = next *= -1.5f;
+      layer.values.push_back(Must(Tensor::FromData<float>(shape, v)));
+    }
+    layers.push_back(std::move(layer));
+  }
+  WriteFile(dir / "encoded", Must(EncodeKerasWeights(layers)));
+  WriteFile(dir / "chunked_shuffle_fletcher32",
+            Hdf5WeightsImage(
+                [](const std::vector<hsize_t>& dims) {
+                  const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+                  std::vector<hsize_t> chunk(dims.size(), 1);
+                  H5Pset_chunk(dcpl, static_cast<int>(chunk.size()),
+                               chunk.data());
+                  H5Pset_shuffle(dcpl);
+                  H5Pset_fletcher32(dcpl);
+                  return dcpl;
+                },
+                H5T_IEEE_F32LE));
+  WriteFile(dir / "float64_compact", Hdf5WeightsImage(
+                                         [](const std::vector<hsize_t>&) {
+                                           const hid_t dcpl =
+                                               H5Pcreate(H5P_DATASET_CREATE);
+                                           H5Pset_layout(dcpl, H5D_COMPACT);
+                                           return dcpl;
+                                         },
+                                         H5T_IEEE_F64BE));
+}
+
+}  // namespace graphgc
+
 int main(int argc, char** argv) {
   using namespace graphgc;  // NOLINT
   if (argc != 2) {
@@ -307,8 +396,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::filesystem::path root = argv[1];
-  for (const char* d :
-       {"graph_def", "event_file", "tensor", "reshape_reduce", "kernel"}) {
+  for (const char* d : {"graph_def", "event_file", "tensor", "reshape_reduce",
+                        "kernel", "keras_weights"}) {
     std::filesystem::create_directories(root / d);
   }
 
@@ -376,6 +465,7 @@ int main(int argc, char** argv) {
             EncodedReshapeReduce(0x02 | 0x10, 0, {2, 0, 1}, {-1, 0},
                                  RawData<int64_t>(l)));
   WriteKernelSeeds(root / "kernel");
+  WriteKerasWeightsSeeds(root / "keras_weights");
   std::printf("seed corpus written to %s\n", root.c_str());
   return 0;
 }
