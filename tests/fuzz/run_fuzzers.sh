@@ -36,7 +36,10 @@ fi
 # file of a few events fits comfortably.
 declare -A MAX_LEN=([graph_def_fuzzer]=16384 [event_file_fuzzer]=16384
                     [reshape_reduce_fuzzer]=256 [kernel_fuzzer]=1024
-                    [tensor_fuzzer]=4096)
+                    [tensor_fuzzer]=4096 [csv_fuzzer]=16384)
+# Per-target flags. csv_fuzzer: its budget is 1 MiB, so any single
+# allocation past 64 MiB is a finding (an allocation before the check).
+declare -A EXTRA_FLAGS=([csv_fuzzer]=-malloc_limit_mb=64)
 
 targets=${FUZZ_TARGETS:-$(cd tests/fuzz && ls -- *_fuzzer.cc | sed 's/\.cc$//')}
 num_targets=$(wc -w <<<"$targets")
@@ -97,7 +100,7 @@ run_target() {
     "$OUT/$t" "$corpus" \
       -max_total_time="$backstop" -interrupted_exitcode=72 \
       -max_len="${MAX_LEN[$t]:-8192}" \
-      -rss_limit_mb=2048 -timeout=25 -print_final_stats=1 \
+      -rss_limit_mb=2048 ${EXTRA_FLAGS[$t]:-} -timeout=25 -print_final_stats=1 \
       -artifact_prefix="$work/$t/artifacts/" >"$log" 2>&1 &
   local pid=$!
   watch_cpu "$pid" "$SECONDS_PER_TARGET" "$work/$t/cpu" &
