@@ -87,12 +87,9 @@ TEST_F(ConsecutiveModelsTest, LeakReportNamesTheLastModel) {
   options.graph = &g;
   absl::StatusOr<RunResult> r = RunConsecutiveModels(options);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_TRUE(absl::StrContains(r->leak_report, "Leak report"))
-      << r->leak_report;
-  EXPECT_TRUE(absl::StrContains(r->leak_report, "Sequential '"))
-      << r->leak_report;
-  EXPECT_TRUE(absl::StrContains(r->leak_report, "ExplainRetention"))
-      << r->leak_report;
+  EXPECT_TRUE(absl::StrContains(r->leak_report, "Leak report")) << r->leak_report;
+  EXPECT_TRUE(absl::StrContains(r->leak_report, "Sequential '")) << r->leak_report;
+  EXPECT_TRUE(absl::StrContains(r->leak_report, "ExplainRetention")) << r->leak_report;
 }
 
 TEST_F(ConsecutiveModelsTest, RejectsBadOptions) {
