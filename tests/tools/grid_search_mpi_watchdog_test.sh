@@ -3,9 +3,10 @@
 #
 # A stopped rank (kill -STOP) does not make rank 0 wait forever: under
 # `mpirun -np 2` with --rank_timeout=3, rank 1 is stopped after its first
-# trial; rank 0 finishes its own trials, waits 3 s for rank 1 and aborts
-# the job with a message naming rank 1. The run must end non-zero (the
-# `timeout` only turns the old wait-forever into a failure).
+# of 3 trials (40 epochs each, so it cannot finish first); rank 0 finishes
+# its own trials, waits 3 s for rank 1 and aborts the job with a message
+# naming rank 1. The run must end non-zero (the `timeout` only turns the
+# old wait-forever into a failure).
 set -euo pipefail
 
 bin=$1
@@ -18,22 +19,23 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # OpenMPI's memory hooks hide pointers from LeakSanitizer (see
 # grid_search_mpi_test.sh).
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-  timeout -s KILL 600 mpirun --allow-run-as-root --oversubscribe -np 2 \
-  "$bin" --data="$data" --folds=3 --units=8,16,32 --dropout=0,0.2 \
-  --epochs=2 --patience=1 --rank_timeout=3 \
+  timeout -s KILL 240 mpirun --allow-run-as-root --oversubscribe -np 2 \
+  "$bin" --data="$data" --folds=3 --units=32,64 --epochs=40 --patience=40 \
+  --rank_timeout=3 \
   >"$tmp/out" 2>"$tmp/err" &
 job=$!
 
-# Rank 1: the process whose environment says OMPI_COMM_WORLD_RANK=1.
+# Rank 1: the child of our mpirun (the child of `timeout`, $job) whose
+# environment says OMPI_COMM_WORLD_RANK=1.
 rank1=""
 for ((i = 0; i < 3000; ++i)); do
-  [[ -z $rank1 ]] || break
-  for p in $(pgrep -f -- "--rank_timeout=3" || true); do
-    if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
+  for p in $(pgrep -P "$(pgrep -P $job | head -1)" 2>/dev/null || true); do
+    if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null |
        grep -qx OMPI_COMM_WORLD_RANK=1; then
       rank1=$p
     fi
   done
+  [[ -z $rank1 ]] || break
   sleep 0.1
 done
 [[ -n $rank1 ]] || { kill -KILL $job 2>/dev/null; fail "rank 1 never started"; }
