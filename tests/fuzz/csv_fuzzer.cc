@@ -20,9 +20,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "data/csv.h"
 
 namespace {
@@ -37,7 +37,7 @@ void Check(bool ok, const char* what) {
 }
 
 // `bytes` as one gzip member at `level`.
-std::string Gzip(std::string_view bytes, int level) {
+std::string Gzip(absl::string_view bytes, int level) {
   z_stream zs{};
   if (deflateInit2(&zs, level, Z_DEFLATED, 16 + MAX_WBITS, 8,
                    Z_DEFAULT_STRATEGY) != Z_OK) {
@@ -75,8 +75,8 @@ void CheckDataset(const graphgc::data::CsvDataset& d) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const uint8_t mode = data[0];
-  const std::string_view rest(reinterpret_cast<const char*>(data + 1),
-                              size - 1);
+  const absl::string_view rest(reinterpret_cast<const char*>(data + 1),
+                               size - 1);
   graphgc::data::CsvOptions options;
   options.header = (mode & 2) != 0;
   options.max_memory_bytes = kBudget;
