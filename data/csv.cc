@@ -7,11 +7,13 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <string>
 #include <system_error>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "util/file.h"
@@ -30,7 +32,11 @@ bool IsGzip(absl::string_view bytes) {
 // A field as a finite float, or nullopt-like false.
 bool ParseNumber(absl::string_view field, double* out) {
   field = absl::StripAsciiWhitespace(field);
-  if (!field.empty() && field.front() == '+') field.remove_prefix(1);
+  if (!field.empty() && field.front() == '+') {
+    field.remove_prefix(1);
+    // from_chars takes a '-': "+-1" would read as -1.
+    if (!field.empty() && field.front() == '-') return false;
+  }
   if (field.empty()) return false;
   double value = 0;
   const char* end = field.data() + field.size();
@@ -48,18 +54,59 @@ absl::Status FieldError(absl::string_view source, int64_t line, int64_t column,
       absl::StrCat(source, ":", line, ":", column, ": ", what));
 }
 
-// Shortens a field for an error message.
+// A field for an error message: shortened, and C-escaped so a NUL or
+// another control byte of the file never reaches a terminal or log raw.
 std::string Quoted(absl::string_view field) {
   constexpr size_t kMax = 40;
-  if (field.size() <= kMax) return absl::StrCat("'", field, "'");
-  return absl::StrCat("'", field.substr(0, kMax), "...'");
+  if (field.size() <= kMax) return absl::StrCat("'", absl::CEscape(field), "'");
+  return absl::StrCat("'", absl::CEscape(field.substr(0, kMax)), "...'");
+}
+
+constexpr absl::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
+absl::Status OverBudget(absl::string_view source, absl::string_view what,
+                        int64_t budget) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat(source, ": ", what, " is over the CSV memory budget of ",
+                   budget, " bytes (CsvOptions::max_memory_bytes)"));
+}
+
+absl::Status OutOfMemory(absl::string_view source) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat(source, ": out of memory reading the CSV"));
+}
+
+// The data rows of `text` (blank lines and the header skipped) and the
+// columns of the first one: what ParseCsv will allocate for, counted
+// without allocating.
+void CountRows(absl::string_view text, bool header, int64_t* rows,
+               int64_t* columns) {
+  *rows = 0;
+  *columns = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == absl::string_view::npos) end = text.size();
+    const absl::string_view row = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (absl::StripAsciiWhitespace(row).empty()) continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    if (*rows == 0) {
+      *columns =
+          1 + static_cast<int64_t>(std::count(row.begin(), row.end(), ','));
+    }
+    ++*rows;
+  }
 }
 
 }  // namespace
 
 absl::StatusOr<std::string> Inflate(absl::string_view gzip,
                                     absl::string_view source,
-                                    int64_t max_bytes) {
+                                    int64_t max_bytes) try {
   if (max_bytes < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(source, ": max_bytes is negative (", max_bytes, ")"));
@@ -131,12 +178,34 @@ absl::StatusOr<std::string> Inflate(absl::string_view gzip,
   inflateEnd(&zs);
   if (!status.ok()) return status;
   return out;
+} catch (const std::bad_alloc&) {
+  return OutOfMemory(source);
 }
 
-absl::StatusOr<CsvDataset> ParseCsv(absl::string_view text,
-                                    absl::string_view source,
-                                    const CsvOptions& options) {
+namespace {
+
+absl::StatusOr<CsvDataset> ParseCsvUnguarded(absl::string_view text,
+                                             absl::string_view source,
+                                             const CsvOptions& options) {
+  if (text.substr(0, kUtf8Bom.size()) == kUtf8Bom) {
+    text.remove_prefix(kUtf8Bom.size());
+  }
+  int64_t counted_rows = 0, counted_columns = 0;
+  CountRows(text, options.header, &counted_rows, &counted_columns);
+  // rows x columns x 4: the features (float) and the label (int32) of
+  // each row; column mismatches are refused below, so this is exact.
+  int64_t values = 0, bytes = 0;
+  if (__builtin_mul_overflow(counted_rows, counted_columns, &values) ||
+      __builtin_mul_overflow(values, int64_t{4}, &bytes) ||
+      bytes > options.max_memory_bytes) {
+    return OverBudget(source,
+                      absl::StrCat("the dataset (", counted_rows, " rows x ",
+                                   counted_columns, " columns x 4 bytes)"),
+                      options.max_memory_bytes);
+  }
   CsvDataset d;
+  d.x.reserve(static_cast<size_t>(values - counted_rows));
+  d.labels.reserve(static_cast<size_t>(counted_rows));
   int64_t columns = -1;
   int64_t line = 0;
   size_t pos = 0;
@@ -208,14 +277,49 @@ absl::StatusOr<CsvDataset> ParseCsv(absl::string_view text,
   return d;
 }
 
+}  // namespace
+
+absl::StatusOr<CsvDataset> ParseCsv(absl::string_view text,
+                                    absl::string_view source,
+                                    const CsvOptions& options) try {
+  return ParseCsvUnguarded(text, source, options);
+} catch (const std::bad_alloc&) {
+  return OutOfMemory(source);
+}
+
 absl::StatusOr<CsvDataset> ReadCsv(const std::string& path,
-                                   const CsvOptions& options) {
-  GG_ASSIGN_OR_RETURN(std::string bytes,
-                      ReadRegularFile(path, options.max_bytes));
-  if (IsGzip(bytes)) {
-    GG_ASSIGN_OR_RETURN(bytes, Inflate(bytes, path, options.max_bytes));
+                                   const CsvOptions& options) try {
+  const int64_t budget = options.max_memory_bytes;
+  // The text counts against the budget: read and inflate no more of it.
+  const int64_t text_cap = std::max<int64_t>(
+      0, std::min(options.max_bytes, options.max_memory_bytes));
+  absl::StatusOr<std::string> bytes = ReadRegularFile(path, text_cap);
+  if (bytes.status().code() == absl::StatusCode::kResourceExhausted &&
+      text_cap < options.max_bytes) {
+    return OverBudget(path, "the file", budget);
   }
-  return ParseCsv(bytes, path, options);
+  if (!bytes.ok()) return bytes.status();
+  if (IsGzip(*bytes)) {
+    absl::StatusOr<std::string> text = Inflate(*bytes, path, text_cap);
+    if (text.status().code() == absl::StatusCode::kResourceExhausted &&
+        text_cap < options.max_bytes) {
+      return OverBudget(path, "the inflated text", budget);
+    }
+    if (!text.ok()) return text.status();
+    *bytes = *std::move(text);
+  }
+  CsvOptions rest = options;
+  rest.max_memory_bytes = budget - static_cast<int64_t>(bytes->size());
+  absl::StatusOr<CsvDataset> d = ParseCsvUnguarded(*bytes, path, rest);
+  if (d.status().code() == absl::StatusCode::kResourceExhausted) {
+    return OverBudget(
+        path,
+        absl::StrCat("the text (", bytes->size(), " bytes) plus the dataset"),
+        budget);
+  }
+  return d;
+} catch (const std::bad_alloc&) {
+  return OutOfMemory(path);
 }
 
 }  // namespace graphgc::data

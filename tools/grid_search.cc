@@ -10,6 +10,7 @@
 // configuration, and each process's live graph nodes, RSS and collector
 // totals. See tools/grid_search_lib.h.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -60,6 +61,15 @@ ABSL_FLAG(bool, trials, false, "also print every trial's result");
 ABSL_FLAG(std::string, write_folds, "",
           "write each row's fold (one per line) to this file");
 ABSL_FLAG(int, fail_trial, -1, "testing: make this trial fail");
+ABSL_FLAG(int32_t, max_classes, 10000,
+          "labels must be below this (the output layer has max label + 1 "
+          "units) and dense: at least half of 0..max label occur");
+ABSL_FLAG(int64_t, max_trials, 100000,
+          "refuse a grid of more trials (configurations x folds)");
+ABSL_FLAG(double, rank_timeout, 600,
+          "MPI: rank 0 aborts the job when a rank has been silent this many "
+          "seconds while it waits for its results (each rank reports after "
+          "every trial, so make it longer than the longest trial)");
 
 namespace {
 
@@ -136,8 +146,32 @@ int main(int argc, char** argv) {
     return 1;
   };
 
+  const double rank_timeout = absl::GetFlag(FLAGS_rank_timeout);
+  if (!(rank_timeout > 0) || !std::isfinite(rank_timeout)) {
+    return fail_all(
+        absl::StrCat("--rank_timeout must be > 0 seconds, got ", rank_timeout));
+  }
+  cluster.set_silence_limit(rank_timeout);
+
   absl::StatusOr<grid::GridSpec> spec = Spec();
   if (!spec.ok()) return fail_all(spec.status().ToString());
+  // The grid's size and every output path are checked before the data is
+  // read and any trial runs.
+  absl::StatusOr<int64_t> counted = grid::CountTrials(
+      *spec, absl::GetFlag(FLAGS_folds), absl::GetFlag(FLAGS_max_trials));
+  if (!counted.ok()) return fail_all(counted.status().ToString());
+  const std::pair<std::string, std::pair<const char*, grid::OutputKind>>
+      outputs[] = {{absl::GetFlag(FLAGS_logdir),
+                    {"--logdir", grid::OutputKind::kDirectory}},
+                   {absl::GetFlag(FLAGS_save_best),
+                    {"--save_best", grid::OutputKind::kDirectory}},
+                   {absl::GetFlag(FLAGS_write_folds),
+                    {"--write_folds", grid::OutputKind::kFile}}};
+  for (const auto& [out_path, what] : outputs) {
+    if (out_path.empty()) continue;
+    absl::Status s = grid::CheckOutputPath(out_path, what.first, what.second);
+    if (!s.ok()) return fail_all(s.ToString());
+  }
   absl::StatusOr<std::vector<int64_t>> image_shape = ImageShape();
   if (!image_shape.ok()) return fail_all(image_shape.status().ToString());
   const std::string path = absl::GetFlag(FLAGS_data);
@@ -153,13 +187,16 @@ int main(int argc, char** argv) {
   options.scale = absl::GetFlag(FLAGS_scale);
   options.logdir = absl::GetFlag(FLAGS_logdir);
   options.fail_trial = absl::GetFlag(FLAGS_fail_trial);
+  options.max_classes = absl::GetFlag(FLAGS_max_classes);
+  options.max_trials = absl::GetFlag(FLAGS_max_trials);
   const int64_t rows = data->rows, features = data->features;
   const int classes = data->num_classes;
   absl::StatusOr<grid::GridSearch> search =
       grid::GridSearch::Create(*std::move(data), grid::Expand(*spec), options);
   if (!search.ok()) return fail_all(search.status().ToString());
 
-  const int total = search->num_trials();
+  // Create() bounds it by max_trials, at most INT32_MAX.
+  const int total = static_cast<int>(search->num_trials());
   if (rank == 0) {
     std::printf(
         "grid_search: %s: %lld rows, %lld features, %d classes (features / "
@@ -185,6 +222,7 @@ int main(int argc, char** argv) {
     if (!r.ok()) return fail_all(r.status().ToString());
     r->rank = rank;
     mine.push_back(*r);
+    cluster.Heartbeat();
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();

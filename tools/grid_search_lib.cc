@@ -1,12 +1,17 @@
 // tools/grid_search_lib.cc
 #include "tools/grid_search_lib.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <set>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -158,6 +163,114 @@ std::vector<Config> Expand(const GridSpec& spec) {
   return out;
 }
 
+absl::StatusOr<int64_t> CountTrials(const GridSpec& spec, int folds,
+                                    int64_t max_trials) {
+  if (folds < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("folds must be at least 1, got ", folds));
+  }
+  const size_t sizes[] = {
+      spec.architectures.size(), spec.units.size(),
+      spec.dropouts.size(),      spec.learning_rates.size(),
+      spec.batch_sizes.size(),   static_cast<size_t>(folds)};
+  int64_t trials = 1;
+  bool overflow = false;
+  for (size_t n : sizes) {
+    overflow = overflow || n > static_cast<size_t>(INT64_MAX) ||
+               __builtin_mul_overflow(trials, static_cast<int64_t>(n), &trials);
+  }
+  if (overflow) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the grid has more than 2^63 trials; at most ", max_trials,
+                     " are allowed (--max_trials)"));
+  }
+  if (trials > max_trials) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the grid has ", trials / folds, " configurations x ", folds,
+        " folds = ", trials, " trials, over the maximum of ", max_trials,
+        " (--max_trials)"));
+  }
+  return trials;
+}
+
+absl::Status CheckLabels(const std::vector<int32_t>& labels,
+                         int32_t max_classes) {
+  if (max_classes < 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_classes must be at least 2, got ", max_classes));
+  }
+  size_t largest_row = 0;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i] < 0 || labels[i] >= max_classes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("data row ", i + 1, ": label ", labels[i],
+                       " is not in [0, ", max_classes,
+                       ") (--max_classes: the output layer has one unit per "
+                       "class)"));
+    }
+    if (labels[i] > labels[largest_row]) largest_row = i;
+  }
+  if (labels.empty()) return absl::OkStatus();
+  const int64_t classes = int64_t{labels[largest_row]} + 1;
+  std::vector<bool> seen(static_cast<size_t>(classes), false);
+  int64_t distinct = 0;
+  for (int32_t label : labels) {
+    if (!seen[label]) ++distinct;
+    seen[label] = true;
+  }
+  constexpr int64_t kSmallLayer = 16;
+  if (classes > kSmallLayer && 2 * distinct < classes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "data row ", largest_row + 1, ": label ", classes - 1, " asks for ",
+        classes, " classes but only ", distinct,
+        " distinct labels occur (at least half of 0..max must): the labels "
+        "do not look like class ids"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckOutputPath(const std::string& path, absl::string_view what,
+                             OutputKind kind) {
+  GG_RETURN_IF_ERROR(
+      CheckPath(path, std::string_view(what.data(), what.size())));
+  namespace fs = std::filesystem;
+  auto refuse = [&](absl::string_view why) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, " ", path, ": ", why));
+  };
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::exists(st)) {
+    if (kind == OutputKind::kDirectory && !fs::is_directory(st)) {
+      return refuse("exists and is not a directory");
+    }
+    if (kind == OutputKind::kFile && fs::is_directory(st)) {
+      return refuse("is a directory, not a file");
+    }
+    if (::access(path.c_str(), W_OK) != 0) return refuse("is not writable");
+    return absl::OkStatus();
+  }
+  // Not there yet: the nearest existing ancestor must be a writable
+  // directory for it to be created.
+  fs::path ancestor = fs::path(path).lexically_normal().parent_path();
+  if (ancestor.empty()) ancestor = ".";
+  while (!fs::exists(ancestor, ec) && ancestor.has_parent_path() &&
+         ancestor.parent_path() != ancestor) {
+    ancestor = ancestor.parent_path();
+  }
+  // A relative path whose first component is missing: created under ".".
+  if (!fs::exists(ancestor, ec) && ancestor.is_relative()) ancestor = ".";
+  if (!fs::is_directory(ancestor, ec)) {
+    return refuse(absl::StrCat("cannot be created: ", ancestor.string(),
+                               " is not a directory"));
+  }
+  if (::access(ancestor.c_str(), W_OK | X_OK) != 0) {
+    return refuse(absl::StrCat("cannot be created: ", ancestor.string(),
+                               " is not writable"));
+  }
+  return absl::OkStatus();
+}
+
 std::string ConfigLabel(const Config& c) {
   return absl::StrCat(c.architecture, " u", c.units, " d", Number(c.dropout),
                       " lr", Number(c.learning_rate), " b", c.batch_size);
@@ -206,9 +319,26 @@ absl::StatusOr<GridSearch> GridSearch::Create(data::CsvDataset data,
       data.labels.size() != static_cast<size_t>(data.rows)) {
     return absl::InvalidArgumentError("the dataset is empty or inconsistent");
   }
+  GG_RETURN_IF_ERROR(CheckLabels(data.labels, options.max_classes));
+  const int32_t largest =
+      *std::max_element(data.labels.begin(), data.labels.end());
+  if (data.num_classes != largest + 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the dataset says ", data.num_classes,
+                     " classes but its largest label is ", largest));
+  }
   if (data.num_classes < 2) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the dataset needs at least 2 classes, has ", data.num_classes));
+  }
+  if (options.max_trials < 1 || options.max_trials > INT32_MAX ||
+      configs.size() > static_cast<size_t>(options.max_trials) ||
+      static_cast<int64_t>(configs.size()) * std::max(options.folds, 0) >
+          options.max_trials) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(configs.size(), " configurations x ", options.folds,
+                     " folds is over the maximum of ", options.max_trials,
+                     " trials (max_trials, at most 2^31 - 1)"));
   }
   if (!options.image_shape.empty()) {
     int64_t product = 1;
@@ -248,7 +378,8 @@ absl::StatusOr<GridSearch> GridSearch::Create(data::CsvDataset data,
         absl::StrCat("scale must be >= 0, got ", options.scale));
   }
   if (!options.logdir.empty()) {
-    GG_RETURN_IF_ERROR(CheckPath(options.logdir, "--logdir"));
+    GG_RETURN_IF_ERROR(
+        CheckOutputPath(options.logdir, "--logdir", OutputKind::kDirectory));
   }
   GG_ASSIGN_OR_RETURN(
       std::vector<int> folds,
@@ -267,8 +398,8 @@ absl::StatusOr<GridSearch> GridSearch::Create(data::CsvDataset data,
   return search;
 }
 
-int GridSearch::num_trials() const {
-  return static_cast<int>(configs_.size()) * options_.folds;
+int64_t GridSearch::num_trials() const {
+  return static_cast<int64_t>(configs_.size()) * options_.folds;
 }
 
 std::string GridSearch::TrialName(int index) const {
@@ -429,7 +560,8 @@ absl::StatusOr<TrialResult> GridSearch::RunTrial(int index) const {
 
 absl::Status GridSearch::TrainAndSave(const Config& config, int epochs,
                                       const std::string& dir) const {
-  GG_RETURN_IF_ERROR(CheckPath(dir, "--save_best"));
+  GG_RETURN_IF_ERROR(
+      CheckOutputPath(dir, "--save_best", OutputKind::kDirectory));
   std::vector<bool> all(data_.rows, true);
   GG_ASSIGN_OR_RETURN(auto rows, Rows(config, all));
   const uint64_t seed = Mix(options_.seed * 1000003 + num_trials());

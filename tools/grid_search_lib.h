@@ -84,7 +84,36 @@ absl::StatusOr<GridSpec> ParseGridText(absl::string_view text,
                                        absl::string_view source);
 
 // Expand: every combination, architecture slowest, batch size fastest.
+// Check CountTrials() first: Expand allocates one Config per combination.
 std::vector<Config> Expand(const GridSpec& spec);
+
+// CountTrials: configurations (the product of the list sizes) times
+// `folds`, counted in int64 with overflow checks, without expanding the
+// grid. InvalidArgument, saying the count, when it is over `max_trials`
+// (or overflows) or folds < 1.
+absl::StatusOr<int64_t> CountTrials(const GridSpec& spec, int folds,
+                                    int64_t max_trials);
+
+// CheckLabels: OK if the labels can mean classes of an output layer of
+// max(label) + 1 units: every label below `max_classes`, and the labels
+// dense enough: of the ids 0..max(label), at least half occur, unless
+// max(label) < 16 (a small layer costs nothing). InvalidArgument naming the
+// 1-based data row (header and blank lines not counted) of the first label
+// over the limit, or of the largest label when too sparse.
+absl::Status CheckLabels(const std::vector<int32_t>& labels,
+                         int32_t max_classes);
+
+// What an output path must be: a directory grid_search creates or writes
+// into, or a file it writes.
+enum class OutputKind { kDirectory, kFile };
+
+// CheckOutputPath: OK if `path` can be written as `kind` before any work
+// is done: CheckPath, then if it exists it is of that kind (a directory,
+// or not a directory) and writable; if not, its nearest existing ancestor
+// is a writable directory (so it can be created). FailedPrecondition
+// naming `what` (the flag) and the path otherwise.
+absl::Status CheckOutputPath(const std::string& path, absl::string_view what,
+                             OutputKind kind);
 
 // "dense u64 d0.2 lr0.001 b32".
 std::string ConfigLabel(const Config& config);
@@ -111,6 +140,11 @@ struct SearchOptions {
   Graph* graph = nullptr;  // nullptr: Graph::Default()
   // For tests of failure handling: RunTrial(fail_trial) returns Internal.
   int fail_trial = -1;
+  // The output layer has max(label) + 1 units: labels at or over this
+  // are refused, and so are sparse labels (CheckLabels).
+  int32_t max_classes = 10000;
+  // Grids of more trials (configurations x folds) are refused.
+  int64_t max_trials = 100000;
 };
 
 // What one trial measured. Trivially copyable (the MPI runner sends it as
@@ -133,14 +167,17 @@ struct TrialResult {
 class GridSearch {
  public:
   // Validates everything before any trial: options (folds >= 2, epochs and
-  // patience >= 1 and >= 0, image_shape against the features), every
-  // configuration (conv needs image_shape), the dataset (at least `folds`
-  // rows, at least 2 classes). InvalidArgument naming what is wrong.
+  // patience >= 1 and >= 0, image_shape against the features, the logdir
+  // writable), every configuration (conv needs image_shape), the number of
+  // trials (at most max_trials), the dataset (at least `folds` rows, at
+  // least 2 classes, labels as CheckLabels). InvalidArgument naming what is
+  // wrong.
   static absl::StatusOr<GridSearch> Create(data::CsvDataset data,
                                            std::vector<Config> configs,
                                            SearchOptions options);
 
-  int num_trials() const;
+  // At most options().max_trials, so an int trial index never overflows.
+  int64_t num_trials() const;
   const std::vector<Config>& configs() const { return configs_; }
   const std::vector<int>& folds() const { return folds_; }
   const SearchOptions& options() const { return options_; }

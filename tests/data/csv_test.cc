@@ -102,6 +102,44 @@ TEST(ParseCsv, LabelsMustBeNonNegativeIntegers) {
   EXPECT_TRUE(ParseCsv("1,7.0\n", "d.csv").ok());
 }
 
+TEST(ParseCsv, ASignFollowedByAnotherSignIsRefused) {
+  for (const char* text : {"+-1,0\n", "-+1,0\n", "++1,0\n", "--1,0\n"}) {
+    absl::StatusOr<CsvDataset> d = ParseCsv(text, "d.csv");
+    EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument) << text;
+    EXPECT_THAT(d.status().message(), HasSubstr("d.csv:1:1: ")) << text;
+  }
+}
+
+TEST(ParseCsv, AUtf8ByteOrderMarkAtTheStartIsSkipped) {
+  absl::StatusOr<CsvDataset> d = ParseCsv(
+      "\xEF\xBB\xBF"
+      "1.5,2,1\n3,4,0\n",
+      "d.csv");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_THAT(d->x, ElementsAre(1.5f, 2, 3, 4));
+}
+
+TEST(ParseCsv, ControlBytesOfTheFileAreEscapedInMessages) {
+  absl::StatusOr<CsvDataset> d =
+      ParseCsv(std::string("1,2\0x\x1b[2J,0\n", 12), "d.csv");
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(d.status().message(), HasSubstr("d.csv:1:2: '2\\000x\\033[2J'"));
+  for (char c : d.status().message()) {
+    EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20) << int{c};
+  }
+}
+
+TEST(ParseCsv, ADatasetOverTheMemoryBudgetIsRefusedNamingTheBudget) {
+  // 3 rows x 3 columns x 4 bytes = 36 bytes.
+  const char* text = "1,2,0\n3,4,1\n5,6,0\n";
+  EXPECT_TRUE(ParseCsv(text, "d.csv", {.max_memory_bytes = 36}).ok());
+  absl::StatusOr<CsvDataset> d =
+      ParseCsv(text, "d.csv", {.max_memory_bytes = 35});
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(d.status().message(), HasSubstr("d.csv: "));
+  EXPECT_THAT(d.status().message(), HasSubstr("budget of 35 bytes"));
+}
+
 TEST(ParseCsv, NoRowsOrASingleColumnIsRefused) {
   EXPECT_EQ(ParseCsv("", "d.csv").status().code(),
             absl::StatusCode::kInvalidArgument);
@@ -161,6 +199,29 @@ TEST(ReadCsv, AGzipBombStopsAtMaxBytes) {
   absl::StatusOr<CsvDataset> d = ReadCsv(path, {.max_bytes = 4096});
   EXPECT_EQ(d.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(d.status().message(), HasSubstr("more than the 4096 bytes"));
+}
+
+TEST(ReadCsv, AGzipBombOfShortRowsIsRefusedByTheMemoryBudget) {
+  // 64 KiB of text, 16,384 rows "0,0": 128 KiB parsed, over a 96 KiB
+  // budget though the text alone fits.
+  std::string rows;
+  for (int i = 0; i < 16384; ++i) rows += "0,0\n";
+  const std::string path = TempPath("rows_bomb.csv.gz");
+  WriteFile(path, Gzip(rows));
+  absl::StatusOr<CsvDataset> d = ReadCsv(path, {.max_memory_bytes = 96 << 10});
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(d.status().message(), HasSubstr(path));
+  EXPECT_THAT(d.status().message(), HasSubstr("budget of 98304 bytes"));
+  EXPECT_TRUE(ReadCsv(path, {.max_memory_bytes = 192 << 10}).ok());
+}
+
+TEST(ReadCsv, AGzipBombIsInflatedNoFurtherThanTheMemoryBudget) {
+  const std::string path = TempPath("text_bomb.csv.gz");
+  WriteFile(path, Gzip(std::string(1 << 20, '1')));
+  absl::StatusOr<CsvDataset> d = ReadCsv(path, {.max_memory_bytes = 4096});
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(d.status().message(), HasSubstr(path));
+  EXPECT_THAT(d.status().message(), HasSubstr("budget of 4096 bytes"));
 }
 
 TEST(ReadCsv, AFileLargerThanMaxBytesIsRefused) {

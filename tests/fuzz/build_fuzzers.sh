@@ -28,14 +28,15 @@ JOBS=${JOBS:-2}
 # runtime/ serialize/ util/ (globbed, so a new file cannot be forgotten;
 # each fuzzer links all of them; the op registry is a function-local static,
 # so nothing depends on link order).
-mapfile -t SRCS < <(ls gc/*.cc ops/*.cc runtime/*.cc serialize/*.cc util/*.cc)
+mapfile -t SRCS < <(ls data/*.cc gc/*.cc ops/*.cc runtime/*.cc serialize/*.cc util/*.cc)
 mapfile -t PROTOS < <(ls serialize/*.proto)
 
 ABSL_LIBS=$(sed -n 's/^ *"\(-l[a-z0-9_]*\)",$/\1/p' third_party/system.BUILD |
             grep -E -- '-l(absl_|rt|pthread)' | sort -u | tr '\n' ' ')
 # serialize/keras_weights.cc uses Debian's serial HDF5 (headers under
 # /usr/include/hdf5/serial, as third_party/system.BUILD says).
-LIBS="-lprotobuf $ABSL_LIBS -lhdf5_serial"
+# data/csv.cc inflates gzip with zlib.
+LIBS="-lprotobuf $ABSL_LIBS -lhdf5_serial -lz"
 
 # float-cast-overflow is not part of -fsanitize=undefined: a float out of an
 # integer's range converted to it (Cast of fuzzed data) is undefined too.
@@ -70,7 +71,7 @@ for p in "${PROTOS[@]}"; do GEN_SRCS+=("$OUT/gen/${p%.proto}.pb.cc"); done
 compile() {  # src obj
   local src=$1 obj=$2
   if [[ ! -f $obj || $src -nt $obj ]] ||
-     [[ -n $(find gc ops runtime serialize util tests/fuzz "$OUT/gen" \
+     [[ -n $(find data gc ops runtime serialize util tests/fuzz "$OUT/gen" \
               -name '*.h' -newer "$obj" 2>/dev/null | head -1) ]]; then
     echo "  CXX $src"
     # The kernel files are Eigen-heavy and the targets that run kernels

@@ -36,13 +36,16 @@ fi
 # file of a few events fits comfortably.
 declare -A MAX_LEN=([graph_def_fuzzer]=16384 [event_file_fuzzer]=16384
                     [reshape_reduce_fuzzer]=256 [kernel_fuzzer]=1024
-                    [tensor_fuzzer]=4096 [keras_weights_fuzzer]=32768)
+                    [tensor_fuzzer]=4096 [keras_weights_fuzzer]=32768
+                    [csv_fuzzer]=16384)
 
 # A single allocation past this is a finding (libFuzzer's malloc hook
 # reports it as out-of-memory). keras_weights_fuzzer decodes images of at
 # most 32 KiB, whose budget (KerasWeightsDecodeBudget) is 64 MiB and
 # change: anything HDF5 or the decoder allocates past that is a bug.
-declare -A MALLOC_LIMIT_MB=([keras_weights_fuzzer]=96)
+# csv_fuzzer: its budget is 1 MiB, so any single allocation past 64 MiB is
+# an allocation made before the budget's check.
+declare -A MALLOC_LIMIT_MB=([keras_weights_fuzzer]=96 [csv_fuzzer]=64)
 # HDF5 (not instrumented) allocates sizes read from a corrupt image before
 # checking them (its metadata cache, H5C_protect): an impossible size fails
 # as malloc fails outside ASan, so the target sees what production sees.

@@ -187,6 +187,112 @@ TEST(GridSearchCreate, RefusesAnEmptyGridAndOneClass) {
       GridSearch::Create(Clusters(30, 1, 1), {Config{}}, {.folds = 3}).ok());
 }
 
+TEST(GridSearchCreate, RefusesAHugeLabelNamingItsRow) {
+  // One label of 2^31 - 2 would size the output layer at 2^31 - 1 units.
+  data::CsvDataset d = Clusters(40, 2, 1);
+  d.labels[16] = 2147483646;
+  d.num_classes = 2147483647;
+  absl::StatusOr<GridSearch> s = GridSearch::Create(d, {Config{}}, {});
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("data row 17: label 2147483646"),
+            std::string::npos)
+      << s.status();
+}
+
+TEST(CheckLabels, RefusesALabelAtOrOverTheLimitNamingItsRow) {
+  absl::Status s = CheckLabels({0, 1, 100, 2}, 100);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("data row 3: label 100 is not in [0, 100)"),
+            std::string::npos)
+      << s;
+}
+
+TEST(CheckLabels, RefusesLabelsWhereFewerThanHalfOfTheIdsOccur) {
+  std::vector<int32_t> labels;
+  for (int32_t i = 0; i < 20; ++i) labels.push_back(i);
+  EXPECT_TRUE(CheckLabels(labels, 10000).ok());  // 20 of 20 ids
+  labels.push_back(40);                          // 21 of 41 ids
+  EXPECT_TRUE(CheckLabels(labels, 10000).ok());
+  labels.push_back(44);  // 22 of 45 ids
+  absl::Status s = CheckLabels(labels, 10000);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("data row 22: label 44"), std::string::npos) << s;
+  // Below 16 classes, any spread is accepted.
+  EXPECT_TRUE(CheckLabels({0, 15}, 10000).ok());
+}
+
+TEST(CountTrials, CountsInInt64AndRefusesOverTheMaximum) {
+  GridSpec spec;
+  spec.units.clear();
+  spec.dropouts.clear();
+  for (int i = 1; i <= 65536; ++i) spec.units.push_back(i);
+  for (int i = 0; i < 32768; ++i) spec.dropouts.push_back(i / 32768.0);
+  // 2^16 x 2^15 configurations x 2 folds = 2^32 trials: 0 in an int.
+  absl::StatusOr<int64_t> n = CountTrials(spec, 2, int64_t{1} << 40);
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ(*n, int64_t{1} << 32);
+  absl::StatusOr<int64_t> refused = CountTrials(spec, 2, 100000);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find(
+                "= 4294967296 trials, over the maximum of 100000"),
+            std::string::npos)
+      << refused.status();
+}
+
+TEST(CountTrials, RefusesACountThatOverflowsInt64) {
+  GridSpec spec;
+  spec.architectures.assign(1 << 13, "dense");
+  spec.units.assign(1 << 13, 1);
+  spec.dropouts.assign(1 << 13, 0);
+  spec.learning_rates.assign(1 << 13, 0.1);
+  spec.batch_sizes.assign(1 << 13, 1);
+  absl::StatusOr<int64_t> n = CountTrials(spec, 2, 100000);
+  EXPECT_EQ(n.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(n.status().message().find("more than 2^63"), std::string::npos)
+      << n.status();
+}
+
+TEST(GridSearchCreate, RefusesMoreTrialsThanMaxTrials) {
+  SearchOptions options;
+  options.folds = 3;
+  options.max_trials = 5;
+  absl::StatusOr<GridSearch> s =
+      GridSearch::Create(Clusters(30, 3, 1), {Config{}, Config{}}, options);
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+  options.max_trials = 6;
+  EXPECT_TRUE(
+      GridSearch::Create(Clusters(30, 3, 1), {Config{}, Config{}}, options)
+          .ok());
+}
+
+TEST(CheckOutputPath, RefusesAPathThatCannotBeCreatedOrIsOfTheWrongKind) {
+  const std::string dir = TempDir("outputs");
+  fs::create_directories(dir);
+  const std::string file = dir + "/a_file";
+  {
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fclose(f);
+  }
+  EXPECT_TRUE(
+      CheckOutputPath(dir + "/new/model", "--save_best", OutputKind::kDirectory)
+          .ok());
+  EXPECT_TRUE(CheckOutputPath(dir, "--logdir", OutputKind::kDirectory).ok());
+  EXPECT_TRUE(CheckOutputPath(file, "--write_folds", OutputKind::kFile).ok());
+  absl::Status under_file =
+      CheckOutputPath(file + "/model", "--save_best", OutputKind::kDirectory);
+  EXPECT_EQ(under_file.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(under_file.message().find("--save_best " + file + "/model"),
+            std::string::npos)
+      << under_file;
+  EXPECT_EQ(CheckOutputPath(file, "--logdir", OutputKind::kDirectory).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(CheckOutputPath(dir, "--write_folds", OutputKind::kFile).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(CheckOutputPath("", "--logdir", OutputKind::kDirectory).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(RunTrial, LearnsSeparableClusters) {
   Graph g;
   absl::StatusOr<GridSearch> s = GridSearch::Create(
