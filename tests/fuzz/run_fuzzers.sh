@@ -38,6 +38,11 @@ declare -A MAX_LEN=([graph_def_fuzzer]=16384 [event_file_fuzzer]=16384
                     [reshape_reduce_fuzzer]=256 [kernel_fuzzer]=1024
                     [tensor_fuzzer]=4096)
 
+# The largest single allocation a target may make (libFuzzer's
+# -malloc_limit_mb; more is reported as a crash, so a loader that allocates
+# past its budget is a finding). Default: the RSS limit.
+declare -A MALLOC_LIMIT_MB=([graph_def_fuzzer]=256 [event_file_fuzzer]=64)
+
 targets=${FUZZ_TARGETS:-$(cd tests/fuzz && ls -- *_fuzzer.cc | sed 's/\.cc$//')}
 num_targets=$(wc -w <<<"$targets")
 cores=$(nproc)
@@ -97,7 +102,8 @@ run_target() {
     "$OUT/$t" "$corpus" \
       -max_total_time="$backstop" -interrupted_exitcode=72 \
       -max_len="${MAX_LEN[$t]:-8192}" \
-      -rss_limit_mb=2048 -timeout=25 -print_final_stats=1 \
+      -rss_limit_mb=2048 -malloc_limit_mb="${MALLOC_LIMIT_MB[$t]:-2048}" \
+      -timeout=25 -print_final_stats=1 \
       -artifact_prefix="$work/$t/artifacts/" >"$log" 2>&1 &
   local pid=$!
   watch_cpu "$pid" "$SECONDS_PER_TARGET" "$work/$t/cpu" &
