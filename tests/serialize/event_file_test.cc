@@ -385,15 +385,15 @@ TEST_F(EventFileTest, ReadAllReportsARecordOverItsCapAsDataLoss) {
       << events.status();
 }
 
-// 256 MiB of packed zeros in a sparse file parse to 2^28 int64 elements
-// (2 GiB before the repeated field's growth): over the default budget,
-// refused before anything of the record is parsed.
+// 128 MiB of packed zeros in a sparse file parse to 2^27 int64 elements
+// (1 GiB, up to 3 GiB while the repeated field grows): over the default
+// budget, refused before anything of the record is parsed.
 TEST_F(EventFileTest, NextRefusesARecordWhoseEventPassesTheEventBudget) {
   fs::create_directories(dir_);
   const std::string path = dir_ + "/events.out.tfevents.packed";
   ASSERT_TRUE(
       WritePackedZerosEventFile(path, {{.in = PackedZerosIn::kSummaryTensor,
-                                        .zero_bytes = uint64_t{1} << 28}})
+                                        .zero_bytes = uint64_t{1} << 27}})
           .ok());
   auto reader = EventFileReader::Open(path);
   ASSERT_TRUE(reader.ok()) << reader.status();
@@ -412,13 +412,14 @@ TEST_F(EventFileTest, NextRefusesARecordWhoseEventPassesTheEventBudget) {
       << event.status();
 }
 
-// Three records of 64 MiB of packed zeros: each within the event budget, but
-// together they would hold 3 * 2^26 int64 elements (1.5 GiB) and more.
+// Three records of 32 MiB of packed zeros: each within the event budget,
+// but together over the total budget (3 * 2^25 int64 elements, 768 MiB, up
+// to 2.3 GiB while the repeated fields grow).
 TEST_F(EventFileTest, ReadAllRefusesEventsThatTogetherPassTheTotalBudget) {
   fs::create_directories(dir_);
   const std::string path = dir_ + "/events.out.tfevents.packed";
   const PackedZerosRecord record{.in = PackedZerosIn::kSummaryTensor,
-                                 .zero_bytes = uint64_t{1} << 26};
+                                 .zero_bytes = uint64_t{1} << 25};
   ASSERT_TRUE(WritePackedZerosEventFile(path, {record, record, record}).ok());
   auto events = EventFileReader::ReadAll(path);
   EXPECT_EQ(events.status().code(), absl::StatusCode::kResourceExhausted)

@@ -46,12 +46,12 @@ class TfeventsTest : public ::testing::Test {
     return (*w)->path();
   }
 
-  // A file of one record of 256 MiB of packed zeros (a sparse file).
+  // A file of one record of 128 MiB of packed zeros (a sparse file).
   std::string WritePackedZerosFile(PackedZerosIn in) {
     fs::create_directories(dir_);
     const std::string path = dir_ + "/events.out.tfevents.packed";
     EXPECT_TRUE(WritePackedZerosEventFile(
-                    path, {{.in = in, .zero_bytes = uint64_t{1} << 28}})
+                    path, {{.in = in, .zero_bytes = uint64_t{1} << 27}})
                     .ok());
     return path;
   }
@@ -147,7 +147,7 @@ TEST_F(TfeventsTest, GraphPayloadThatIsNotAGraphDefIsCorruption) {
       << s->corruption;
 }
 
-// 256 MiB of packed zeros (a sparse file) parse to 2^28 int64 elements:
+// 128 MiB of packed zeros (a sparse file) parse to 2^27 int64 elements:
 // over the budget of one event, so reported and not parsed.
 TEST_F(TfeventsTest, EventPastTheMemoryBudgetIsReportedNotParsed) {
   const std::string path = WritePackedZerosFile(PackedZerosIn::kSummaryTensor);
@@ -161,8 +161,8 @@ TEST_F(TfeventsTest, EventPastTheMemoryBudgetIsReportedNotParsed) {
   EXPECT_TRUE(absl::StrContains(FormatSummary(*s), "OVER BUDGET"));
 }
 
-// The event holds the GraphDef's 256 MiB as bytes; the GraphDef they hold
-// would parse to 2^28 int64 elements of one attr.
+// The event holds the GraphDef's 128 MiB as bytes; the GraphDef they hold
+// would parse to 2^27 int64 elements of one attr.
 TEST_F(TfeventsTest, GraphDefPastTheMemoryBudgetIsReportedNotParsed) {
   const std::string path = WritePackedZerosFile(PackedZerosIn::kGraphDefAttr);
   auto s = SummarizeEventFile(path);
