@@ -412,15 +412,18 @@ TEST_F(EventFileTest, NextRefusesARecordWhoseEventPassesTheEventBudget) {
       << event.status();
 }
 
-// Three records of 32 MiB of packed zeros: each within the event budget,
-// but together over the total budget (3 * 2^25 int64 elements, 768 MiB, up
-// to 2.3 GiB while the repeated fields grow).
+// Records of 32 and 64 MiB of packed zeros: each within the event budget
+// (bounds of 768 MiB and 1.5 GiB), but together over the total budget. The
+// second is refused before it is parsed.
 TEST_F(EventFileTest, ReadAllRefusesEventsThatTogetherPassTheTotalBudget) {
   fs::create_directories(dir_);
   const std::string path = dir_ + "/events.out.tfevents.packed";
-  const PackedZerosRecord record{.in = PackedZerosIn::kSummaryTensor,
-                                 .zero_bytes = uint64_t{1} << 25};
-  ASSERT_TRUE(WritePackedZerosEventFile(path, {record, record, record}).ok());
+  ASSERT_TRUE(
+      WritePackedZerosEventFile(path, {{.in = PackedZerosIn::kSummaryTensor,
+                                        .zero_bytes = uint64_t{1} << 25},
+                                       {.in = PackedZerosIn::kSummaryTensor,
+                                        .zero_bytes = uint64_t{1} << 26}})
+          .ok());
   auto events = EventFileReader::ReadAll(path);
   EXPECT_EQ(events.status().code(), absl::StatusCode::kResourceExhausted)
       << events.status();
