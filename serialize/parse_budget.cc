@@ -8,7 +8,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/descriptor.pb.h"
 #include "google/protobuf/wire_format_lite.h"
 #include "util/status_macros.h"
 
@@ -43,8 +42,6 @@ constexpr uint64_t kGrowth = 3;
 // A map entry's hash node links, bucket share (the table grows too) and,
 // when a bucket overflows into a tree, its tree node.
 constexpr uint64_t kMapEntry = 128;
-// A map entry object (the parser's temporary): key, value pointer, header.
-constexpr uint64_t kMapEntryObject = 64;
 // An unknown field's UnknownField (16 bytes) in its growing vector.
 constexpr uint64_t kUnknownField = kGrowth * 16;
 // An unknown group's nested UnknownFieldSet object.
@@ -88,20 +85,18 @@ class Walker {
 
   void Charge(uint64_t bytes) { total_ += bytes; }
 
-  // Heap bytes of one object of message type `d` (its sizeof: what the
-  // default instance's SpaceUsedLong reports).
+  // Heap bytes of one object of message type `d`: an upper bound of its
+  // class's size from its fields (the default instance's SpaceUsedLong()
+  // crashes on a type with a map field in some builds).
   uint64_t SizeOf(const Descriptor* d) {
     auto [it, inserted] = sizes_.try_emplace(d, 0);
     if (inserted) {
-      const google::protobuf::Message* prototype =
-          google::protobuf::MessageFactory::generated_factory()->GetPrototype(
-              d);
-      // A map entry's prototype has no SpaceUsedLong (it crashes); its
-      // object is a key, a value pointer and the message header. A type
-      // without a generated class: any message object is smaller.
-      it->second = d->options().map_entry() ? kMapEntryObject
-                   : prototype != nullptr   ? prototype->SpaceUsedLong()
-                                            : 4096;
+      uint64_t size = 64;  // vtable, metadata, cached size, has-bits, oneofs
+      for (int i = 0; i < d->field_count(); ++i) {
+        const FieldDescriptor* f = d->field(i);
+        size += f->is_map() ? 256 : f->is_repeated() ? 32 : 8;
+      }
+      it->second = size;
     }
     return it->second;
   }
