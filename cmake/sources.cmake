@@ -64,6 +64,7 @@ set(GRAPHGC_SOURCES
     serialize/graph_import.cc
     serialize/hparams_summary.cc
     serialize/keras_weights.cc
+    serialize/parse_budget.cc
     serialize/scope_renaming.cc
     serialize/tfrecord.cc
 )
@@ -139,6 +140,7 @@ set(GRAPHGC_HEADERS
     serialize/graph_def.h
     serialize/hparams_summary.h
     serialize/keras_weights.h
+    serialize/parse_budget.h
     serialize/scope_renaming.h
     serialize/tfrecord.h
 )

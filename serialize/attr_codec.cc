@@ -9,7 +9,6 @@
 #include <variant>
 #include <vector>
 
-#include "absl/container/fixed_array.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "serialize/types.pb.h"
@@ -33,7 +32,8 @@ std::string LittleEndianBytes(const Tensor& t) {
 }
 
 // Fills a tensor of `n` elements from a typed repeated field holding n
-// values, or one value to repeat.
+// values, or one value to repeat. The tensor is written in place: its bytes
+// are the only copy made.
 template <typename T, typename Field>
 absl::StatusOr<Tensor> FromTypedField(const TensorShape& shape, int64_t n,
                                       const Field& field,
@@ -44,11 +44,13 @@ absl::StatusOr<Tensor> FromTypedField(const TensorShape& shape, int64_t n,
         absl::StrCat("tensor of shape ", shape.DebugString(), " holds ", n,
                      " elements but ", field_name, " has ", have, " values"));
   }
-  absl::FixedArray<T> values(static_cast<size_t>(n));
+  GG_ASSIGN_OR_RETURN(Tensor t,
+                      Tensor::Uninitialized(DataTypeToEnum<T>::value, shape));
+  absl::Span<T> values = t.mutable_data<T>();
   for (int64_t i = 0; i < n; ++i) {
     values[i] = static_cast<T>(field.Get(have == 1 ? 0 : static_cast<int>(i)));
   }
-  return Tensor::FromData<T>(shape, absl::MakeConstSpan(values));
+  return t;
 }
 
 template <typename T>
@@ -62,21 +64,23 @@ absl::StatusOr<Tensor> FromContent(const TensorShape& shape, int64_t n,
         absl::StrCat("tensor of shape ", shape.DebugString(), " needs ", needed,
                      " bytes of tensor_content, got ", content.size()));
   }
-  absl::FixedArray<T> values(static_cast<size_t>(n));
+  GG_ASSIGN_OR_RETURN(Tensor t,
+                      Tensor::Uninitialized(DataTypeToEnum<T>::value, shape));
+  absl::Span<T> values = t.mutable_data<T>();
   if constexpr (std::is_same_v<T, bool>) {
     for (size_t i = 0; i < values.size(); ++i) {
       values[i] = content[i] != 0;  // any non-zero byte is true
     }
   } else {
-    std::string bytes = content;
+    if (n > 0) std::memcpy(values.data(), content.data(), content.size());
     if constexpr (std::endian::native == std::endian::big && sizeof(T) > 1) {
-      for (size_t i = 0; i < bytes.size(); i += sizeof(T)) {
-        std::reverse(bytes.begin() + i, bytes.begin() + i + sizeof(T));
+      char* bytes = reinterpret_cast<char*>(values.data());
+      for (size_t i = 0; i < content.size(); i += sizeof(T)) {
+        std::reverse(bytes + i, bytes + i + sizeof(T));
       }
     }
-    if (n > 0) std::memcpy(values.data(), bytes.data(), bytes.size());
   }
-  return Tensor::FromData<T>(shape, absl::MakeConstSpan(values));
+  return t;
 }
 
 // The kind of value a ListValue holds: "list(int)", ... ("list" when empty,

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cerrno>
 #include <filesystem>
+#include <new>
 #include <system_error>
 #include <utility>
 
@@ -14,6 +15,7 @@
 #include "absl/time/time.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "serialize/parse_budget.h"
 #include "util/file.h"
 #include "util/status_macros.h"
 
@@ -167,24 +169,42 @@ absl::Status EventFileWriter::status() const {
 // ---- EventFileReader ----
 
 absl::StatusOr<std::unique_ptr<EventFileReader>> EventFileReader::Open(
-    const std::string& path, TFRecordReaderOptions options) {
-  GG_ASSIGN_OR_RETURN(std::unique_ptr<TFRecordReader> records,
-                      TFRecordReader::Open(path, options));
+    const std::string& path, EventFileReaderOptions options) {
+  GG_ASSIGN_OR_RETURN(
+      std::unique_ptr<TFRecordReader> records,
+      TFRecordReader::Open(path,
+                           {.max_record_bytes = options.max_record_bytes}));
   return std::unique_ptr<EventFileReader>(
-      new EventFileReader(std::move(records)));
+      new EventFileReader(std::move(records), options));
 }
 
 absl::StatusOr<std::optional<proto::Event>> EventFileReader::Next() {
+  uint64_t event_bytes;
+  return NextWithin(options_.max_event_bytes,
+                    "EventFileReaderOptions::max_event_bytes", &event_bytes);
+}
+
+absl::StatusOr<std::optional<proto::Event>> EventFileReader::NextWithin(
+    uint64_t budget, const std::string& budget_name, uint64_t* event_bytes) {
   if (!status_.ok()) return status_;
   const uint64_t record_offset = records_->offset();
   absl::StatusOr<std::optional<std::string>> record = records_->Read();
   if (!record.ok()) return record.status();
   if (!record->has_value()) return std::nullopt;
+  const std::string where =
+      absl::StrCat(path(), ": record at byte offset ", record_offset, ": ");
   proto::Event event;
-  if (!event.ParseFromString(**record)) {
-    status_ = absl::DataLossError(absl::StrCat(
-        path(), ": record at byte offset ", record_offset,
-        ": not a valid Event protobuf (", (*record)->size(), " bytes)"));
+  const absl::Status parsed =
+      ParseWithinBudget(**record, budget, &event, event_bytes);
+  if (absl::IsResourceExhausted(parsed)) {
+    status_ = absl::ResourceExhaustedError(
+        absl::StrCat(where, parsed.message(), " (", budget_name, ")"));
+    return status_;
+  }
+  if (!parsed.ok()) {
+    status_ = absl::DataLossError(
+        absl::StrCat(where, "not a valid Event protobuf (", (*record)->size(),
+                     " bytes): ", parsed.message()));
     return status_;
   }
   return event;
@@ -192,14 +212,38 @@ absl::StatusOr<std::optional<proto::Event>> EventFileReader::Next() {
 
 absl::StatusOr<std::vector<proto::Event>> EventFileReader::ReadAll(
     const std::string& path, bool* truncated_tail,
-    TFRecordReaderOptions options) {
+    EventFileReaderOptions options) {
   GG_ASSIGN_OR_RETURN(std::unique_ptr<EventFileReader> reader,
                       Open(path, options));
+  // Each event also takes its slot in `events`, which grows by doubling.
+  constexpr uint64_t kSlotBytes = 3 * sizeof(proto::Event);
   std::vector<proto::Event> events;
-  while (true) {
-    GG_ASSIGN_OR_RETURN(std::optional<proto::Event> event, reader->Next());
-    if (!event.has_value()) break;
-    events.push_back(std::move(*event));
+  uint64_t total = 0;
+  try {
+    while (true) {
+      const uint64_t left = options.max_total_bytes > total + kSlotBytes
+                                ? options.max_total_bytes - total - kSlotBytes
+                                : 0;
+      const bool total_binds = left < options.max_event_bytes;
+      uint64_t event_bytes = 0;
+      GG_ASSIGN_OR_RETURN(
+          std::optional<proto::Event> event,
+          reader->NextWithin(
+              total_binds ? left : options.max_event_bytes,
+              total_binds
+                  ? absl::StrCat("EventFileReaderOptions::max_total_bytes of ",
+                                 options.max_total_bytes, ", of which the ",
+                                 events.size(), " events before take ", total)
+                  : "EventFileReaderOptions::max_event_bytes",
+              &event_bytes));
+      if (!event.has_value()) break;
+      total += event_bytes + kSlotBytes;
+      events.push_back(std::move(*event));
+    }
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path, ": out of memory reading events (", events.size(),
+                     " read, up to byte offset ", reader->offset(), ")"));
   }
   if (truncated_tail != nullptr) *truncated_tail = reader->truncated_tail();
   return events;

@@ -116,18 +116,45 @@ class EventFileWriter {
   std::unique_ptr<TFRecordWriter> writer_ ABSL_GUARDED_BY(mu_);
 };
 
+// The memory one event may take once parsed, by default: twice the largest
+// record, so every event an EventFileWriter can write reads back.
+inline constexpr uint64_t kDefaultMaxEventBytes = 2 * kMaxTFRecordBytes;
+
+// What an EventFileReader reads, and the memory it may spend on one file.
+// A record's bytes do not bound its event's memory (packed fields and empty
+// sub-messages expand many times over when parsed), so the reader bounds
+// what each record parses to from the record's bytes before it parses
+// anything (serialize/parse_budget.h). One Next() holds at most one
+// record's bytes (max_record_bytes) and one event (max_event_bytes).
+struct EventFileReaderOptions {
+  // Longest record data accepted; a header claiming more is DataLoss (as
+  // TFRecordReaderOptions::max_record_bytes).
+  uint64_t max_record_bytes = kMaxTFRecordBytes;
+  // The most memory one parsed event may take. A record whose event could
+  // take more is ResourceExhausted, and nothing of it is parsed.
+  uint64_t max_event_bytes = kDefaultMaxEventBytes;
+  // ReadAll only: the most memory all the events it returns may take
+  // together (each event's bound as above, plus its vector slot).
+  uint64_t max_total_bytes = kDefaultMaxEventBytes;
+};
+
 // Reads the events of one file in order. Not thread-safe. Reads go through
 // TFRecordReader: only regular files are opened (a FIFO is refused without
 // blocking), and a record over options.max_record_bytes is DataLoss.
 class EventFileReader {
  public:
   static absl::StatusOr<std::unique_ptr<EventFileReader>> Open(
-      const std::string& path, TFRecordReaderOptions options = {});
+      const std::string& path, EventFileReaderOptions options = {});
 
   // The next event, or std::nullopt at the end of data (clean end of file,
   // or a torn last record: see truncated_tail()). A corrupt record, or one
-  // that is not an Event, is DataLoss naming the path and byte offset;
-  // later calls return the same status.
+  // that is not an Event, is DataLoss naming the path and byte offset. A
+  // record whose event could take more than options.max_event_bytes is
+  // ResourceExhausted "<path>: record at byte offset N: parsing L bytes as
+  // graphgc.proto.Event needs more than the budget of B bytes of memory
+  // (EventFileReaderOptions::max_event_bytes)", with nothing parsed. Either
+  // way later calls return the same status. Running out of memory anyway
+  // is ResourceExhausted too (not sticky); nothing throws.
   absl::StatusOr<std::optional<proto::Event>> Next();
 
   // True if the last Next() stopped at a torn (incomplete) last record.
@@ -136,19 +163,29 @@ class EventFileReader {
   uint64_t offset() const { return records_->offset(); }
   const std::string& path() const { return records_->path(); }
 
-  // Every event of `path`, or the first error (open failure or corruption).
-  // A torn tail is not an error; if `truncated_tail` is not null it is set
-  // to whether the file ended in one.
+  // Every event of `path`, or the first error (open failure, corruption, a
+  // record over the budget as in Next()). Events that could take more than
+  // options.max_total_bytes together are ResourceExhausted naming the path,
+  // the record's byte offset and the budget; the record that would pass it
+  // is not parsed. A torn tail is not an error; if `truncated_tail` is not
+  // null it is set to whether the file ended in one.
   static absl::StatusOr<std::vector<proto::Event>> ReadAll(
       const std::string& path, bool* truncated_tail = nullptr,
-      TFRecordReaderOptions options = {});
+      EventFileReaderOptions options = {});
 
  private:
-  explicit EventFileReader(std::unique_ptr<TFRecordReader> records)
-      : records_(std::move(records)) {}
+  EventFileReader(std::unique_ptr<TFRecordReader> records,
+                  EventFileReaderOptions options)
+      : records_(std::move(records)), options_(options) {}
+
+  // Next() with a parse budget of `budget` bytes, which `budget_name` names
+  // in a refusal. Sets *event_bytes to the event's bound.
+  absl::StatusOr<std::optional<proto::Event>> NextWithin(
+      uint64_t budget, const std::string& budget_name, uint64_t* event_bytes);
 
   std::unique_ptr<TFRecordReader> records_;
-  absl::Status status_;  // first corruption, sticky
+  EventFileReaderOptions options_;
+  absl::Status status_;  // first corruption or refusal, sticky
 };
 
 // Whether `filename` (a base name) looks like an events file.

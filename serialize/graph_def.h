@@ -107,6 +107,14 @@ struct ImportOptions {
   // reserved scope, is an error either way (AlreadyExists): names are never
   // uniqued, so they stay byte-identical.
   std::string prefix;
+  // The most bytes the tensors of all imported attributes (Const's value,
+  // any other attribute of type tensor) may take together. A tensor's bytes
+  // are its declared shape's element count times its dtype's size, whatever
+  // the TensorProto holds (one value repeated to fill the shape takes the
+  // full size); all are added up before any is built. Over the budget:
+  // ResourceExhausted naming the node and attribute that pass it, and the
+  // budget; nothing is built.
+  int64_t max_tensor_bytes = kMaxImportedTensorBytes;
 };
 
 // Imports `graph_def` into `graph` (see the file comment) and returns a
@@ -116,6 +124,8 @@ struct ImportOptions {
 // `device` is ignored. A typed TensorProto field may hold the full element
 // count or a single value repeated to fill the shape (as TensorFlow writes
 // splat constants); tensor_content must hold exactly the tensor's bytes.
+// The tensors' memory is bounded by options.max_tensor_bytes; running out of
+// memory anyway is ResourceExhausted (nothing throws).
 absl::StatusOr<std::vector<NodeHandle>> ImportGraphDef(
     const proto::GraphDef& graph_def, Graph& graph, ImportOptions options = {});
 

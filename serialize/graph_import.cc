@@ -1,6 +1,7 @@
 // serialize/graph_import.cc: ImportGraphDef, a GraphDef staged whole and
 // added to a graph at once (see graph_def.h).
 #include <algorithm>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -42,6 +43,7 @@ class Importer {
 
   absl::StatusOr<std::vector<NodeHandle>> Run() {
     GG_RETURN_IF_ERROR(IndexNames());
+    GG_RETURN_IF_ERROR(CheckTensorBudget());
     nodes_.resize(def_.node_size());
     for (int i = 0; i < def_.node_size(); ++i) {
       GG_RETURN_IF_ERROR(Prepare(i));
@@ -66,6 +68,50 @@ class Importer {
   }
   absl::Status Error(const proto::NodeDef& node, absl::string_view what) const {
     return Error(node, absl::StatusCode::kInvalidArgument, what);
+  }
+
+  // Bytes the tensor attribute values of all nodes declare (element count
+  // times dtype size, whatever the TensorProto holds) against
+  // options_.max_tensor_bytes, before any is built. A value whose dtype or
+  // shape TensorFromProto refuses counts nothing here: Prepare reports it.
+  absl::Status CheckTensorBudget() const {
+    int64_t total = 0;
+    for (const proto::NodeDef& node : def_.node()) {
+      std::vector<std::string> keys;  // in order, so errors are stable
+      for (const auto& [key, value] : node.attr()) {
+        if (value.value_case() == proto::AttrValue::kTensor &&
+            key != kOutputShapes) {
+          keys.push_back(key);
+        }
+      }
+      std::sort(keys.begin(), keys.end());
+      for (const std::string& key : keys) {
+        const proto::TensorProto& t = node.attr().at(key).tensor();
+        absl::StatusOr<DataType> dtype = DataTypeFromProto(t.dtype());
+        if (!dtype.ok() || !IsTensorDataType(*dtype)) continue;
+        absl::StatusOr<TensorShape> shape =
+            ShapeFromProto(t.tensor_shape(), false);
+        if (!shape.ok()) continue;
+        absl::StatusOr<int64_t> n = shape->CheckedNumElements();
+        if (!n.ok()) continue;
+        const int64_t left = options_.max_tensor_bytes - total;
+        int64_t bytes = 0;
+        if (!MultiplySizes(*n, DataTypeSize(*dtype), &bytes, left)) {
+          return Error(
+              node, absl::StatusCode::kResourceExhausted,
+              absl::StrCat("attribute '", key, "': a tensor of shape ",
+                           shape->DebugString(), " and dtype ",
+                           DataTypeString(*dtype), " takes more than the ",
+                           std::max<int64_t>(left, 0),
+                           " bytes left of the import's budget of ",
+                           options_.max_tensor_bytes,
+                           " bytes for tensors "
+                           "(ImportOptions::max_tensor_bytes)"));
+        }
+        total += bytes;
+      }
+    }
+    return absl::OkStatus();
   }
 
   // A live owner's reserved scope is its own: no imported node goes into
@@ -375,8 +421,14 @@ class Importer {
 
 absl::StatusOr<std::vector<NodeHandle>> ImportGraphDef(
     const proto::GraphDef& graph_def, Graph& graph, ImportOptions options) {
-  graph.collector().MaybeCollect();  // an import builds: a safe point
-  return Importer(graph_def, graph, options).Run();
+  try {
+    graph.collector().MaybeCollect();  // an import builds: a safe point
+    return Importer(graph_def, graph, options).Run();
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("ImportGraphDef: out of memory importing ",
+                     graph_def.node_size(), " nodes"));
+  }
 }
 
 }  // namespace graphgc

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <new>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -287,17 +288,25 @@ absl::StatusOr<std::optional<std::string>> TFRecordReader::Read() {
   }
   // A record of more than one chunk is checked before it is kept, so bytes
   // that are not really there (a sparse file) never cost memory.
-  if (length > kTFRecordReadChunkBytes) {
-    GG_ASSIGN_OR_RETURN(const bool whole,
-                        ReadData(body_start, length, /*out=*/nullptr));
-    if (!whole) {
-      truncated_tail_ = true;
-      return std::nullopt;
-    }
-  }
   std::string data;
-  data.reserve(static_cast<size_t>(length));  // one chunk, or checked above
-  GG_ASSIGN_OR_RETURN(const bool whole, ReadData(body_start, length, &data));
+  bool whole = false;
+  try {
+    if (length > kTFRecordReadChunkBytes) {
+      GG_ASSIGN_OR_RETURN(whole, ReadData(body_start, length, nullptr));
+      if (!whole) {
+        truncated_tail_ = true;
+        return std::nullopt;
+      }
+    }
+    data.reserve(static_cast<size_t>(length));  // one chunk, or checked above
+    GG_ASSIGN_OR_RETURN(whole, ReadData(body_start, length, &data));
+  } catch (const std::bad_alloc&) {
+    // Not sticky: the record is sound, memory was short; a later Read()
+    // retries it.
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path_, ": record at byte offset ", offset_,
+                     ": out of memory for its ", length, " bytes of data"));
+  }
   if (!whole) {  // shrank since fstat
     truncated_tail_ = true;
     return std::nullopt;

@@ -7,7 +7,9 @@
 // bytes, node count and op histogram of the last graph, scalar tags with
 // counts and last values, and any corrupt record or torn tail.
 // Exit code: 0 all files clean (a torn tail is not an error), 1 some file
-// is corrupt, 2 a path cannot be read or no path was given.
+// is corrupt or has a record over the memory budget (an event or graph that
+// could take more than 2 GiB once parsed), 2 a path cannot be read or no
+// path was given.
 #include <unistd.h>
 
 #include <cstdio>
@@ -30,8 +32,10 @@ constexpr char kUsage[] =
     "events.out.tfevents.* files. Prints, per file: size, event count, graph\n"
     "bytes, node count and op histogram of the last graph, scalar tags with\n"
     "counts and last values, and any corrupt record or torn tail.\n"
-    "Exit code: 0 all files clean, 1 some file is corrupt, 2 a path cannot\n"
-    "be read or no path was given.";
+    "Files that could make tfevents take more memory than a budget (an\n"
+    "event or graph over 2 GiB once parsed) are refused, not parsed.\n"
+    "Exit code: 0 all files clean, 1 some file is corrupt or over the\n"
+    "memory budget, 2 a path cannot be read or no path was given.";
 
 }  // namespace
 

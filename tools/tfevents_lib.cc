@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <new>
 #include <optional>
 #include <system_error>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "serialize/event_file.h"
 #include "serialize/graph.pb.h"
+#include "serialize/parse_budget.h"
 #include "util/file.h"
 #include "util/status_macros.h"
 
@@ -58,13 +60,16 @@ absl::StatusOr<std::vector<std::string>> FindEventFiles(
   return files;
 }
 
-absl::StatusOr<EventFileSummary> SummarizeEventFile(const std::string& path) {
+namespace {
+
+absl::StatusOr<EventFileSummary> Summarize(
+    const std::string& path, const EventFileReaderOptions& options) {
   EventFileSummary s;
   s.path = path;
   // Open first: the reader refuses what is not a regular file (a FIFO
   // without blocking) with a clear status.
   GG_ASSIGN_OR_RETURN(std::unique_ptr<EventFileReader> reader,
-                      EventFileReader::Open(path));
+                      EventFileReader::Open(path, options));
   std::error_code ec;
   s.size_bytes = fs::file_size(path, ec);
   if (ec) return FileError(ec, absl::StrCat("stat ", path));
@@ -86,11 +91,20 @@ absl::StatusOr<EventFileSummary> SummarizeEventFile(const std::string& path) {
         ++s.num_graphs;
         s.graph_bytes += static_cast<int64_t>(e.graph_def().size());
         proto::GraphDef g;
-        if (!g.ParseFromString(e.graph_def())) {
+        const absl::Status parsed =
+            ParseWithinBudget(e.graph_def(), options.max_event_bytes, &g);
+        if (!parsed.ok()) {
           if (s.corruption.ok()) {
-            s.corruption = absl::DataLossError(
-                absl::StrCat(path, ": record at byte offset ", offset,
-                             ": graph_def is not a valid GraphDef"));
+            const std::string where =
+                absl::StrCat(path, ": record at byte offset ", offset, ": ");
+            s.corruption =
+                absl::IsResourceExhausted(parsed)
+                    ? absl::ResourceExhaustedError(absl::StrCat(
+                          where, "graph_def: ", parsed.message(),
+                          " (EventFileReaderOptions::max_event_bytes)"))
+                    : absl::DataLossError(absl::StrCat(
+                          where, "graph_def is not a valid GraphDef: ",
+                          parsed.message()));
           }
           break;
         }
@@ -115,6 +129,18 @@ absl::StatusOr<EventFileSummary> SummarizeEventFile(const std::string& path) {
   }
   s.truncated_tail = reader->truncated_tail();
   return s;
+}
+
+}  // namespace
+
+absl::StatusOr<EventFileSummary> SummarizeEventFile(
+    const std::string& path, const EventFileReaderOptions& options) {
+  try {
+    return Summarize(path, options);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path, ": out of memory summarising the events file"));
+  }
 }
 
 std::string FormatSummary(const EventFileSummary& s) {
@@ -146,7 +172,12 @@ std::string FormatSummary(const EventFileSummary& s) {
                                           series.last_step));
   }
   if (!s.corruption.ok()) {
-    absl::StrAppend(&out, "  CORRUPT:       ", s.corruption.message(), "\n");
+    // A refusal for memory is not corruption: the record may be sound.
+    absl::StrAppend(&out,
+                    absl::IsResourceExhausted(s.corruption)
+                        ? "  OVER BUDGET:   "
+                        : "  CORRUPT:       ",
+                    s.corruption.message(), "\n");
   }
   if (s.truncated_tail) {
     absl::StrAppend(&out,

@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "serialize/event_file.h"
 
 namespace graphgc::tfevents {
 
@@ -37,8 +38,10 @@ struct EventFileSummary {
   int64_t node_count = 0;
   std::map<std::string, int64_t> op_histogram;  // op -> node count
   std::map<std::string, ScalarSeries> scalars;  // tag -> series
-  // First corrupt record (DataLoss, with its byte offset), or a graph_def
-  // payload that is not a GraphDef. OK if none.
+  // First corrupt record (DataLoss, with its byte offset), a graph_def
+  // payload that is not a GraphDef, or a record whose event or GraphDef
+  // could take more memory than the budget (ResourceExhausted, with its
+  // byte offset; nothing of it is parsed). OK if none.
   absl::Status corruption;
   bool truncated_tail = false;  // the file ends inside a record
 };
@@ -51,8 +54,13 @@ absl::StatusOr<std::vector<std::string>> FindEventFiles(
 // Reads `path` to its end (or first corrupt record). A file that cannot be
 // opened is an error, and so is anything but a regular file (a FIFO is
 // refused at once, not waited on); corruption, including a record over
-// kMaxTFRecordBytes, is reported in the summary instead.
-absl::StatusOr<EventFileSummary> SummarizeEventFile(const std::string& path);
+// kMaxTFRecordBytes, is reported in the summary instead, and so is a record
+// over the memory budget: one event, and the GraphDef of a graph_def event,
+// may each take at most options.max_event_bytes once parsed (bounded before
+// parsing: serialize/event_file.h). Running out of memory anyway is
+// ResourceExhausted; nothing throws.
+absl::StatusOr<EventFileSummary> SummarizeEventFile(
+    const std::string& path, const EventFileReaderOptions& options = {});
 
 // Human-readable multi-line report of one summary.
 std::string FormatSummary(const EventFileSummary& summary);

@@ -8,7 +8,11 @@
 //         reader's record walk see well-framed data; the low bits of the
 //         first byte also choose to chop bytes off the end (a torn tail).
 // The file is then read to the end both as records and as events. Nothing
-// may crash; every outcome must be a status or the end of data.
+// may crash; every outcome must be a status or the end of data. Every
+// record that parses as an Event (and every graph_def in one, as a
+// GraphDef) must use no more memory than EstimateParsedBytes bounded it by
+// (serialize/parse_budget.h), and a reader with a small budget must refuse
+// rather than parse past it.
 #include <unistd.h>
 
 #include <cstdint>
@@ -17,10 +21,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "absl/status/statusor.h"
 #include "google/protobuf/stubs/logging.h"
 #include "serialize/event_file.h"
+#include "serialize/graph.pb.h"
+#include "serialize/parse_budget.h"
 #include "serialize/tfrecord.h"
 
 namespace {
@@ -51,6 +58,25 @@ void WriteFile(const std::string& path, std::string_view bytes) {
     std::abort();
   }
   std::fclose(f);
+}
+
+// Parses `bytes` as a `Message` with no budget and aborts if the parsed
+// message uses more than the bound EstimateParsedBytes gave.
+template <typename Message>
+void CheckBound(std::string_view bytes) {
+  Message m;
+  uint64_t bound = 0;
+  if (!graphgc::ParseWithinBudget(bytes, UINT64_MAX, &m, &bound).ok()) return;
+  if (m.SpaceUsedLong() > bound) {
+    std::fprintf(stderr,
+                 "event_file_fuzzer: %s uses %zu bytes, over its bound %llu\n",
+                 m.GetTypeName().c_str(), m.SpaceUsedLong(),
+                 static_cast<unsigned long long>(bound));
+    std::abort();
+  }
+  if constexpr (std::is_same_v<Message, graphgc::proto::Event>) {
+    if (m.has_graph_def()) CheckBound<graphgc::proto::GraphDef>(m.graph_def());
+  }
 }
 
 std::string Frame(std::string_view input, uint8_t mode) {
@@ -100,6 +126,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       }
       if (!rec->has_value()) break;
+      CheckBound<graphgc::proto::Event>(**rec);
       if ((*reader)->offset() <= last_offset && last_offset != 0) std::abort();
       if ((*reader)->offset() != last_offset + graphgc::kTFRecordHeaderSize +
                                      (*rec)->size() +
@@ -129,5 +156,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<std::vector<graphgc::proto::Event>> all =
       graphgc::EventFileReader::ReadAll(path);
   (void)all;
+  // With budgets small enough for fuzzed inputs to pass them.
+  absl::StatusOr<std::vector<graphgc::proto::Event>> small =
+      graphgc::EventFileReader::ReadAll(
+          path, nullptr, {.max_event_bytes = 4096, .max_total_bytes = 16384});
+  if (small.ok()) {
+    uint64_t used = 0;
+    for (const auto& e : *small) used += e.SpaceUsedLong();
+    if (used > 16384) {
+      std::fprintf(stderr,
+                   "event_file_fuzzer: ReadAll under a 16384-byte budget "
+                   "returned events of %llu bytes\n",
+                   static_cast<unsigned long long>(used));
+      std::abort();
+    }
+  }
   return 0;
 }

@@ -1,8 +1,10 @@
 // tests/fuzz/graph_def_fuzzer.cc
 //
-// libFuzzer target for ImportGraphDef: bytes -> GraphDef -> import into a
-// fresh Graph. Invariants checked (a violation aborts, so libFuzzer reports
-// it):
+// libFuzzer target for ImportGraphDef: bytes -> GraphDef (parsed within a
+// budget, serialize/parse_budget.h) -> import into a fresh Graph, with a
+// tensor budget of kTensorBudget so that one-value-repeated constants stay
+// small. Invariants checked (a violation aborts, so libFuzzer reports it):
+//   - a parsed GraphDef uses no more memory than its bound;
 //   - a failed import leaves the graph empty (all or nothing);
 //   - a successful import exports (ExportGraphDef of the returned handles)
 //     and that export imports again into another fresh graph, with as many
@@ -12,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -19,6 +22,7 @@
 #include "runtime/graph.h"
 #include "serialize/graph.pb.h"
 #include "serialize/graph_def.h"
+#include "serialize/parse_budget.h"
 
 namespace {
 
@@ -37,13 +41,30 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   return 0;
 }
 
+// The tensors one import may build: far under run_fuzzers.sh's allocation
+// limit for this target.
+constexpr int64_t kTensorBudget = int64_t{64} << 20;
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   graphgc::proto::GraphDef def;
-  if (!def.ParseFromArray(data, static_cast<int>(size))) return 0;
+  uint64_t bound = 0;
+  if (!graphgc::ParseWithinBudget(
+           std::string_view(reinterpret_cast<const char*>(data), size),
+           uint64_t{64} << 20, &def, &bound)
+           .ok()) {
+    return 0;
+  }
+  if (def.SpaceUsedLong() > bound) {
+    std::fprintf(stderr,
+                 "graph_def_fuzzer: GraphDef uses %zu bytes, over its bound "
+                 "%llu\n",
+                 def.SpaceUsedLong(), static_cast<unsigned long long>(bound));
+    std::abort();
+  }
 
   graphgc::Graph graph;
   absl::StatusOr<std::vector<graphgc::NodeHandle>> nodes =
-      graphgc::ImportGraphDef(def, graph);
+      graphgc::ImportGraphDef(def, graph, {.max_tensor_bytes = kTensorBudget});
   if (!nodes.ok()) {
     if (graph.num_nodes() != 0) {
       std::fprintf(stderr, "graph_def_fuzzer: failed import left %lld nodes\n",

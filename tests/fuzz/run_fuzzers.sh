@@ -52,6 +52,11 @@ declare -A MALLOC_LIMIT_MB=([keras_weights_fuzzer]=96 [csv_fuzzer]=64)
 # Sizes that can be allocated still meet -malloc_limit_mb.
 declare -A EXTRA_ASAN=([keras_weights_fuzzer]=:allocator_may_return_null=1)
 
+# The largest single allocation a target may make (libFuzzer's
+# -malloc_limit_mb; more is reported as a crash, so a loader that allocates
+# past its budget is a finding). Default: the RSS limit.
+declare -A MALLOC_LIMIT_MB=([graph_def_fuzzer]=256 [event_file_fuzzer]=64)
+
 targets=${FUZZ_TARGETS:-$(cd tests/fuzz && ls -- *_fuzzer.cc | sed 's/\.cc$//')}
 num_targets=$(wc -w <<<"$targets")
 cores=$(nproc)

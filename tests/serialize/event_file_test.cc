@@ -20,6 +20,7 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "serialize/tfrecord.h"
+#include "tests/testing/packed_zeros_events.h"
 #include "tests/util/fifo.h"
 
 namespace graphgc {
@@ -381,6 +382,53 @@ TEST_F(EventFileTest, ReadAllReportsARecordOverItsCapAsDataLoss) {
   EXPECT_EQ(events.status().code(), absl::StatusCode::kDataLoss)
       << events.status();
   EXPECT_TRUE(absl::StrContains(events.status().message(), "over the cap"))
+      << events.status();
+}
+
+// 128 MiB of packed zeros in a sparse file parse to 2^27 int64 elements
+// (1 GiB, up to 3 GiB while the repeated field grows): over the default
+// budget, refused before anything of the record is parsed.
+TEST_F(EventFileTest, NextRefusesARecordWhoseEventPassesTheEventBudget) {
+  fs::create_directories(dir_);
+  const std::string path = dir_ + "/events.out.tfevents.packed";
+  ASSERT_TRUE(
+      WritePackedZerosEventFile(path, {{.in = PackedZerosIn::kSummaryTensor,
+                                        .zero_bytes = uint64_t{1} << 27}})
+          .ok());
+  auto reader = EventFileReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  auto event = (*reader)->Next();
+  EXPECT_EQ(event.status().code(), absl::StatusCode::kResourceExhausted)
+      << event.status();
+  EXPECT_TRUE(
+      absl::StrContains(event.status().message(),
+                        absl::StrCat(path, ": record at byte offset 0: ")))
+      << event.status();
+  EXPECT_TRUE(absl::StrContains(
+      event.status().message(),
+      absl::StrCat("budget of ", kDefaultMaxEventBytes,
+                   " bytes of memory (EventFileReaderOptions::"
+                   "max_event_bytes)")))
+      << event.status();
+}
+
+// Records of 32 and 64 MiB of packed zeros: each within the event budget
+// (bounds of 768 MiB and 1.5 GiB), but together over the total budget. The
+// second is refused before it is parsed.
+TEST_F(EventFileTest, ReadAllRefusesEventsThatTogetherPassTheTotalBudget) {
+  fs::create_directories(dir_);
+  const std::string path = dir_ + "/events.out.tfevents.packed";
+  ASSERT_TRUE(
+      WritePackedZerosEventFile(path, {{.in = PackedZerosIn::kSummaryTensor,
+                                        .zero_bytes = uint64_t{1} << 25},
+                                       {.in = PackedZerosIn::kSummaryTensor,
+                                        .zero_bytes = uint64_t{1} << 26}})
+          .ok());
+  auto events = EventFileReader::ReadAll(path);
+  EXPECT_EQ(events.status().code(), absl::StatusCode::kResourceExhausted)
+      << events.status();
+  EXPECT_TRUE(absl::StrContains(events.status().message(),
+                                "EventFileReaderOptions::max_total_bytes"))
       << events.status();
 }
 

@@ -554,6 +554,26 @@ TEST_F(FailedImportTest, TypedTensorFieldOfWrongSizeLeavesGraphUnchanged) {
       "holds 6 elements but float_val has 2 values");
 }
 
+// A kernel of 2^29 floats declared by its shape and held as one value to
+// repeat: 2 GiB, within the one-tensor cap, but with the model's other
+// constants past the default budget for all tensors. Refused before any
+// tensor is built.
+TEST_F(FailedImportTest, SplatConstantsPastTheTensorBudgetLeaveGraphUnchanged) {
+  ExpectFailure(
+      [](proto::GraphDef& d) {
+        proto::TensorProto* t =
+            (*MutableNodeDef(d, "dense/kernel")->mutable_attr())["value"]
+                .mutable_tensor();
+        t->clear_tensor_content();
+        t->mutable_tensor_shape()->clear_dim();
+        t->mutable_tensor_shape()->add_dim()->set_size(int64_t{1} << 29);
+        t->add_float_val(1);
+      },
+      absl::StatusCode::kResourceExhausted,
+      absl::StrCat("budget of ", kMaxImportedTensorBytes,
+                   " bytes for tensors (ImportOptions::max_tensor_bytes)"));
+}
+
 TEST_F(FailedImportTest, BadDtypeEnumLeavesGraphUnchanged) {
   ExpectFailure(
       [](proto::GraphDef& d) {

@@ -39,6 +39,18 @@ size_t LargestAllocationOf(F f) {
   return g_largest_new;
 }
 
+// While not 0, operator new throws std::bad_alloc for requests over it.
+std::atomic<size_t> g_fail_new_above{0};
+
+// What `f` returns when every allocation over `limit` bytes fails.
+template <typename F>
+auto WithAllocationsOverFailing(size_t limit, F f) {
+  g_fail_new_above = limit;
+  auto result = f();
+  g_fail_new_above = 0;
+  return result;
+}
+
 std::string TempPath(const std::string& name) {
   const char* dir = std::getenv("TEST_TMPDIR");
   return absl::StrCat(dir != nullptr ? dir : "/tmp", "/", name);
@@ -362,6 +374,27 @@ TEST(TFRecord, ReadOfACorruptSparseRecordUnderTheCapAllocatesAtMostAChunk) {
   EXPECT_LT(largest, 2 * kTFRecordReadChunkBytes);
 }
 
+TEST(TFRecord, ReadThatRunsOutOfMemoryIsResourceExhaustedAndCanBeRetried) {
+  const std::string path = TempPath("oom.tfrecord");
+  const std::string big(2 * kTFRecordReadChunkBytes, 'b');
+  WriteRecords(path, {big});
+  auto reader = TFRecordReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  // The CRC pass's one-chunk buffer fits; room for the record does not.
+  absl::StatusOr<std::optional<std::string>> rec = WithAllocationsOverFailing(
+      kTFRecordReadChunkBytes + kTFRecordReadChunkBytes / 2,
+      [&] { return (*reader)->Read(); });
+  EXPECT_EQ(rec.status().code(), absl::StatusCode::kResourceExhausted)
+      << rec.status();
+  EXPECT_TRUE(absl::StrContains(
+      rec.status().message(), absl::StrCat(path, ": record at byte offset 0")))
+      << rec.status();
+  rec = (*reader)->Read();
+  ASSERT_TRUE(rec.ok()) << rec.status();
+  ASSERT_TRUE(rec->has_value());
+  EXPECT_TRUE(**rec == big);
+}
+
 TEST(TFRecord, RecordsLongerThanOneChunkRoundTrip) {
   const std::string path = TempPath("big.tfrecord");
   std::string big(5 * kTFRecordReadChunkBytes / 2 + 7, '\0');
@@ -459,9 +492,13 @@ TEST(TFRecord, PathsWithANulByteAreRefusedAndCreateNothing) {
 }  // namespace
 }  // namespace graphgc
 
-// Counts the largest request for LargestAllocationOf(); otherwise the usual
-// malloc-backed operator new.
+// Counts the largest request for LargestAllocationOf() and fails those over
+// WithAllocationsOverFailing's limit; otherwise the usual malloc-backed
+// operator new.
 void* operator new(size_t n) {
+  const size_t fail_above =
+      graphgc::g_fail_new_above.load(std::memory_order_relaxed);
+  if (fail_above != 0 && n > fail_above) throw std::bad_alloc();
   if (graphgc::g_track_new.load(std::memory_order_relaxed)) {
     size_t prev = graphgc::g_largest_new.load();
     while (n > prev && !graphgc::g_largest_new.compare_exchange_weak(prev, n)) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "serialize/event_file.h"
+#include "tests/testing/packed_zeros_events.h"
 #include "tests/util/fifo.h"
 
 namespace graphgc::tfevents {
@@ -43,6 +44,16 @@ class TfeventsTest : public ::testing::Test {
     EXPECT_TRUE((*w)->WriteScalar("epoch_loss", 1, 0.25f).ok());
     EXPECT_TRUE((*w)->Close().ok());
     return (*w)->path();
+  }
+
+  // A file of one record of 128 MiB of packed zeros (a sparse file).
+  std::string WritePackedZerosFile(PackedZerosIn in) {
+    fs::create_directories(dir_);
+    const std::string path = dir_ + "/events.out.tfevents.packed";
+    EXPECT_TRUE(WritePackedZerosEventFile(
+                    path, {{.in = in, .zero_bytes = uint64_t{1} << 27}})
+                    .ok());
+    return path;
   }
 
   static std::string ReadFile(const std::string& path) {
@@ -134,6 +145,35 @@ TEST_F(TfeventsTest, GraphPayloadThatIsNotAGraphDefIsCorruption) {
   EXPECT_TRUE(
       absl::StrContains(s->corruption.message(), "not a valid GraphDef"))
       << s->corruption;
+}
+
+// 128 MiB of packed zeros (a sparse file) parse to 2^27 int64 elements:
+// over the budget of one event, so reported and not parsed.
+TEST_F(TfeventsTest, EventPastTheMemoryBudgetIsReportedNotParsed) {
+  const std::string path = WritePackedZerosFile(PackedZerosIn::kSummaryTensor);
+  auto s = SummarizeEventFile(path);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->corruption.code(), absl::StatusCode::kResourceExhausted)
+      << s->corruption;
+  EXPECT_TRUE(absl::StrContains(
+      s->corruption.message(), absl::StrCat(path, ": record at byte offset 0")))
+      << s->corruption;
+  EXPECT_TRUE(absl::StrContains(FormatSummary(*s), "OVER BUDGET"));
+}
+
+// The event holds the GraphDef's 128 MiB as bytes; the GraphDef they hold
+// would parse to 2^27 int64 elements of one attr.
+TEST_F(TfeventsTest, GraphDefPastTheMemoryBudgetIsReportedNotParsed) {
+  const std::string path = WritePackedZerosFile(PackedZerosIn::kGraphDefAttr);
+  auto s = SummarizeEventFile(path);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->corruption.code(), absl::StatusCode::kResourceExhausted)
+      << s->corruption;
+  EXPECT_TRUE(absl::StrContains(
+      s->corruption.message(),
+      absl::StrCat(path, ": record at byte offset 0: graph_def: ")))
+      << s->corruption;
+  EXPECT_EQ(s->node_count, 0);
 }
 
 TEST_F(TfeventsTest, FindsEventFilesRecursivelyAndSkipsOthers) {
