@@ -64,6 +64,7 @@ set(GRAPHGC_SOURCES
     serialize/graph_import.cc
     serialize/hparams_summary.cc
     serialize/keras_weights.cc
+    serialize/keras_weights_layout.cc
     serialize/scope_renaming.cc
     serialize/tfrecord.cc
 )
@@ -140,6 +141,7 @@ set(GRAPHGC_HEADERS
     serialize/graph_def.h
     serialize/hparams_summary.h
     serialize/keras_weights.h
+    serialize/keras_weights_layout.h
     serialize/scope_renaming.h
     serialize/tfrecord.h
 )
