@@ -49,11 +49,11 @@ constexpr char kWeightsFile[] = "model.weights.h5";
 constexpr char kGraphFile[] = "model.pb";
 constexpr char kSignatureFile[] = "signature.json";
 // config.json and signature.json are small: a model of thousands of layers
-// is well under a megabyte, some 30 values a layer, nested 6 deep. The value
-// count bounds what parsing builds (each value a node of a few dozen bytes)
-// whatever the text holds; the depth bounds recursion over the tree.
+// is well under a megabyte, some 35 values a layer, nested 6 deep. The value
+// count bounds what parsing builds (each value a node of at most about 100
+// bytes) whatever the text holds; the depth bounds recursion over the tree.
 constexpr int64_t kMaxJsonBytes = int64_t{16} << 20;
-constexpr int64_t kMaxJsonValues = int64_t{1} << 20;
+constexpr int64_t kMaxJsonValues = int64_t{1} << 18;
 constexpr int kMaxJsonDepth = 64;
 // HDF5 metadata in model.weights.h5 beyond the weights' own bytes: the
 // superblock and heaps, plus object headers per layer (groups, datasets,

@@ -42,9 +42,9 @@
 // the config); whatever a failed load built is unreferenced and goes at the
 // next collection, so the graph's live nodes after it are as before.
 // Files are read only if they are regular files, and bounded:
-//   - config.json and signature.json: 16 MiB of text, at most 2^20 JSON
-//     values nested at most 64 deep (InvalidArgument beyond), before any
-//     value is built;
+//   - config.json and signature.json: at most 16 MiB of text
+//     (ResourceExhausted beyond), holding at most 2^18 JSON values nested
+//     at most 64 deep (InvalidArgument beyond, before any value is built);
 //   - the memory budget (LoadOptions::max_bytes): from config.json alone,
 //     before anything is built or model.weights.h5 is read, LoadModel
 //     counts the float32 weights its layers declare (W bytes) and refuses,

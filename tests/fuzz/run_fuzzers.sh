@@ -36,7 +36,10 @@ fi
 # file of a few events fits comfortably.
 declare -A MAX_LEN=([graph_def_fuzzer]=16384 [event_file_fuzzer]=16384
                     [reshape_reduce_fuzzer]=256 [kernel_fuzzer]=1024
-                    [tensor_fuzzer]=4096)
+                    [tensor_fuzzer]=4096 [model_config_fuzzer]=65536)
+# Targets whose every allocation has a small budget: one larger malloc is a
+# finding (-malloc_limit_mb), not only a large resident set.
+declare -A MALLOC_LIMIT_MB=([model_config_fuzzer]=256)
 
 targets=${FUZZ_TARGETS:-$(cd tests/fuzz && ls -- *_fuzzer.cc | sed 's/\.cc$//')}
 num_targets=$(wc -w <<<"$targets")
@@ -98,6 +101,7 @@ run_target() {
       -max_total_time="$backstop" -interrupted_exitcode=72 \
       -max_len="${MAX_LEN[$t]:-8192}" \
       -rss_limit_mb=2048 -timeout=25 -print_final_stats=1 \
+      ${MALLOC_LIMIT_MB[$t]:+-malloc_limit_mb=${MALLOC_LIMIT_MB[$t]}} \
       -artifact_prefix="$work/$t/artifacts/" >"$log" 2>&1 &
   local pid=$!
   watch_cpu "$pid" "$SECONDS_PER_TARGET" "$work/$t/cpu" &

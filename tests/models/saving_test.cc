@@ -861,6 +861,17 @@ TEST_F(BadFileTest, ConfigJsonNestedTooDeeplyIsRefusedBeforeItIsBuilt) {
   ExpectGraphUnchanged();
 }
 
+TEST_F(BadFileTest, ConfigJsonOfTooManyValuesIsRefusedBeforeItIsBuilt) {
+  EditConfig([](Json& c) {
+    c["build_config"]["extra"] = std::vector<int>(300000, 0);
+  });
+  const absl::Status s = Load();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(absl::StartsWith(s.message(), config())) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "more than 262144 values")) << s;
+  ExpectGraphUnchanged();
+}
+
 TEST(ReadSignature, AShapeWhoseElementCountOverflowsIsRefused) {
   const std::string dir = TempDir("signature_overflow");
   SaveAModel(dir);
