@@ -4,17 +4,23 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <new>
 #include <optional>
+#include <set>
+#include <sstream>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "absl/numeric/int128.h"
 #include "absl/strings/str_cat.h"
 #include "models/layer_state.h"
 #include "models/saving_access.h"
@@ -22,7 +28,9 @@
 #include "serialize/frozen_graph.h"
 #include "serialize/graph_def.h"
 #include "serialize/keras_weights.h"
+#include "serialize/keras_weights_layout.h"
 #include "util/file.h"
+#include "util/mutex.h"
 #include "util/os_error.h"
 #include "util/status_macros.h"
 
@@ -41,8 +49,28 @@ constexpr char kWeightsFile[] = "model.weights.h5";
 constexpr char kGraphFile[] = "model.pb";
 constexpr char kSignatureFile[] = "signature.json";
 // config.json and signature.json are small: a model of thousands of layers
-// is well under a megabyte.
+// is well under a megabyte, some 35 values a layer, nested 6 deep. The value
+// count bounds what parsing builds (each value a node of at most about 100
+// bytes) whatever the text holds; the depth bounds recursion over the tree.
 constexpr int64_t kMaxJsonBytes = int64_t{16} << 20;
+constexpr int64_t kMaxJsonValues = int64_t{1} << 18;
+constexpr int kMaxJsonDepth = 64;
+// HDF5 metadata in model.weights.h5 beyond the weights' own bytes: the
+// superblock and heaps, plus object headers per layer (groups, datasets,
+// Keras's attributes).
+constexpr int64_t kWeightsFileMargin = int64_t{1} << 20;
+constexpr int64_t kWeightsFileMarginPerLayer = int64_t{64} << 10;
+
+// `fn()`, or ResourceExhausted naming `what` when it runs out of memory:
+// std::bad_alloc goes no further than this header's functions.
+template <typename Fn>
+auto OutOfMemoryIsAStatus(const std::string& what, Fn fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(absl::StrCat(what, ": out of memory"));
+  }
+}
 
 // ---------------------------------------------------------------------------
 // JSON reading with type checks. Every error names the file and the field.
@@ -697,19 +725,84 @@ struct ParsedConfig {
   std::optional<CompileOptions> compile;
 };
 
-absl::StatusOr<Json> ParseJson(const std::string& text,
-                               const std::string& file) {
-  // nlohmann reports syntax errors by exception only; it is caught here and
-  // goes no further.
+// A first pass over the text that builds nothing: counts values and depth
+// and stops at the first one over the limits, or at a syntax error.
+class JsonLimits final : public nlohmann::json_sax<Json> {
+ public:
+  bool null() override { return Value(); }
+  bool boolean(bool) override { return Value(); }
+  bool number_integer(number_integer_t) override { return Value(); }
+  bool number_unsigned(number_unsigned_t) override { return Value(); }
+  bool number_float(number_float_t, const string_t&) override {
+    return Value();
+  }
+  bool string(string_t&) override { return Value(); }
+  bool binary(binary_t&) override { return Value(); }
+  bool start_object(std::size_t) override { return Open(); }
+  bool key(string_t&) override { return Value(); }
+  bool end_object() override { return Close(); }
+  bool start_array(std::size_t) override { return Open(); }
+  bool end_array() override { return Close(); }
+  bool parse_error(std::size_t, const std::string&,
+                   const nlohmann::detail::exception& e) override {
+    syntax_error_ = e.what();
+    return false;
+  }
+
+  // Why the pass stopped, or "" when the text is within the limits.
+  const std::string& syntax_error() const { return syntax_error_; }
+  std::string over_limit() const {
+    if (depth_ > kMaxJsonDepth) {
+      return absl::StrCat("nested more than ", kMaxJsonDepth, " deep");
+    }
+    if (values_ > kMaxJsonValues) {
+      return absl::StrCat("more than ", kMaxJsonValues, " values");
+    }
+    return "";
+  }
+
+ private:
+  bool Value() { return ++values_ <= kMaxJsonValues; }
+  bool Open() { return Value() && ++depth_ <= kMaxJsonDepth; }
+  bool Close() {
+    --depth_;
+    return true;
+  }
+
+  int64_t values_ = 0;
+  int depth_ = 0;
+  std::string syntax_error_;
+};
+
+absl::StatusOr<Json> ParseJson(std::string_view text, const std::string& file) {
+  if (static_cast<int64_t>(text.size()) > kMaxJsonBytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(file, ": ", text.size(), " bytes, more than the ",
+                     kMaxJsonBytes, " allowed"));
+  }
+  JsonLimits limits;
+  // nlohmann reports errors by exception too; they are caught here and go
+  // no further.
   try {
-    return Json::parse(text);
+    if (!Json::sax_parse(text.begin(), text.end(), &limits)) {
+      if (!limits.syntax_error().empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(file, ": not valid JSON: ", limits.syntax_error()));
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          file, ": ", limits.over_limit(),
+          " (config.json and signature.json "
+          "hold at most ",
+          kMaxJsonValues, " values nested at most ", kMaxJsonDepth, " deep)"));
+    }
+    return Json::parse(text.begin(), text.end());
   } catch (const Json::exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat(file, ": not valid JSON: ", e.what()));
   }
 }
 
-absl::StatusOr<ParsedConfig> ParseConfig(const std::string& text,
+absl::StatusOr<ParsedConfig> ParseConfig(std::string_view text,
                                          const std::string& file) {
   GG_ASSIGN_OR_RETURN(const Json root, ParseJson(text, file));
   if (!root.is_object()) {
@@ -762,6 +855,162 @@ absl::StatusOr<ParsedConfig> ParseConfig(const std::string& text,
         out.compile, ReadCompile(Object(*compile, file + " compile_config")));
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------
+// The memory budget of a load, from config.json alone
+
+// What loading a config's model takes (see models/saving.h).
+struct LoadBudget {
+  int64_t weights_bytes = 0;
+  int64_t load_bytes = 0;
+  int64_t max_file_bytes = 0;
+};
+
+// Optimizer slots per weight a Keras weights file may hold beside the
+// weights for the config's optimizer: Adam's m and v, SGD's momentum.
+int OptimizerSlots(const std::optional<CompileOptions>& compile) {
+  if (!compile.has_value()) return 0;
+  if (std::holds_alternative<AdamOptions>(compile->optimizer.options)) {
+    return 2;
+  }
+  return std::holds_alternative<SGDOptions>(compile->optimizer.options) ? 1 : 0;
+}
+
+// The shapes of the variables `layer` gets on per-sample inputs `in`, as
+// BuildLayer makes them; `in` is one OutputShape accepted for the layer.
+std::vector<std::vector<int64_t>> VariableShapes(const LayerState& layer,
+                                                 const TensorShape& in) {
+  using Kind = LayerState::Kind;
+  std::vector<std::vector<int64_t>> out;
+  if (layer.kind == Kind::kDense) {
+    out.push_back({in[0], layer.units});
+    if (layer.dense.use_bias) out.push_back({layer.units});
+  } else if (layer.kind == Kind::kConv2D && layer.window.size() == 2) {
+    out.push_back({layer.window[0], layer.window[1], in[2], layer.units});
+    if (layer.conv.use_bias) out.push_back({layer.units});
+  } else if (layer.kind == Kind::kBatchNormalization && in.dims() > 0) {
+    out.assign(4, {in[in.dims() - 1]});
+  }
+  return out;
+}
+
+std::string Decimal(absl::int128 v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+// Counts the float32 weights `layers` declare, layer by layer while their
+// shapes are valid (Sequential::Create refuses the first that is not,
+// before building anything), and refuses a load over `max_bytes` (<= 0: no
+// budget). Every product is overflow-checked; sums are 128-bit.
+absl::StatusOr<LoadBudget> CheckLoadBudget(const std::vector<Layer>& layers,
+                                           int optimizer_slots,
+                                           const std::string& file,
+                                           int64_t max_bytes) {
+  absl::int128 elements = 0;
+  TensorShape in;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const LayerState* state = SavingAccess::State(layers[i]);
+    if (state == nullptr || !state->error.ok() ||
+        (i == 0) != (state->kind == LayerState::Kind::kInput)) {
+      break;
+    }
+    absl::StatusOr<TensorShape> out = models_internal::OutputShape(*state, in);
+    if (!out.ok()) break;
+    bool known = true;
+    for (const std::vector<int64_t>& shape : VariableShapes(*state, in)) {
+      int64_t n = 1;
+      for (int64_t d : shape) {
+        if (d < 0) {
+          known = false;
+          break;
+        }
+        if (__builtin_mul_overflow(n, d, &n)) {
+          return absl::ResourceExhaustedError(absl::StrCat(
+              file, ": layers[", i, "] (", layers[i].kind(),
+              ") declares more weights than can be counted, more than the "
+              "load budget of ",
+              max_bytes, " bytes (LoadOptions::max_bytes)"));
+        }
+      }
+      if (!known) break;
+      elements += n;
+    }
+    if (!known) break;
+    in = *std::move(out);
+  }
+  const absl::int128 weights = elements * int{sizeof(float)};
+  // The model's variables and the values read, model.weights.h5's bytes
+  // and HDF5's copy of them: the file holds the weights at least once.
+  const absl::int128 load = 4 * weights;
+  const absl::int128 limit =
+      max_bytes > 0 ? absl::int128(max_bytes)
+                    : absl::int128(std::numeric_limits<int64_t>::max());
+  if (load > limit) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        file, ": its layers declare ", Decimal(weights),
+        " bytes of float32 weights; loading them takes at least ",
+        Decimal(load),
+        " bytes (the weights twice, model.weights.h5 twice), more than the "
+        "load budget of ",
+        max_bytes > 0 ? absl::StrCat(max_bytes, " bytes")
+                      : std::string("2^63 bytes"),
+        " (LoadOptions::max_bytes)"));
+  }
+  absl::int128 file_bytes = weights * (1 + optimizer_slots) +
+                            kWeightsFileMargin +
+                            absl::int128(kWeightsFileMarginPerLayer) *
+                                static_cast<int64_t>(layers.size());
+  // What the budget leaves once the weights are held twice, for the file's
+  // two copies.
+  file_bytes = std::min(file_bytes, (limit - 2 * weights) / 2);
+  return LoadBudget{.weights_bytes = static_cast<int64_t>(weights),
+                    .load_bytes = static_cast<int64_t>(load),
+                    .max_file_bytes = static_cast<int64_t>(file_bytes)};
+}
+
+// Serialises saving.cc's calls into HDF5 (EncodeKerasWeights,
+// DecodeKerasWeights, ListKerasWeightsLayers): serialize/keras_weights.cc
+// guards HDF5 with a lock of its own.
+Mutex hdf5_calls_mu;
+
+// Refuses a weights file holding a layer group no layer of `layers` has,
+// as Keras refuses a layer count mismatch. Groups outside "layers"
+// (Keras's "optimizer") are not looked at.
+absl::Status CheckSavedLayers(std::string_view h5,
+                              const std::vector<Layer>& layers,
+                              const std::string& file) {
+  std::set<std::string> expected;
+  for (const std::string& path : WeightsPaths(layers)) {
+    if (!path.empty()) expected.insert(path.substr(sizeof("layers/") - 1));
+  }
+  absl::StatusOr<KerasWeightsLayers> saved;
+  {
+    WriterLock l(hdf5_calls_mu);
+    saved = ListKerasWeightsLayers(absl::string_view(h5.data(), h5.size()),
+                                   expected.size() + 1, file);
+  }
+  GG_RETURN_IF_ERROR(saved.status());
+  std::string unknown;
+  for (const std::string& name : saved->names) {
+    if (expected.count(name) == 0) {
+      unknown = name;
+      break;
+    }
+  }
+  if (unknown.empty() && saved->count <= expected.size()) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      file,
+      ": Layer count mismatch when loading weights from file. Model "
+      "expected ",
+      expected.size(), " layers, found ", saved->count, " saved layers",
+      unknown.empty() ? std::string()
+                      : absl::StrCat(" ('layers/", unknown,
+                                     "' is no layer of config.json)")));
 }
 
 // Names as `renaming` has them (none renamed when empty).
@@ -832,6 +1081,10 @@ absl::StatusOr<SignatureTensor> ReadSignatureTensor(const Object& parent,
           "field 'shape' must be a list of integers or nulls; it holds ",
           Shown(d)));
     }
+  }
+  if (absl::Status valid = TensorShape::Validate(dims, /*allow_unknown=*/true);
+      !valid.ok()) {
+    return t.Error(absl::StrCat("field 'shape': ", valid.message()));
   }
   return SignatureTensor{
       .name = std::move(name), .dtype = DT_FLOAT, .shape = TensorShape(dims)};
@@ -1001,7 +1254,11 @@ absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
   for (size_t i = 0; i < snap.layers.size(); ++i) {
     if (!paths[i].empty()) weights.push_back({paths[i], snap.layers[i].values});
   }
-  absl::StatusOr<std::string> h5 = EncodeKerasWeights(weights);
+  absl::StatusOr<std::string> h5;
+  {
+    WriterLock l(hdf5_calls_mu);
+    h5 = EncodeKerasWeights(weights);
+  }
   if (!h5.ok()) {
     return Annotate(h5.status(), where);
   }
@@ -1016,14 +1273,20 @@ absl::StatusOr<std::string> ModelToJson(const Sequential& model) {
 
 absl::StatusOr<std::string> ModelToJson(const Sequential& model,
                                         const ScopeRenaming& renaming) {
-  GG_ASSIGN_OR_RETURN(const ModelSnapshot snap, SavingAccess::Snapshot(model));
-  return ConfigJson(snap, renaming)
-      .dump(-1, ' ', false, Json::error_handler_t::replace);
+  return OutOfMemoryIsAStatus(
+      "ModelToJson", [&]() -> absl::StatusOr<std::string> {
+        GG_ASSIGN_OR_RETURN(const ModelSnapshot snap,
+                            SavingAccess::Snapshot(model));
+        return ConfigJson(snap, renaming)
+            .dump(-1, ' ', false, Json::error_handler_t::replace);
+      });
 }
 
-absl::Status Sequential::Save(const std::string& dir) const {
+namespace {
+
+absl::Status SaveUnguarded(const Sequential& model, const std::string& dir) {
   GG_RETURN_IF_ERROR(CheckPath(dir, "Sequential::Save directory"));
-  GG_ASSIGN_OR_RETURN(const ModelSnapshot snap, SavingAccess::Snapshot(*this));
+  GG_ASSIGN_OR_RETURN(const ModelSnapshot snap, SavingAccess::Snapshot(model));
   const std::string where =
       absl::StrCat("Sequential::Save of '", snap.name, "' to ", dir);
   // Everything is made in memory first: a failure writes nothing.
@@ -1072,7 +1335,8 @@ absl::Status Sequential::Save(const std::string& dir) const {
   return absl::OkStatus();
 }
 
-absl::Status SaveWeights(const Sequential& model, const std::string& path) {
+absl::Status SaveWeightsUnguarded(const Sequential& model,
+                                  const std::string& path) {
   GG_RETURN_IF_ERROR(CheckPath(path, "SaveWeights path"));
   GG_ASSIGN_OR_RETURN(const ModelSnapshot snap, SavingAccess::Snapshot(model));
   const std::string where =
@@ -1103,8 +1367,8 @@ absl::Status SaveWeights(const Sequential& model, const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Sequential> LoadModel(const std::string& dir,
-                                     LoadOptions options) {
+absl::StatusOr<Sequential> LoadModelUnguarded(const std::string& dir,
+                                              LoadOptions options) {
   GG_RETURN_IF_ERROR(CheckPath(dir, "LoadModel directory"));
   const std::string config_file = Join(dir, kConfigFile);
   const std::string weights_file = Join(dir, kWeightsFile);
@@ -1112,8 +1376,24 @@ absl::StatusOr<Sequential> LoadModel(const std::string& dir,
   GG_ASSIGN_OR_RETURN(const std::string text,
                       ReadRegularFile(config_file, kMaxJsonBytes));
   GG_ASSIGN_OR_RETURN(ParsedConfig parsed, ParseConfig(text, config_file));
-  GG_ASSIGN_OR_RETURN(const std::string h5,
-                      ReadRegularFile(weights_file, MaxTensorBytes()));
+  GG_ASSIGN_OR_RETURN(
+      const LoadBudget budget,
+      CheckLoadBudget(parsed.layers, OptimizerSlots(parsed.compile),
+                      config_file, options.max_bytes));
+  absl::StatusOr<std::string> read =
+      ReadRegularFile(weights_file, budget.max_file_bytes);
+  if (absl::IsResourceExhausted(read.status())) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        read.status().message(), ": ", config_file, " declares ",
+        budget.weights_bytes,
+        " bytes of weights, which with optimizer state and HDF5 metadata "
+        "take at most ",
+        budget.max_file_bytes, " bytes within the load budget of ",
+        options.max_bytes, " bytes (LoadOptions::max_bytes)"));
+  }
+  GG_RETURN_IF_ERROR(read.status());
+  const std::string& h5 = *read;
+  GG_RETURN_IF_ERROR(CheckSavedLayers(h5, parsed.layers, weights_file));
 
   // From here a failure drops what was built: unreferenced, it goes at the
   // next collection.
@@ -1136,10 +1416,14 @@ absl::StatusOr<Sequential> LoadModel(const std::string& dir,
     for (const auto& v : built->variables) spec.shapes.push_back(v.shape);
     specs.push_back(std::move(spec));
   }
-  GG_ASSIGN_OR_RETURN(std::vector<std::vector<Tensor>> values,
-                      DecodeKerasWeights(h5, specs, weights_file));
+  absl::StatusOr<std::vector<std::vector<Tensor>>> values;
+  {
+    WriterLock l(hdf5_calls_mu);
+    values = DecodeKerasWeights(h5, specs, weights_file);
+  }
+  GG_RETURN_IF_ERROR(values.status());
   std::vector<Tensor> flat;
-  for (auto& layer : values) {
+  for (auto& layer : *values) {
     for (Tensor& t : layer) flat.push_back(std::move(t));
   }
   GG_RETURN_IF_ERROR(
@@ -1151,11 +1435,8 @@ absl::StatusOr<Sequential> LoadModel(const std::string& dir,
   return model;
 }
 
-absl::StatusOr<Signature> ReadSignature(const std::string& dir) {
-  GG_RETURN_IF_ERROR(CheckPath(dir, "ReadSignature directory"));
-  const std::string file = Join(dir, kSignatureFile);
-  GG_ASSIGN_OR_RETURN(const std::string text,
-                      ReadRegularFile(file, kMaxJsonBytes));
+absl::StatusOr<Signature> ParseSignatureUnguarded(std::string_view text,
+                                                  const std::string& file) {
   GG_ASSIGN_OR_RETURN(const Json root, ParseJson(text, file));
   if (!root.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -1170,6 +1451,65 @@ absl::StatusOr<Signature> ReadSignature(const std::string& dir) {
   GG_ASSIGN_OR_RETURN(out.input, ReadSignatureTensor(inputs, "x"));
   GG_ASSIGN_OR_RETURN(out.output, ReadSignatureTensor(outputs, "predictions"));
   return out;
+}
+
+absl::StatusOr<ModelConfigSummary> ParseModelConfigUnguarded(
+    std::string_view json, const std::string& file, int64_t max_bytes) {
+  GG_ASSIGN_OR_RETURN(const ParsedConfig parsed, ParseConfig(json, file));
+  GG_ASSIGN_OR_RETURN(
+      const LoadBudget budget,
+      CheckLoadBudget(parsed.layers, OptimizerSlots(parsed.compile), file,
+                      max_bytes));
+  return ModelConfigSummary{
+      .name = parsed.name,
+      .num_layers = static_cast<int64_t>(parsed.layers.size()),
+      .weights_bytes = budget.weights_bytes,
+      .load_bytes = budget.load_bytes,
+      .max_weights_file_bytes = budget.max_file_bytes};
+}
+
+}  // namespace
+
+absl::StatusOr<Sequential> LoadModel(const std::string& dir,
+                                     LoadOptions options) {
+  return OutOfMemoryIsAStatus(absl::StrCat("LoadModel of ", dir),
+                              [&] { return LoadModelUnguarded(dir, options); });
+}
+
+absl::StatusOr<Signature> ReadSignature(const std::string& dir) {
+  return OutOfMemoryIsAStatus(
+      absl::StrCat("ReadSignature of ", dir),
+      [&]() -> absl::StatusOr<Signature> {
+        GG_RETURN_IF_ERROR(CheckPath(dir, "ReadSignature directory"));
+        const std::string file = Join(dir, kSignatureFile);
+        GG_ASSIGN_OR_RETURN(const std::string text,
+                            ReadRegularFile(file, kMaxJsonBytes));
+        return ParseSignatureUnguarded(text, file);
+      });
+}
+
+absl::Status Sequential::Save(const std::string& dir) const {
+  return OutOfMemoryIsAStatus(absl::StrCat("Sequential::Save to ", dir),
+                              [&] { return SaveUnguarded(*this, dir); });
+}
+
+absl::Status SaveWeights(const Sequential& model, const std::string& path) {
+  return OutOfMemoryIsAStatus(absl::StrCat("SaveWeights to ", path), [&] {
+    return SaveWeightsUnguarded(model, path);
+  });
+}
+
+absl::StatusOr<Signature> ParseSignature(std::string_view json,
+                                         const std::string& file) {
+  return OutOfMemoryIsAStatus(
+      file, [&] { return ParseSignatureUnguarded(json, file); });
+}
+
+absl::StatusOr<ModelConfigSummary> ParseModelConfig(std::string_view json,
+                                                    const std::string& file,
+                                                    int64_t max_bytes) {
+  return OutOfMemoryIsAStatus(
+      file, [&] { return ParseModelConfigUnguarded(json, file, max_bytes); });
 }
 
 }  // namespace graphgc

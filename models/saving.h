@@ -41,8 +41,28 @@
 // wrong type, an unknown layer class, or weights whose shapes do not match
 // the config); whatever a failed load built is unreferenced and goes at the
 // next collection, so the graph's live nodes after it are as before.
-// Files are read bounded (config and signature: 16 MiB; weights:
-// MaxTensorBytes()) and only if they are regular files.
+// Files are read only if they are regular files, and bounded:
+//   - config.json and signature.json: at most 16 MiB of text
+//     (ResourceExhausted beyond), holding at most 2^18 JSON values nested
+//     at most 64 deep (InvalidArgument beyond, before any value is built);
+//   - the memory budget (LoadOptions::max_bytes): from config.json alone,
+//     before anything is built or model.weights.h5 is read, LoadModel
+//     counts the float32 weights its layers declare (W bytes) and refuses,
+//     with ResourceExhausted naming config.json and the budget, a model
+//     whose load needs more than the budget: the weights twice (the
+//     model's variables and the values read) and model.weights.h5 twice
+//     (its bytes and HDF5's copy), so at least 4 W;
+//   - model.weights.h5: at most W, plus W per slot of the optimizer the
+//     config compiles with (Keras files may hold Adam's two slots, SGD's
+//     momentum), plus 1 MiB and 64 KiB per layer of HDF5 metadata, and at
+//     most what the budget leaves: a larger file is ResourceExhausted
+//     naming it and the bound, before it is read;
+//   - a weights file with a group under "layers" that no layer of the
+//     config has is InvalidArgument (Keras's layer count mismatch); other
+//     top-level groups (Keras's "optimizer") are ignored.
+// Running out of memory all the same is ResourceExhausted: no function of
+// this header lets std::bad_alloc escape. model.pb is written for other
+// tools and never read here.
 //
 // Adding a layer kind: give it one entry in the table in models/saving.cc
 // (kLayerKinds): its Keras class name, the snake-case name Keras gives its
@@ -64,7 +84,9 @@
 #ifndef GRAPHGC_MODELS_SAVING_H_
 #define GRAPHGC_MODELS_SAVING_H_
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "models/sequential.h"
@@ -74,9 +96,16 @@
 
 namespace graphgc {
 
+// LoadOptions::max_bytes's default: a model of up to 512 MiB of weights
+// (128M float32 parameters) saved without optimizer state loads.
+inline constexpr int64_t kDefaultLoadBudget = int64_t{2} << 30;
+
 struct LoadOptions {
   Graph* graph = nullptr;  // nullptr: Graph::Default()
   bool compile = true;     // compile with the saved settings, if any
+  // The memory a load may take, in bytes (see above); <= 0: no budget of
+  // its own (each tensor is still bounded by MaxTensorBytes()).
+  int64_t max_bytes = kDefaultLoadBudget;
 };
 
 // The model saved in `dir` (see above). An empty `dir` or one holding a NUL
@@ -117,8 +146,36 @@ struct Signature {
   SignatureTensor output;  // outputs.predictions
 };
 
-// Reads `dir`/signature.json; errors name the file and the field.
+// Reads `dir`/signature.json; errors name the file and the field (a shape
+// whose element count overflows is InvalidArgument).
 absl::StatusOr<Signature> ReadSignature(const std::string& dir);
+
+// What a config.json declares, checked as LoadModel checks it before
+// building anything.
+struct ModelConfigSummary {
+  std::string name;        // the model's name ("" when absent)
+  int64_t num_layers = 0;  // InputLayer included
+  // The float32 weights the layers declare, in bytes (of the layers whose
+  // shapes are valid: Sequential::Create refuses the rest).
+  int64_t weights_bytes = 0;
+  // The least memory LoadModel needs for them: 4 x weights_bytes (see
+  // above).
+  int64_t load_bytes = 0;
+  // The largest model.weights.h5 LoadModel reads for this config.
+  int64_t max_weights_file_bytes = 0;
+};
+
+// Parses `json` as config.json's text (`file` names it in statuses) and
+// sums up the model it describes, refusing, as LoadModel, a load over
+// `max_bytes` (<= 0: no budget). Builds nothing.
+absl::StatusOr<ModelConfigSummary> ParseModelConfig(
+    std::string_view json, const std::string& file,
+    int64_t max_bytes = kDefaultLoadBudget);
+
+// Parses `json` as signature.json's text (`file` names it in statuses), as
+// ReadSignature does.
+absl::StatusOr<Signature> ParseSignature(std::string_view json,
+                                         const std::string& file);
 
 }  // namespace graphgc
 

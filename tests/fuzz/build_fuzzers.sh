@@ -24,11 +24,11 @@ if command -v ccache >/dev/null && [[ ${FUZZ_CCACHE:-1} == 1 ]]; then
 fi
 JOBS=${JOBS:-2}
 
-# Project sources the targets link: every library source of gc/ ops/
-# runtime/ serialize/ util/ (globbed, so a new file cannot be forgotten;
+# Project sources the targets link: every library source of gc/ models/
+# ops/ runtime/ serialize/ util/ (globbed, so a new file cannot be forgotten;
 # each fuzzer links all of them; the op registry is a function-local static,
 # so nothing depends on link order).
-mapfile -t SRCS < <(ls data/*.cc gc/*.cc ops/*.cc runtime/*.cc serialize/*.cc util/*.cc)
+mapfile -t SRCS < <(ls data/*.cc gc/*.cc models/*.cc ops/*.cc runtime/*.cc serialize/*.cc util/*.cc)
 mapfile -t PROTOS < <(ls serialize/*.proto)
 
 ABSL_LIBS=$(sed -n 's/^ *"\(-l[a-z0-9_]*\)",$/\1/p' third_party/system.BUILD |
@@ -71,7 +71,7 @@ for p in "${PROTOS[@]}"; do GEN_SRCS+=("$OUT/gen/${p%.proto}.pb.cc"); done
 compile() {  # src obj
   local src=$1 obj=$2
   if [[ ! -f $obj || $src -nt $obj ]] ||
-     [[ -n $(find data gc ops runtime serialize util tests/fuzz "$OUT/gen" \
+     [[ -n $(find data gc models ops runtime serialize util tests/fuzz "$OUT/gen" \
               -name '*.h' -newer "$obj" 2>/dev/null | head -1) ]]; then
     echo "  CXX $src"
     # The kernel files are Eigen-heavy and the targets that run kernels

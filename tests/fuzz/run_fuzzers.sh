@@ -16,7 +16,8 @@
 #
 # Usage: tests/fuzz/run_fuzzers.sh [SECONDS]
 # Env:   FUZZ_OUT  build directory (default: build-fuzz)
-#        FUZZ_TARGETS  space-separated subset (default: all)
+#        FUZZ_TARGETS  space-separated subset (default: all but those with
+#                      an open finding, OPEN_FINDING_TARGETS below)
 #        FUZZ_JOBS  targets run at once (default: all)
 # Prints one line per target: "fuzz <target>: OK|CRASH, N execs in C
 # CPU-s (W s wall)"; a crash's reproducer is copied to FUZZ_OUT/crashes/.
@@ -37,27 +38,29 @@ fi
 declare -A MAX_LEN=([graph_def_fuzzer]=16384 [event_file_fuzzer]=16384
                     [reshape_reduce_fuzzer]=256 [kernel_fuzzer]=1024
                     [tensor_fuzzer]=4096 [keras_weights_fuzzer]=32768
-                    [csv_fuzzer]=16384)
+                    [csv_fuzzer]=16384 [model_config_fuzzer]=65536)
 
-# A single allocation past this is a finding (libFuzzer's malloc hook
-# reports it as out-of-memory). keras_weights_fuzzer decodes images of at
-# most 32 KiB, whose budget (KerasWeightsDecodeBudget) is 64 MiB and
-# change: anything HDF5 or the decoder allocates past that is a bug.
-# csv_fuzzer: its budget is 1 MiB, so any single allocation past 64 MiB is
-# an allocation made before the budget's check.
-declare -A MALLOC_LIMIT_MB=([keras_weights_fuzzer]=96 [csv_fuzzer]=64)
+# The largest single allocation a target may make (libFuzzer's
+# -malloc_limit_mb; more is reported as a crash, so a loader that allocates
+# past its budget is a finding). Default: the RSS limit. keras_weights_fuzzer
+# decodes images of at most 32 KiB, whose budget (KerasWeightsDecodeBudget)
+# is 64 MiB and change; csv_fuzzer's budget is 1 MiB.
+declare -A MALLOC_LIMIT_MB=([graph_def_fuzzer]=256 [event_file_fuzzer]=64
+                            [model_config_fuzzer]=256 [csv_fuzzer]=64
+                            [keras_weights_fuzzer]=96)
 # HDF5 (not instrumented) allocates sizes read from a corrupt image before
 # checking them (its metadata cache, H5C_protect): an impossible size fails
 # as malloc fails outside ASan, so the target sees what production sees.
 # Sizes that can be allocated still meet -malloc_limit_mb.
 declare -A EXTRA_ASAN=([keras_weights_fuzzer]=:allocator_may_return_null=1)
+# Targets with an open finding (tests/fuzz/README.md, "Open findings"):
+# built, and run when named in FUZZ_TARGETS, but left out of the default
+# set until the finding is fixed, so the test command's short run checks
+# the others instead of rediscovering a known crash.
+OPEN_FINDING_TARGETS="keras_weights_fuzzer"
 
-# The largest single allocation a target may make (libFuzzer's
-# -malloc_limit_mb; more is reported as a crash, so a loader that allocates
-# past its budget is a finding). Default: the RSS limit.
-declare -A MALLOC_LIMIT_MB=([graph_def_fuzzer]=256 [event_file_fuzzer]=64)
-
-targets=${FUZZ_TARGETS:-$(cd tests/fuzz && ls -- *_fuzzer.cc | sed 's/\.cc$//')}
+targets=${FUZZ_TARGETS:-$(cd tests/fuzz && ls -- *_fuzzer.cc | sed 's/\.cc$//' |
+  grep -vxF -f <(tr ' ' '\n' <<<"$OPEN_FINDING_TARGETS"))}
 num_targets=$(wc -w <<<"$targets")
 cores=$(nproc)
 jobs_max=${FUZZ_JOBS:-$num_targets}

@@ -1,5 +1,7 @@
 #include "models/saving.h"
 
+#include <sys/resource.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -759,6 +761,144 @@ TEST(LoadModelPath, AnEmptyOrNulPathIsRefused) {
   EXPECT_EQ(LoadModel("").status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(LoadModel(std::string("m\0x", 3)).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// ---------------------------------------------------------------------------
+// LoadModel: the memory budget and what the config implies
+
+// The largest resident set this process has had, in bytes.
+int64_t PeakResidentBytes() {
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return int64_t{usage.ru_maxrss} * 1024;
+}
+
+TEST_F(BadFileTest, AConfigDeclaringWeightsOverTheBudgetIsRefusedUnbuilt) {
+  // Dense(4 -> 2^25) and Dense(2^25 -> 3): 1 GiB of weights, whose load
+  // takes 4 GiB, over the default budget of 2 GiB.
+  EditConfig([](Json& c) {
+    c["config"]["layers"][1]["config"]["units"] = int64_t{1} << 25;
+  });
+  const int64_t peak_before = PeakResidentBytes();
+  const absl::Status s = Load();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_TRUE(absl::StartsWith(s.message(), config())) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "LoadOptions::max_bytes")) << s;
+  EXPECT_LT(PeakResidentBytes() - peak_before, int64_t{64} << 20);
+  ExpectGraphUnchanged();
+}
+
+TEST_F(BadFileTest, AConfigDeclaringUncountableWeightsIsResourceExhausted) {
+  EditConfig([](Json& c) {
+    c["config"]["layers"][1]["config"]["units"] = int64_t{1} << 62;
+  });
+  const absl::Status s = Load();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_TRUE(absl::StartsWith(s.message(), config())) << s;
+  ExpectGraphUnchanged();
+}
+
+TEST_F(BadFileTest, ASmallerBudgetRefusesWhatTheDefaultLoads) {
+  absl::StatusOr<Sequential> m =
+      LoadModel(dir_, {.graph = &g_, .max_bytes = 1024});
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kResourceExhausted)
+      << m.status();
+  EXPECT_TRUE(absl::StrContains(m.status().message(), "1024 bytes"))
+      << m.status();
+  ExpectGraphUnchanged();
+}
+
+TEST_F(BadFileTest, AWeightsFileFarLargerThanTheConfigImpliesIsNotRead) {
+  // Sparse: 64 MiB long, nothing on disk.
+  fs::resize_file(weights(), int64_t{64} << 20);
+  const absl::Status s = Load();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_TRUE(absl::StartsWith(s.message(), weights())) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "LoadOptions::max_bytes")) << s;
+  ExpectGraphUnchanged();
+}
+
+TEST_F(BadFileTest, AWeightsFileWithMoreLayersThanTheConfigIsRefused) {
+  // The config keeps Input and the first Dense; the file has dense_1 too.
+  EditConfig([](Json& c) {
+    c["config"]["layers"].erase(2);
+    c["compile_config"] = nullptr;
+  });
+  const absl::Status s = Load();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(absl::StartsWith(s.message(), weights())) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "Layer count mismatch")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "'layers/dense_1'")) << s;
+  ExpectGraphUnchanged();
+}
+
+TEST_F(BadFileTest, KerasOptimizerStateInTheWeightsFileIsIgnored) {
+  Graph g;
+  absl::StatusOr<Sequential> saved = LoadModel(dir_, {.graph = &g});
+  ASSERT_TRUE(saved.ok()) << saved.status();
+  std::vector<LayerWeights> layers = {{.path = "layers/dense", .values = {}},
+                                      {.path = "layers/dense_1", .values = {}},
+                                      {.path = "optimizer", .values = {}}};
+  const std::vector<Tensor> w = saved->GetWeights();
+  layers[0].values = {w[0], w[1]};
+  layers[1].values = {w[2], w[3]};
+  layers[2].values = {w[0], w[1], w[2], w[3]};  // Adam's m, say
+  absl::StatusOr<std::string> h5 = EncodeKerasWeights(layers);
+  ASSERT_TRUE(h5.ok()) << h5.status();
+  WriteText(weights(), *h5);
+  absl::StatusOr<Sequential> m = LoadModel(dir_, {.graph = &g_});
+  EXPECT_TRUE(m.ok()) << m.status();
+}
+
+TEST_F(BadFileTest, ConfigJsonNestedTooDeeplyIsRefusedBeforeItIsBuilt) {
+  Json deep = Json::array();
+  for (int i = 0; i < 100; ++i) deep = Json::array({deep});
+  EditConfig([&](Json& c) { c["build_config"]["extra"] = deep; });
+  const absl::Status s = Load();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(absl::StartsWith(s.message(), config())) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "nested more than 64 deep")) << s;
+  ExpectGraphUnchanged();
+}
+
+TEST_F(BadFileTest, ConfigJsonOfTooManyValuesIsRefusedBeforeItIsBuilt) {
+  EditConfig([](Json& c) {
+    c["build_config"]["extra"] = std::vector<int>(300000, 0);
+  });
+  const absl::Status s = Load();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(absl::StartsWith(s.message(), config())) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "more than 262144 values")) << s;
+  ExpectGraphUnchanged();
+}
+
+TEST(ReadSignature, AShapeWhoseElementCountOverflowsIsRefused) {
+  const std::string dir = TempDir("signature_overflow");
+  SaveAModel(dir);
+  const std::string file = dir + "/signature.json";
+  Json sig = ReadJson(file);
+  sig["outputs"]["predictions"]["shape"] = {nullptr, int64_t{1} << 62, 8};
+  WriteText(file, sig.dump());
+  const absl::StatusOr<Signature> s = ReadSignature(dir);
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument)
+      << s.status();
+  EXPECT_TRUE(absl::StartsWith(s.status().message(), file)) << s.status();
+  EXPECT_TRUE(absl::StrContains(s.status().message(), "predictions"))
+      << s.status();
+  EXPECT_TRUE(absl::StrContains(s.status().message(), "field 'shape'"))
+      << s.status();
+}
+
+TEST(ParseModelConfig, SumsTheWeightsOfASavedConfig) {
+  const std::string dir = TempDir("parse_config");
+  SaveAModel(dir);
+  absl::StatusOr<ModelConfigSummary> summary =
+      ParseModelConfig(ReadText(dir + "/config.json"), "config.json");
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->num_layers, 3);
+  // Dense(4 -> 8) and Dense(8 -> 3), with biases.
+  EXPECT_EQ(summary->weights_bytes, (4 * 8 + 8 + 8 * 3 + 3) * 4);
+  EXPECT_EQ(summary->load_bytes, 4 * summary->weights_bytes);
 }
 
 // ---------------------------------------------------------------------------

@@ -1,0 +1,117 @@
+#include "serialize/keras_weights_layout.h"
+
+#include <atomic>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "hdf5.h"
+
+namespace graphgc {
+namespace {
+
+// HDF5's innermost error message, then clears its error stack.
+std::string Hdf5Message() {
+  std::string message;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_DOWNWARD,
+      [](unsigned, const H5E_error2_t* err, void* data) -> herr_t {
+        if (err->desc != nullptr && err->desc[0] != '\0') {
+          *static_cast<std::string*>(data) = err->desc;
+        }
+        return 0;
+      },
+      &message);
+  H5Eclear2(H5E_DEFAULT);
+  return message.empty() ? std::string("no detail from HDF5") : message;
+}
+
+// An HDF5 identifier, closed when dropped (under the lock: it lives only in
+// a scope that holds it).
+struct HidCloser {
+  herr_t (*close)(hid_t);
+  hid_t id;
+  ~HidCloser() {
+    if (id >= 0) close(id);
+  }
+};
+
+struct ListState {
+  uint64_t max_names;
+  std::vector<std::string>* names;
+};
+
+}  // namespace
+
+Mutex& Hdf5Mutex() {
+  static Mutex* mu = new Mutex;
+  return *mu;
+}
+
+absl::StatusOr<KerasWeightsLayers> ListKerasWeightsLayers(
+    absl::string_view bytes, uint64_t max_names, const std::string& file) {
+  if (bytes.empty()) {
+    return absl::DataLossError(
+        absl::StrCat(file, ": not a valid HDF5 file (it is empty)"));
+  }
+  WriterLock lock(Hdf5Mutex());
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  H5Eclear2(H5E_DEFAULT);
+  auto not_hdf5 = [&] {
+    return absl::DataLossError(absl::StrCat(
+        file, ": not a valid HDF5 file (truncated or corrupt: ", Hdf5Message(),
+        ")"));
+  };
+  HidCloser fapl{H5Pclose, H5Pcreate(H5P_FILE_ACCESS)};
+  // HDF5 copies the image; it never writes to it (read-only open).
+  if (fapl.id < 0 ||
+      H5Pset_fapl_core(fapl.id, size_t{1} << 16, /*backing_store=*/0) < 0 ||
+      H5Pset_file_image(fapl.id, const_cast<char*>(bytes.data()),
+                        bytes.size()) < 0) {
+    return absl::InternalError(absl::StrCat(
+        file, ": cannot set up HDF5 file access: ", Hdf5Message()));
+  }
+  // A name no file can have: the core driver first checks that no file of
+  // that name exists, and nothing can be created in /proc/self.
+  static std::atomic<int64_t> next{0};
+  const std::string image =
+      absl::StrCat("/proc/self/graphgc-hdf5-layout-", next++);
+  HidCloser h5{H5Fclose, H5Fopen(image.c_str(), H5F_ACC_RDONLY, fapl.id)};
+  if (h5.id < 0) return not_hdf5();
+  KerasWeightsLayers out;
+  const htri_t exists = H5Lexists(h5.id, "layers", H5P_DEFAULT);
+  if (exists < 0) return not_hdf5();
+  if (exists == 0) return out;
+  H5L_info_t link;
+  if (H5Lget_info(h5.id, "layers", &link, H5P_DEFAULT) < 0) {
+    return not_hdf5();
+  }
+  if (link.type != H5L_TYPE_HARD) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file,
+                     ": 'layers' is a soft or external link, not a "
+                     "group of the file"));
+  }
+  HidCloser group{H5Gclose, H5Gopen2(h5.id, "layers", H5P_DEFAULT)};
+  if (group.id < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ": 'layers' is not a group: ", Hdf5Message()));
+  }
+  H5G_info_t info;
+  if (H5Gget_info(group.id, &info) < 0) return not_hdf5();
+  out.count = info.nlinks;
+  ListState state{max_names, &out.names};
+  hsize_t index = 0;
+  const herr_t walked = H5Literate(
+      group.id, H5_INDEX_NAME, H5_ITER_INC, &index,
+      [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
+        auto* s = static_cast<ListState*>(data);
+        if (s->names->size() >= s->max_names) return 1;  // enough: stop
+        s->names->emplace_back(name);
+        return 0;
+      },
+      &state);
+  if (walked < 0) return not_hdf5();
+  return out;
+}
+
+}  // namespace graphgc
