@@ -30,7 +30,6 @@
 #include "serialize/keras_weights.h"
 #include "serialize/keras_weights_layout.h"
 #include "util/file.h"
-#include "util/mutex.h"
 #include "util/os_error.h"
 #include "util/status_macros.h"
 
@@ -971,11 +970,6 @@ absl::StatusOr<LoadBudget> CheckLoadBudget(const std::vector<Layer>& layers,
                     .max_file_bytes = static_cast<int64_t>(file_bytes)};
 }
 
-// Serialises saving.cc's calls into HDF5 (EncodeKerasWeights,
-// DecodeKerasWeights, ListKerasWeightsLayers): serialize/keras_weights.cc
-// guards HDF5 with a lock of its own.
-Mutex hdf5_calls_mu;
-
 // Refuses a weights file holding a layer group no layer of `layers` has,
 // as Keras refuses a layer count mismatch. Groups outside "layers"
 // (Keras's "optimizer") are not looked at.
@@ -986,12 +980,8 @@ absl::Status CheckSavedLayers(std::string_view h5,
   for (const std::string& path : WeightsPaths(layers)) {
     if (!path.empty()) expected.insert(path.substr(sizeof("layers/") - 1));
   }
-  absl::StatusOr<KerasWeightsLayers> saved;
-  {
-    WriterLock l(hdf5_calls_mu);
-    saved = ListKerasWeightsLayers(absl::string_view(h5.data(), h5.size()),
-                                   expected.size() + 1, file);
-  }
+  absl::StatusOr<KerasWeightsLayers> saved = ListKerasWeightsLayers(
+      absl::string_view(h5.data(), h5.size()), expected.size() + 1, file);
   GG_RETURN_IF_ERROR(saved.status());
   std::string unknown;
   for (const std::string& name : saved->names) {
@@ -1254,11 +1244,7 @@ absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
   for (size_t i = 0; i < snap.layers.size(); ++i) {
     if (!paths[i].empty()) weights.push_back({paths[i], snap.layers[i].values});
   }
-  absl::StatusOr<std::string> h5;
-  {
-    WriterLock l(hdf5_calls_mu);
-    h5 = EncodeKerasWeights(weights);
-  }
+  absl::StatusOr<std::string> h5 = EncodeKerasWeights(weights);
   if (!h5.ok()) {
     return Annotate(h5.status(), where);
   }
@@ -1416,11 +1402,8 @@ absl::StatusOr<Sequential> LoadModelUnguarded(const std::string& dir,
     for (const auto& v : built->variables) spec.shapes.push_back(v.shape);
     specs.push_back(std::move(spec));
   }
-  absl::StatusOr<std::vector<std::vector<Tensor>>> values;
-  {
-    WriterLock l(hdf5_calls_mu);
-    values = DecodeKerasWeights(h5, specs, weights_file);
-  }
+  absl::StatusOr<std::vector<std::vector<Tensor>>> values =
+      DecodeKerasWeights(h5, specs, weights_file);
   GG_RETURN_IF_ERROR(values.status());
   std::vector<Tensor> flat;
   for (auto& layer : *values) {

@@ -12,6 +12,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "hdf5.h"
+#include "serialize/keras_weights_layout.h"
 #include "util/mutex.h"
 #include "util/status_macros.h"
 
@@ -22,8 +23,9 @@ namespace {
 // the serial build (no H5_HAVE_THREADSAFE), whose library state (open
 // files, free lists, the error stack, the identifier table) is unguarded.
 // A Mutex (annotated for ThreadSanitizer, util/mutex.h) so TSan sees it;
-// HDF5 itself is not instrumented, and is only ever entered under it.
-Mutex hdf5_mu;
+// HDF5 itself is not instrumented, and is only ever entered under it. The
+// one lock of serialize/keras_weights_layout.h, which calls HDF5 too.
+Mutex& hdf5_mu = Hdf5Mutex();
 
 // A name for in-memory files that cannot exist on disk: HDF5's core driver
 // opening a file image first checks that no file of that name exists (and
