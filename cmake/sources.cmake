@@ -50,9 +50,18 @@ set(GRAPHGC_SOURCES
     ops/small_gemm.cc
     ops/state_ops.cc
     models/callbacks.cc
-    models/conv_layers.cc
-    models/core_layers.cc
+    models/layer_config.cc
+    models/layer_registry.cc
     models/layers.cc
+    models/layers/activation.cc
+    models/layers/batch_normalization.cc
+    models/layers/conv2d.cc
+    models/layers/dense.cc
+    models/layers/dropout.cc
+    models/layers/flatten.cc
+    models/layers/input.cc
+    models/layers/max_pooling2d.cc
+    models/layers/reshape.cc
     models/saving.cc
     models/sequential.cc
     models/training.cc
@@ -126,6 +135,8 @@ set(GRAPHGC_HEADERS
     ops/small_gemm.h
     ops/state_ops.h
     models/callbacks.h
+    models/layer_config.h
+    models/layer_registry.h
     models/layer_state.h
     models/layers.h
     models/losses.h

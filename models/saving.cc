@@ -22,6 +22,8 @@
 
 #include "absl/numeric/int128.h"
 #include "absl/strings/str_cat.h"
+#include "models/layer_config.h"
+#include "models/layer_registry.h"
 #include "models/layer_state.h"
 #include "models/saving_access.h"
 #include "nlohmann/json.hpp"
@@ -71,473 +73,14 @@ auto OutOfMemoryIsAStatus(const std::string& what, Fn fn) -> decltype(fn()) {
   }
 }
 
-// ---------------------------------------------------------------------------
-// JSON reading with type checks. Every error names the file and the field.
-
-// A value's JSON type, for messages ("integer" apart from "number").
-std::string TypeName(const Json& j) {
-  if (j.is_number_integer()) return "integer";
-  if (j.is_number_float()) return "number";
-  return j.type_name();
-}
-
-// A short rendering of a wrong value: scalars as written, containers by
-// their type only (never dumped: a hostile file may nest them deeply).
-std::string Shown(const Json& j) {
-  if (j.is_structured()) return TypeName(j);
-  std::string text = j.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return absl::StrCat(TypeName(j), " ", text);
-}
-
-// A JSON object and where it is ("<file>: layers[1] (Dense) config").
-class Object {
- public:
-  Object(const Json& json, std::string where)
-      : json_(json), where_(std::move(where)) {}
-
-  const std::string& where() const { return where_; }
-
-  // The field, or null when absent.
-  const Json* Find(const char* key) const {
-    auto it = json_.find(key);
-    return it == json_.end() ? nullptr : &*it;
-  }
-
-  absl::Status Error(const std::string& what) const {
-    return absl::InvalidArgumentError(absl::StrCat(where_, ": ", what));
-  }
-  absl::Status WrongType(const char* key, const char* want,
-                         const Json& got) const {
-    return Error(
-        absl::StrCat("field '", key, "' must be ", want, ", got ", Shown(got)));
-  }
-  absl::Status Missing(const char* key) const {
-    return Error(absl::StrCat("field '", key, "' is missing"));
-  }
-
-  absl::StatusOr<int64_t> Int(const char* key) const {
-    const Json* j = Find(key);
-    if (j == nullptr) return Missing(key);
-    if (!j->is_number_integer()) return WrongType(key, "an integer", *j);
-    if (j->is_number_unsigned() &&
-        j->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-      return WrongType(key, "an integer below 2^63", *j);
-    }
-    return j->get<int64_t>();
-  }
-  absl::StatusOr<std::string> String(
-      const char* key,
-      std::optional<std::string> fallback = std::nullopt) const {
-    const Json* j = Find(key);
-    if (j == nullptr || (fallback.has_value() && j->is_null())) {
-      if (fallback.has_value()) return *fallback;
-      return Missing(key);
-    }
-    if (!j->is_string()) return WrongType(key, "a string", *j);
-    return j->get<std::string>();
-  }
-  absl::StatusOr<bool> Bool(const char* key, bool fallback) const {
-    const Json* j = Find(key);
-    if (j == nullptr) return fallback;
-    if (!j->is_boolean()) return WrongType(key, "true or false", *j);
-    return j->get<bool>();
-  }
-  absl::StatusOr<float> Float(const char* key, float fallback) const {
-    const Json* j = Find(key);
-    if (j == nullptr) return fallback;
-    if (!j->is_number()) return WrongType(key, "a number", *j);
-    return static_cast<float>(j->get<double>());
-  }
-  // A nested object, required.
-  absl::StatusOr<Object> Child(const char* key,
-                               const std::string& where) const {
-    const Json* j = Find(key);
-    if (j == nullptr) return Missing(key);
-    if (!j->is_object()) return WrongType(key, "an object", *j);
-    return Object(*j, where);
-  }
-
- private:
-  const Json& json_;
-  std::string where_;
-};
-
-// A float as the shortest decimal that reads back as the same float (0.001f
-// is written 0.001, not 0.0010000000474974513).
-Json FloatJson(float value) {
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
-  if (ec != std::errc()) return static_cast<double>(value);
-  *end = '\0';
-  return std::strtod(buf, nullptr);
-}
-
-// A Keras-serialised object: {"module", "class_name", "config",
-// "registered_name"}.
-Json KerasObject(const char* module, const char* class_name, Json config) {
-  return {{"module", module},
-          {"class_name", class_name},
-          {"config", std::move(config)},
-          {"registered_name", nullptr}};
-}
-
-// Keras's batch shape: null for the batch and for unknown dimensions.
-Json BatchShape(const TensorShape& shape) {
-  Json out = Json::array({nullptr});
-  for (int64_t d : shape.dim_sizes()) {
-    out.push_back(d < 0 ? Json(nullptr) : Json(d));
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------
-// The layer kinds. To save and load a new kind, add one entry to kLayerKinds
-// (see models/saving.h): a config writer and a config reader.
-
-struct LayerKind {
-  // Keras's class name, as Layer::kind() returns it: "Dense".
-  const char* class_name;
-  // The base name of its weights group in model.weights.h5 ("dense"), as
-  // Keras 3 names it: its class name in snake case. Null for a layer Keras
-  // keeps out of Sequential.layers (InputLayer), which has no group.
-  const char* weights_group;
-  // The layer's Keras "config" object; `name` is its name in the graph.
-  Json (*write_config)(const LayerState& layer, const std::string& name);
-  // An unbuilt layer made from a "config" object through its public
-  // factory. Bad values the factory checks are reported by
-  // Sequential::Create; this checks field types.
-  absl::StatusOr<Layer> (*read_config)(const Object& config);
-};
-
-Json WriteInputConfig(const LayerState& layer, const std::string& name) {
-  const Json shape = BatchShape(layer.input_shape);
-  // Keras 3 reads "batch_shape"; "batch_input_shape" is Keras 2's spelling,
-  // which Keras 3 also takes.
-  return {{"batch_shape", shape},
-          {"batch_input_shape", shape},
-          {"dtype", "float32"},
-          {"sparse", false},
-          {"name", name}};
-}
-
-absl::StatusOr<Layer> ReadInputConfig(const Object& config) {
-  const char* key = "batch_shape";
-  const Json* shape = config.Find(key);
-  if (shape == nullptr) {
-    key = "batch_input_shape";
-    shape = config.Find(key);
-  }
-  if (shape == nullptr) return config.Missing("batch_shape");
-  const char* want = "a list [null, dim, ...] of positive integers or nulls";
-  if (!shape->is_array() || shape->empty()) {
-    return config.WrongType(key, want, *shape);
-  }
-  std::vector<int64_t> dims;
-  for (size_t i = 1; i < shape->size(); ++i) {
-    const Json& d = (*shape)[i];
-    if (d.is_null()) {
-      dims.push_back(-1);
-    } else if (d.is_number_integer() && !d.is_number_unsigned() &&
-               d.get<int64_t>() > 0) {
-      dims.push_back(d.get<int64_t>());
-    } else if (d.is_number_unsigned() &&
-               d.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX) &&
-               d.get<uint64_t>() > 0) {
-      dims.push_back(static_cast<int64_t>(d.get<uint64_t>()));
-    } else {
-      return config.Error(absl::StrCat("field '", key, "' must be ", want,
-                                       "; entry ", i, " is ", Shown(d)));
-    }
-  }
-  GG_ASSIGN_OR_RETURN(std::string name, config.String("name", ""));
-  return layers::Input(TensorShape(dims), std::move(name));
-}
-
-Json WriteDenseConfig(const LayerState& layer, const std::string& name) {
-  const std::string& act = layer.dense.activation;
-  return {
-      {"name", name},
-      {"trainable", true},
-      {"dtype", "float32"},
-      {"units", layer.units},
-      {"activation", act.empty() ? std::string("linear") : act},
-      {"use_bias", layer.dense.use_bias},
-      {"kernel_initializer",
-       KerasObject("keras.initializers", "GlorotUniform", {{"seed", nullptr}})},
-      {"bias_initializer",
-       KerasObject("keras.initializers", "Zeros", Json::object())},
-      {"kernel_regularizer", nullptr},
-      {"bias_regularizer", nullptr},
-      {"kernel_constraint", nullptr},
-      {"bias_constraint", nullptr},
-  };
-}
-
-absl::StatusOr<Layer> ReadDenseConfig(const Object& config) {
-  GG_ASSIGN_OR_RETURN(const int64_t units, config.Int("units"));
-  GG_ASSIGN_OR_RETURN(std::string activation,
-                      config.String("activation", "linear"));
-  GG_ASSIGN_OR_RETURN(const bool use_bias, config.Bool("use_bias", true));
-  GG_ASSIGN_OR_RETURN(std::string name, config.String("name", ""));
-  return layers::Dense(units, {.activation = std::move(activation),
-                               .use_bias = use_bias,
-                               .name = std::move(name)});
-}
-
-// A list of integers (Keras's tuples: kernel_size, strides, pool_size,
-// target_shape), or with `scalar_ok` one integer (Keras takes 3 for (3, 3)).
-absl::StatusOr<std::vector<int64_t>> IntList(
-    const Object& config, const char* key,
-    std::optional<std::vector<int64_t>> fallback, bool scalar_ok) {
-  const Json* j = config.Find(key);
-  if (j == nullptr || (fallback.has_value() && j->is_null())) {
-    if (fallback.has_value()) return *fallback;
-    return config.Missing(key);
-  }
-  const char* want =
-      scalar_ok ? "an integer or a list of integers" : "a list of integers";
-  auto one = [&](const Json& v) -> std::optional<int64_t> {
-    if (!v.is_number_integer()) return std::nullopt;
-    if (v.is_number_unsigned() &&
-        v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-      return std::nullopt;
-    }
-    return v.get<int64_t>();
-  };
-  std::vector<int64_t> out;
-  if (scalar_ok && j->is_number_integer()) {
-    std::optional<int64_t> v = one(*j);
-    if (!v.has_value()) return config.WrongType(key, want, *j);
-    return std::vector<int64_t>{*v};
-  }
-  if (!j->is_array()) return config.WrongType(key, want, *j);
-  for (const Json& v : *j) {
-    std::optional<int64_t> x = one(v);
-    if (!x.has_value()) return config.WrongType(key, want, *j);
-    out.push_back(*x);
-  }
-  return out;
-}
-
-// Refuses a Keras option graphgc does not implement unless it has the one
-// value graphgc implements (absent is fine too).
-absl::Status Only(const Object& config, const char* key, const Json& value) {
-  const Json* j = config.Find(key);
-  if (j == nullptr || j->is_null() || *j == value) return absl::OkStatus();
-  return config.Error(absl::StrCat("field '", key, "' must be ", value.dump(),
-                                   " (graphgc supports no other "
-                                   "value), got ",
-                                   Shown(*j)));
-}
-
-Json CommonConfig(const std::string& name) {
-  return {{"name", name}, {"trainable", true}, {"dtype", "float32"}};
-}
-
-Json Initializer(const char* class_name) {
-  return KerasObject("keras.initializers", class_name,
-                     std::string(class_name) == "GlorotUniform"
-                         ? Json{{"seed", nullptr}}
-                         : Json::object());
-}
-
-Json WriteConv2DConfig(const LayerState& layer, const std::string& name) {
-  Json c = CommonConfig(name);
-  c["filters"] = layer.units;
-  c["kernel_size"] = layer.window;
-  c["strides"] = layer.strides;
-  c["padding"] = layer.padding;
-  c["data_format"] = "channels_last";
-  c["dilation_rate"] = {1, 1};
-  c["groups"] = 1;
-  c["activation"] = layer.activation.empty() ? "linear" : layer.activation;
-  c["use_bias"] = layer.conv.use_bias;
-  c["kernel_initializer"] = Initializer("GlorotUniform");
-  c["bias_initializer"] = Initializer("Zeros");
-  for (const char* k :
-       {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
-        "kernel_constraint", "bias_constraint"}) {
-    c[k] = nullptr;
-  }
-  return c;
-}
-
-absl::StatusOr<Layer> ReadConv2DConfig(const Object& config) {
-  GG_ASSIGN_OR_RETURN(const int64_t filters, config.Int("filters"));
-  GG_ASSIGN_OR_RETURN(std::vector<int64_t> kernel_size,
-                      IntList(config, "kernel_size", std::nullopt, true));
-  GG_ASSIGN_OR_RETURN(
-      std::vector<int64_t> strides,
-      IntList(config, "strides", std::vector<int64_t>{1, 1}, true));
-  GG_ASSIGN_OR_RETURN(std::string padding, config.String("padding", "valid"));
-  GG_ASSIGN_OR_RETURN(std::string activation,
-                      config.String("activation", "linear"));
-  GG_ASSIGN_OR_RETURN(const bool use_bias, config.Bool("use_bias", true));
-  GG_ASSIGN_OR_RETURN(std::string name, config.String("name", ""));
-  GG_RETURN_IF_ERROR(Only(config, "data_format", "channels_last"));
-  GG_RETURN_IF_ERROR(Only(config, "groups", 1));
-  if (const Json* d = config.Find("dilation_rate");
-      d != nullptr && !d->is_null() && *d != Json(1) && *d != Json({1, 1})) {
-    GG_RETURN_IF_ERROR(Only(config, "dilation_rate", Json({1, 1})));
-  }
-  return layers::Conv2D(filters, std::move(kernel_size),
-                        {.strides = std::move(strides),
-                         .padding = std::move(padding),
-                         .activation = std::move(activation),
-                         .use_bias = use_bias,
-                         .name = std::move(name)});
-}
-
-Json WriteMaxPooling2DConfig(const LayerState& layer, const std::string& name) {
-  Json c = CommonConfig(name);
-  c["pool_size"] = layer.window;
-  c["padding"] = layer.padding;
-  c["strides"] = layer.strides;
-  c["data_format"] = "channels_last";
-  return c;
-}
-
-absl::StatusOr<Layer> ReadMaxPooling2DConfig(const Object& config) {
-  GG_ASSIGN_OR_RETURN(
-      std::vector<int64_t> pool_size,
-      IntList(config, "pool_size", std::vector<int64_t>{2, 2}, true));
-  // null strides: the pool size, as Keras.
-  GG_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
-                      IntList(config, "strides", std::vector<int64_t>{}, true));
-  GG_ASSIGN_OR_RETURN(std::string padding, config.String("padding", "valid"));
-  GG_ASSIGN_OR_RETURN(std::string name, config.String("name", ""));
-  GG_RETURN_IF_ERROR(Only(config, "data_format", "channels_last"));
-  return layers::MaxPooling2D(std::move(pool_size),
-                              {.strides = std::move(strides),
-                               .padding = std::move(padding),
-                               .name = std::move(name)});
-}
-
-Json WriteFlattenConfig(const LayerState&, const std::string& name) {
-  Json c = CommonConfig(name);
-  c["data_format"] = "channels_last";
-  return c;
-}
-
-absl::StatusOr<Layer> ReadFlattenConfig(const Object& config) {
-  GG_ASSIGN_OR_RETURN(std::string name, config.String("name", ""));
-  GG_RETURN_IF_ERROR(Only(config, "data_format", "channels_last"));
-  return layers::Flatten(std::move(name));
-}
-
-Json WriteDropoutConfig(const LayerState& layer, const std::string& name) {
-  Json c = CommonConfig(name);
-  c["rate"] = FloatJson(layer.rate);
-  c["seed"] = layer.seed;
-  c["noise_shape"] = nullptr;
-  return c;
-}
-
-absl::StatusOr<Layer> ReadDropoutConfig(const Object& config) {
-  if (config.Find("rate") == nullptr) return config.Missing("rate");
-  GG_ASSIGN_OR_RETURN(const float rate, config.Float("rate", 0.5f));
-  GG_ASSIGN_OR_RETURN(std::string name, config.String("name", ""));
-  uint64_t seed = 0;  // null or absent: a drawn seed, as Keras
-  if (const Json* j = config.Find("seed"); j != nullptr && !j->is_null()) {
-    if (!j->is_number_integer() ||
-        (!j->is_number_unsigned() && j->get<int64_t>() < 0)) {
-      return config.WrongType("seed", "a non-negative integer or null", *j);
-    }
-    seed = j->get<uint64_t>();
-  }
-  GG_RETURN_IF_ERROR(Only(config, "noise_shape", nullptr));
-  return layers::Dropout(rate, std::move(name), seed);
-}
-
-Json WriteBatchNormalizationConfig(const LayerState& layer,
-                                   const std::string& name) {
-  Json c = CommonConfig(name);
-  c["axis"] = -1;
-  c["momentum"] = FloatJson(layer.batch_norm.momentum);
-  c["epsilon"] = FloatJson(layer.batch_norm.epsilon);
-  c["center"] = true;
-  c["scale"] = true;
-  c["beta_initializer"] = Initializer("Zeros");
-  c["gamma_initializer"] = Initializer("Ones");
-  c["moving_mean_initializer"] = Initializer("Zeros");
-  c["moving_variance_initializer"] = Initializer("Ones");
-  for (const char* k : {"beta_regularizer", "gamma_regularizer",
-                        "beta_constraint", "gamma_constraint"}) {
-    c[k] = nullptr;
-  }
-  c["synchronized"] = false;
-  return c;
-}
-
-absl::StatusOr<Layer> ReadBatchNormalizationConfig(const Object& config) {
-  GG_ASSIGN_OR_RETURN(const float momentum, config.Float("momentum", 0.99f));
-  GG_ASSIGN_OR_RETURN(const float epsilon, config.Float("epsilon", 1e-3f));
-  GG_ASSIGN_OR_RETURN(std::string name, config.String("name", ""));
-  GG_RETURN_IF_ERROR(Only(config, "center", true));
-  GG_RETURN_IF_ERROR(Only(config, "scale", true));
-  if (const Json* a = config.Find("axis");
-      a != nullptr && *a != Json(-1) && *a != Json({-1})) {
-    GG_RETURN_IF_ERROR(Only(config, "axis", -1));
-  }
-  return layers::BatchNormalization(
-      {.momentum = momentum, .epsilon = epsilon, .name = std::move(name)});
-}
-
-Json WriteReshapeConfig(const LayerState& layer, const std::string& name) {
-  Json c = CommonConfig(name);
-  const absl::Span<const int64_t> target = layer.target_shape.dim_sizes();
-  c["target_shape"] = std::vector<int64_t>(target.begin(), target.end());
-  return c;
-}
-
-absl::StatusOr<Layer> ReadReshapeConfig(const Object& config) {
-  GG_ASSIGN_OR_RETURN(std::vector<int64_t> target,
-                      IntList(config, "target_shape", std::nullopt, false));
-  GG_ASSIGN_OR_RETURN(std::string name, config.String("name", ""));
-  return layers::Reshape(TensorShape(target), std::move(name));
-}
-
-Json WriteActivationConfig(const LayerState& layer, const std::string& name) {
-  Json c = CommonConfig(name);
-  c["activation"] = layer.activation.empty() ? "linear" : layer.activation;
-  return c;
-}
-
-absl::StatusOr<Layer> ReadActivationConfig(const Object& config) {
-  GG_ASSIGN_OR_RETURN(std::string activation, config.String("activation"));
-  GG_ASSIGN_OR_RETURN(std::string name, config.String("name", ""));
-  return layers::Activation(std::move(activation), std::move(name));
-}
-
-constexpr LayerKind kLayerKinds[] = {
-    {"InputLayer", nullptr, WriteInputConfig, ReadInputConfig},
-    {"Dense", "dense", WriteDenseConfig, ReadDenseConfig},
-    {"Conv2D", "conv2d", WriteConv2DConfig, ReadConv2DConfig},
-    {"MaxPooling2D", "max_pooling2d", WriteMaxPooling2DConfig,
-     ReadMaxPooling2DConfig},
-    {"Flatten", "flatten", WriteFlattenConfig, ReadFlattenConfig},
-    {"Dropout", "dropout", WriteDropoutConfig, ReadDropoutConfig},
-    {"BatchNormalization", "batch_normalization", WriteBatchNormalizationConfig,
-     ReadBatchNormalizationConfig},
-    {"Reshape", "reshape", WriteReshapeConfig, ReadReshapeConfig},
-    {"Activation", "activation", WriteActivationConfig, ReadActivationConfig},
-};
-
-const LayerKind* FindKind(const std::string& class_name) {
-  for (const LayerKind& kind : kLayerKinds) {
-    if (class_name == kind.class_name) return &kind;
-  }
-  return nullptr;
-}
-
-std::string KnownKinds() {
-  std::string out;
-  for (const LayerKind& kind : kLayerKinds) {
-    absl::StrAppend(&out, out.empty() ? "" : ", ", kind.class_name);
-  }
-  return out;
-}
+using models_internal::BatchShape;
+using models_internal::FindLayerKind;
+using models_internal::FloatJson;
+using models_internal::KerasObject;
+using models_internal::KnownKinds;
+using models_internal::LayerKind;
+using models_internal::Shown;
+using Object = models_internal::ConfigObject;
 
 // The weights group of each layer ("layers/dense", "layers/dense_1"), empty
 // for a layer without one: Keras's names, uniqued per model in layer order.
@@ -545,8 +88,8 @@ std::vector<std::string> WeightsPaths(const std::vector<Layer>& layers) {
   std::map<std::string, int> used;
   std::vector<std::string> paths;
   for (const Layer& layer : layers) {
-    const LayerKind* kind = FindKind(layer.kind());
-    if (kind == nullptr || kind->weights_group == nullptr) {
+    const LayerKind* kind = FindLayerKind(layer.kind());
+    if (kind == nullptr || kind->weights_group.empty()) {
       paths.emplace_back();
       continue;
     }
@@ -833,7 +376,7 @@ absl::StatusOr<ParsedConfig> ParseConfig(std::string_view text,
     const Object layer(entry, where);
     GG_ASSIGN_OR_RETURN(const std::string kind_name,
                         layer.String("class_name"));
-    const LayerKind* kind = FindKind(kind_name);
+    const LayerKind* kind = FindLayerKind(kind_name);
     if (kind == nullptr) {
       return layer.Error(absl::StrCat("unknown layer class '", kind_name,
                                       "' (known: ", KnownKinds(), ")"));
@@ -876,24 +419,6 @@ int OptimizerSlots(const std::optional<CompileOptions>& compile) {
   return std::holds_alternative<SGDOptions>(compile->optimizer.options) ? 1 : 0;
 }
 
-// The shapes of the variables `layer` gets on per-sample inputs `in`, as
-// BuildLayer makes them; `in` is one OutputShape accepted for the layer.
-std::vector<std::vector<int64_t>> VariableShapes(const LayerState& layer,
-                                                 const TensorShape& in) {
-  using Kind = LayerState::Kind;
-  std::vector<std::vector<int64_t>> out;
-  if (layer.kind == Kind::kDense) {
-    out.push_back({in[0], layer.units});
-    if (layer.dense.use_bias) out.push_back({layer.units});
-  } else if (layer.kind == Kind::kConv2D && layer.window.size() == 2) {
-    out.push_back({layer.window[0], layer.window[1], in[2], layer.units});
-    if (layer.conv.use_bias) out.push_back({layer.units});
-  } else if (layer.kind == Kind::kBatchNormalization && in.dims() > 0) {
-    out.assign(4, {in[in.dims() - 1]});
-  }
-  return out;
-}
-
 std::string Decimal(absl::int128 v) {
   std::ostringstream out;
   out << v;
@@ -913,13 +438,14 @@ absl::StatusOr<LoadBudget> CheckLoadBudget(const std::vector<Layer>& layers,
   for (size_t i = 0; i < layers.size(); ++i) {
     const LayerState* state = SavingAccess::State(layers[i]);
     if (state == nullptr || !state->error.ok() ||
-        (i == 0) != (state->kind == LayerState::Kind::kInput)) {
+        (i == 0) != models_internal::IsInputLayer(*state)) {
       break;
     }
     absl::StatusOr<TensorShape> out = models_internal::OutputShape(*state, in);
     if (!out.ok()) break;
     bool known = true;
-    for (const std::vector<int64_t>& shape : VariableShapes(*state, in)) {
+    for (const std::vector<int64_t>& shape :
+         models_internal::VariableShapes(*state, in)) {
       int64_t n = 1;
       for (int64_t d : shape) {
         if (d < 0) {
@@ -1009,9 +535,9 @@ Json ConfigJson(const ModelSnapshot& snap, const ScopeRenaming& renaming = {}) {
   for (const models_internal::SavedLayer& saved : snap.layers) {
     // Every kind a model can hold is in the table (LoadModel reads none
     // other); Save checks before calling.
-    const LayerKind* kind = FindKind(saved.layer.kind());
+    const LayerKind* kind = FindLayerKind(saved.layer.kind());
     Json entry = KerasObject(
-        "keras.layers", kind->class_name,
+        "keras.layers", kind->class_name.c_str(),
         kind->write_config(*saved.state,
                            RenameScopes(saved.layer.name(), renaming)));
     layers.push_back(std::move(entry));
@@ -1231,10 +757,10 @@ std::atomic<int64_t> next_staged{0};
 absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
                                          const std::string& where) {
   for (const models_internal::SavedLayer& saved : snap.layers) {
-    if (FindKind(saved.layer.kind()) == nullptr) {
+    if (FindLayerKind(saved.layer.kind()) == nullptr) {
       return absl::UnimplementedError(absl::StrCat(
           where, ": layer '", saved.layer.name(), "' (", saved.layer.kind(),
-          ") has no saving support (models/saving.cc, kLayerKinds)"));
+          ") has no saving support (models/layer_registry.h)"));
     }
   }
   std::vector<LayerWeights> weights;
