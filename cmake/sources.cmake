@@ -60,6 +60,7 @@ set(GRAPHGC_SOURCES
     models/layers/dropout.cc
     models/layers/flatten.cc
     models/layers/input.cc
+    models/layers/leaky_relu.cc
     models/layers/max_pooling2d.cc
     models/layers/reshape.cc
     models/saving.cc
