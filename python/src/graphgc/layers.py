@@ -12,6 +12,7 @@ the layer (ValueError), as graphgc's C++ does.
 
 import inspect
 import json
+import math
 
 from graphgc import _args, _graphgc
 
@@ -36,6 +37,15 @@ def _activation(activation):
                      f"or None, not {activation!r}")
 
 
+def _float(value, cls, name):
+    # A config is JSON text, which has no NaN or infinity.
+    out = float(value)
+    if not math.isfinite(out):
+        raise ValueError(f"{cls}: {name} must be a finite number, "
+                         f"got {value!r}")
+    return out
+
+
 # How an argument becomes its config value, by the kind of argument the C++
 # registry names (models/layer_registry.h, ConfigField::python).
 _CONVERT = {
@@ -45,7 +55,7 @@ _CONVERT = {
     "pair": lambda v, cls, name: _pair(v, name),
     "pair_or_none": lambda v, cls, name: None if v is None else _pair(v, name),
     "shape": lambda v, cls, name: [int(d) for d in v],
-    "float": lambda v, cls, name: float(v),
+    "float": _float,
     "bool": lambda v, cls, name: bool(v),
     "str": lambda v, cls, name: v,
     "activation": lambda v, cls, name: _activation(v),
