@@ -26,6 +26,7 @@
 #include "serialize/event_file.h"
 #include "serialize/keras_weights.h"
 #include "serialize/summary.pb.h"
+#include "tests/testing/temp_path.h"
 
 namespace graphgc {
 namespace {
@@ -235,10 +236,7 @@ class RemoveDirAtFirstEpochEnd : public Callback {
 class LogDirFaultTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    log_dir_ = std::string(tmp != nullptr ? tmp : "/tmp") + "/" + info->name();
-    std::filesystem::remove_all(log_dir_);
+    log_dir_ = TestTempPath();
     model_ = Sequential::Create({layers::Input({2}),
                                  layers::Dense(3, {.activation = "softmax"})},
                                 {.graph = &g_})
@@ -554,11 +552,7 @@ class WatchingCallbackTest : public ::testing::Test {
     for (size_t i = 0; i < xs.size(); ++i) xs[i] = 0.1f * i;
     x_ = Tensor::FromData<float>({8, 2}, xs).value();
     y_ = Tensor::FromData<int32_t>({8}, {0, 1, 2, 0, 1, 2, 0, 1}).value();
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    csv_path_ = std::string(tmp != nullptr ? tmp : "/tmp") + "/" +
-                info->name() + ".csv";
-    std::filesystem::remove(csv_path_);
+    csv_path_ = TestTempPath(".csv");
   }
   void TearDown() override { std::filesystem::remove(csv_path_); }
 
@@ -640,6 +634,35 @@ TEST_F(WatchingCallbackTest, EarlyStoppingIgnoresImprovementsBelowMinDelta) {
   Epochs(*es, "loss", {1.0f, 0.95f});
   EXPECT_TRUE(model_.stop_training());
   EXPECT_EQ(es->best(), 1.0f);
+}
+
+// EarlyStopping's improvement is Keras's monitor_op(current - min_delta,
+// best): current + |min_delta| < best in min mode (models/callbacks/monitor.h,
+// DeltaOn::kCurrent).
+TEST_F(WatchingCallbackTest,
+       EarlyStoppingValueExactlyMinDeltaBelowTheBestIsNoImprovement) {
+  auto es = callbacks::EarlyStopping::Create(
+      {.monitor = "loss", .min_delta = 0.25f, .patience = 5});
+  Epochs(*es, "loss", {1.0f, 0.75f});
+  EXPECT_EQ(es->best(), 1.0f);
+  EXPECT_EQ(es->wait(), 1);
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingAddsMinDeltaToTheCurrentValue) {
+  // -2^-60 + 1 rounds to 1, which is not below the best 1.
+  auto es = callbacks::EarlyStopping::Create(
+      {.monitor = "loss", .min_delta = 1.0f, .patience = 5});
+  Epochs(*es, "loss", {1.0f, -0x1p-60f});
+  EXPECT_EQ(es->best(), 1.0f);
+  EXPECT_EQ(es->wait(), 1);
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingTakesTheMagnitudeOfMinDelta) {
+  auto es = callbacks::EarlyStopping::Create(
+      {.monitor = "loss", .min_delta = -0.25f, .patience = 5});
+  Epochs(*es, "loss", {1.0f, 0.8f});  // 0.8 + 0.25 is not below 1
+  EXPECT_EQ(es->best(), 1.0f);
+  EXPECT_EQ(es->wait(), 1);
 }
 
 TEST_F(WatchingCallbackTest, EarlyStoppingAutoModeMaximisesAccuracy) {
@@ -863,6 +886,35 @@ TEST_F(WatchingCallbackTest, ReduceLROnPlateauMinDeltaDecidesImprovement) {
   EXPECT_FLOAT_EQ(model_.learning_rate().value(), 0.05f);
 }
 
+// ReduceLROnPlateau's improvement is Keras's current < best - min_delta in
+// min mode, min_delta as given (models/callbacks/monitor.h, DeltaOn::kBest).
+TEST_F(WatchingCallbackTest,
+       ReduceLROnPlateauValueExactlyMinDeltaBelowTheBestIsNoImprovement) {
+  auto reduce = callbacks::ReduceLROnPlateau::Create(
+      {.monitor = "loss", .factor = 0.5f, .patience = 1, .min_delta = 0.25f});
+  Epochs(*reduce, "loss", {1.0f, 0.75f});
+  EXPECT_EQ(reduce->reductions(), 1);
+  EXPECT_FLOAT_EQ(model_.learning_rate().value(), 0.05f);
+}
+
+TEST_F(WatchingCallbackTest, ReduceLROnPlateauSubtractsMinDeltaFromTheBest) {
+  // -2^-60 < 1 - 1: an improvement (EarlyStopping's rule says it is not).
+  auto reduce = callbacks::ReduceLROnPlateau::Create(
+      {.monitor = "loss", .factor = 0.5f, .patience = 1, .min_delta = 1.0f});
+  Epochs(*reduce, "loss", {1.0f, -0x1p-60f});
+  EXPECT_EQ(reduce->reductions(), 0);
+  EXPECT_FLOAT_EQ(model_.learning_rate().value(), 0.1f);
+}
+
+TEST_F(WatchingCallbackTest, ReduceLROnPlateauKeepsTheSignOfMinDelta) {
+  // 1.2 < 1 - (-0.25): an improvement (EarlyStopping's rule says it is not).
+  auto reduce = callbacks::ReduceLROnPlateau::Create(
+      {.monitor = "loss", .factor = 0.5f, .patience = 1, .min_delta = -0.25f});
+  Epochs(*reduce, "loss", {1.0f, 1.2f});
+  EXPECT_EQ(reduce->reductions(), 0);
+  EXPECT_FLOAT_EQ(model_.learning_rate().value(), 0.1f);
+}
+
 TEST_F(WatchingCallbackTest, ReduceLROnPlateauChangesTheRateDuringAFit) {
   auto reduce = callbacks::ReduceLROnPlateau::Create(
       {.monitor = "loss", .factor = 0.1f, .patience = 1, .min_delta = 1e6f});
@@ -909,8 +961,7 @@ class CheckpointTest : public WatchingCallbackTest {
  protected:
   void SetUp() override {
     WatchingCallbackTest::SetUp();
-    dir_ = csv_path_ + ".ckpt";
-    std::filesystem::remove_all(dir_);
+    dir_ = TestTempPath(".ckpt");
   }
   void TearDown() override {
     std::filesystem::remove_all(dir_);
@@ -975,6 +1026,16 @@ TEST_F(CheckpointTest, SaveBestOnlySavesOnlyWhenTheMonitorImproves) {
       {1.0f, 0.9f, 0.95f, std::numeric_limits<float>::quiet_NaN(), 0.9f, 0.5f});
   EXPECT_EQ(Entries(), (std::set<std::string>{"best-1", "best-2", "best-6"}));
   EXPECT_EQ(checkpoint->best(), 0.5f);
+}
+
+// ModelCheckpoint's improvement is Keras 3's current < best, no min_delta.
+TEST_F(CheckpointTest, SaveBestOnlyCountsTheSmallestDecreaseAndNoEqualValue) {
+  auto checkpoint =
+      Checkpoint({.filepath = dir_ + "/best-{epoch}", .save_best_only = true});
+  const float below = std::nextafter(1.0f, 0.0f);
+  Epochs(*checkpoint, "val_loss", {1.0f, below, below});
+  EXPECT_EQ(Entries(), (std::set<std::string>{"best-1", "best-2"}));
+  EXPECT_EQ(checkpoint->best(), below);
 }
 
 TEST_F(CheckpointTest, SaveBestOnlyWithAnAccuracyMonitorKeepsTheHighest) {
