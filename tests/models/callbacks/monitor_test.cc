@@ -1,10 +1,11 @@
+#include "models/callbacks/monitor.h"
+
 #include <limits>
 #include <map>
 #include <string>
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "models/callbacks/monitor.h"
 
 namespace graphgc::callbacks {
 namespace {
