@@ -49,7 +49,11 @@ set(GRAPHGC_SOURCES
     ops/fused_training_kernels.cc
     ops/small_gemm.cc
     ops/state_ops.cc
-    models/callbacks.cc
+    models/callbacks/callback.cc
+    models/callbacks/checkpoint.cc
+    models/callbacks/control.cc
+    models/callbacks/logging.cc
+    models/callbacks/monitor.cc
     models/layer_config.cc
     models/layer_registry.cc
     models/layers.cc
@@ -65,6 +69,7 @@ set(GRAPHGC_SOURCES
     models/layers/reshape.cc
     models/saving.cc
     models/sequential.cc
+    models/sequential_callback_access.cc
     models/training.cc
     serialize/attr_codec.cc
     serialize/crc32c.cc
@@ -136,6 +141,12 @@ set(GRAPHGC_HEADERS
     ops/small_gemm.h
     ops/state_ops.h
     models/callbacks.h
+    models/callbacks/callback.h
+    models/callbacks/checkpoint.h
+    models/callbacks/control.h
+    models/callbacks/logging.h
+    models/callbacks/model_access.h
+    models/callbacks/monitor.h
     models/layer_config.h
     models/layer_registry.h
     models/layer_state.h
