@@ -50,11 +50,18 @@ set(GRAPHGC_SOURCES
     ops/small_gemm.cc
     ops/state_ops.cc
     models/callbacks.cc
+    models/compile_config.cc
     models/conv_layers.cc
     models/core_layers.cc
+    models/keras_json.cc
+    models/layer_configs.cc
     models/layers.cc
+    models/load_budget.cc
+    models/model_config.cc
+    models/model_weights.cc
     models/saving.cc
     models/sequential.cc
+    models/signature.cc
     models/training.cc
     serialize/attr_codec.cc
     serialize/crc32c.cc
@@ -126,13 +133,20 @@ set(GRAPHGC_HEADERS
     ops/small_gemm.h
     ops/state_ops.h
     models/callbacks.h
+    models/compile_config.h
+    models/keras_json.h
+    models/layer_configs.h
     models/layer_state.h
     models/layers.h
+    models/load_budget.h
     models/losses.h
+    models/model_config.h
+    models/model_weights.h
     models/optimizers.h
     models/saving.h
     models/saving_access.h
     models/sequential.h
+    models/signature.h
     models/training.h
     serialize/attr_codec.h
     serialize/crc32c.h
