@@ -54,7 +54,8 @@ set(GRAPHGC_SOURCES
     models/callbacks/control.cc
     models/callbacks/logging.cc
     models/callbacks/monitor.cc
-    models/layer_config.cc
+    models/compile_config.cc
+    models/keras_json.cc
     models/layer_registry.cc
     models/layers.cc
     models/layers/activation.cc
@@ -67,9 +68,13 @@ set(GRAPHGC_SOURCES
     models/layers/leaky_relu.cc
     models/layers/max_pooling2d.cc
     models/layers/reshape.cc
+    models/load_budget.cc
+    models/model_config.cc
+    models/model_weights.cc
     models/saving.cc
     models/sequential.cc
     models/sequential_callback_access.cc
+    models/signature.cc
     models/training.cc
     serialize/attr_codec.cc
     serialize/crc32c.cc
@@ -147,15 +152,20 @@ set(GRAPHGC_HEADERS
     models/callbacks/logging.h
     models/callbacks/model_access.h
     models/callbacks/monitor.h
-    models/layer_config.h
+    models/compile_config.h
+    models/keras_json.h
     models/layer_registry.h
     models/layer_state.h
     models/layers.h
+    models/load_budget.h
     models/losses.h
+    models/model_config.h
+    models/model_weights.h
     models/optimizers.h
     models/saving.h
     models/saving_access.h
     models/sequential.h
+    models/signature.h
     models/training.h
     serialize/attr_codec.h
     serialize/crc32c.h

@@ -26,7 +26,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "models/layer_config.h"
+#include "models/keras_json.h"
 #include "models/layer_state.h"
 #include "models/layers.h"
 

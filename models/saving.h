@@ -44,7 +44,8 @@
 // Files are read only if they are regular files, and bounded:
 //   - config.json and signature.json: at most 16 MiB of text
 //     (ResourceExhausted beyond), holding at most 2^18 JSON values nested
-//     at most 64 deep (InvalidArgument beyond, before any value is built);
+//     at most 64 deep (InvalidArgument beyond: parsing stops at the first
+//     value over either limit);
 //   - the memory budget (LoadOptions::max_bytes): from config.json alone,
 //     before anything is built or model.weights.h5 is read, LoadModel
 //     counts the float32 weights its layers declare (W bytes) and refuses,

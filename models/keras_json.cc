@@ -1,4 +1,4 @@
-#include "models/layer_config.h"
+#include "models/keras_json.h"
 
 #include <charconv>
 #include <cstdlib>
@@ -7,6 +7,15 @@
 
 namespace graphgc {
 namespace models_internal {
+namespace {
+
+// Thrown by ParseJson's parser callback at the first value over the limits,
+// which stops the parse there: `what` says which limit.
+struct OverLimit {
+  std::string what;
+};
+
+}  // namespace
 
 std::string TypeName(const Json& j) {
   if (j.is_number_integer()) return "integer";
@@ -169,6 +178,59 @@ Json InitializerJson(const char* class_name) {
                      std::string(class_name) == "GlorotUniform"
                          ? Json{{"seed", nullptr}}
                          : Json::object());
+}
+
+absl::StatusOr<Json> ParseJson(std::string_view text, const std::string& file) {
+  if (static_cast<int64_t>(text.size()) > kMaxJsonBytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(file, ": ", text.size(), " bytes, more than the ",
+                     kMaxJsonBytes, " allowed"));
+  }
+  // Counts the values (keys and containers included) and the depth as the
+  // parser meets them, before it builds each one.
+  int64_t values = 0;
+  const Json::parser_callback_t within_limits =
+      [&values](int depth, Json::parse_event_t event, Json&) {
+        using Event = Json::parse_event_t;
+        if (event == Event::object_end || event == Event::array_end) {
+          return true;
+        }
+        if (++values > kMaxJsonValues) {
+          throw OverLimit{
+              absl::StrCat("more than ", kMaxJsonValues, " values")};
+        }
+        // `depth` counts the containers around this one.
+        if ((event == Event::object_start || event == Event::array_start) &&
+            depth >= kMaxJsonDepth) {
+          throw OverLimit{
+              absl::StrCat("nested more than ", kMaxJsonDepth, " deep")};
+        }
+        return true;
+      };
+  // nlohmann reports errors by exception; they, and the callback's, are
+  // caught here and go no further.
+  try {
+    return Json::parse(text.begin(), text.end(), within_limits);
+  } catch (const OverLimit& e) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        file, ": ", e.what,
+        " (config.json and signature.json "
+        "hold at most ",
+        kMaxJsonValues, " values nested at most ", kMaxJsonDepth, " deep)"));
+  } catch (const Json::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ": not valid JSON: ", e.what()));
+  }
+}
+
+absl::StatusOr<Json> ParseJsonObject(std::string_view text,
+                                     const std::string& file) {
+  absl::StatusOr<Json> root = ParseJson(text, file);
+  if (root.ok() && !root->is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        file, ": the top level must be an object, got ", Shown(*root)));
+  }
+  return root;
 }
 
 }  // namespace models_internal

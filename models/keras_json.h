@@ -1,15 +1,17 @@
-// models/layer_config.h
+// models/keras_json.h
 //
-// Keras config JSON, read with type checks and written as Keras writes it:
-// what the layer kinds' config codecs (models/layers/*.cc) and the model
-// config codec (models/saving.cc) share. Every reading error names where the
-// object is ("<file>: layers[1] (Dense) config") and the field.
-#ifndef GRAPHGC_MODELS_LAYER_CONFIG_H_
-#define GRAPHGC_MODELS_LAYER_CONFIG_H_
+// Keras JSON (config.json, signature.json): bounded parsing (ParseJson),
+// typed reading (ConfigObject) and writing as Keras writes it; what the
+// layer kinds' config codecs (models/layers/*.cc) and the saving codecs
+// (model_config, compile_config, signature) share. Every reading error names
+// where the object is ("<file>: layers[1] (Dense) config") and the field.
+#ifndef GRAPHGC_MODELS_KERAS_JSON_H_
+#define GRAPHGC_MODELS_KERAS_JSON_H_
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -21,6 +23,14 @@ namespace graphgc {
 namespace models_internal {
 
 using Json = nlohmann::json;
+
+// config.json and signature.json are small: a model of thousands of layers
+// is well under a megabyte, some 35 values a layer, nested 6 deep. The value
+// count bounds what parsing builds (each value a node of at most about 100
+// bytes) whatever the text holds; the depth bounds recursion over the tree.
+constexpr int64_t kMaxJsonBytes = int64_t{16} << 20;
+constexpr int64_t kMaxJsonValues = int64_t{1} << 18;
+constexpr int kMaxJsonDepth = 64;
 
 // A value's JSON type, for messages ("integer" apart from "number").
 std::string TypeName(const Json& j);
@@ -89,7 +99,18 @@ Json CommonConfig(const std::string& name);
 // A Keras initializer object ("GlorotUniform" with a null seed, "Zeros").
 Json InitializerJson(const char* class_name);
 
+// `text` parsed, or a status naming `file`: ResourceExhausted over
+// kMaxJsonBytes bytes; InvalidArgument for text that is not JSON, or that
+// holds more than kMaxJsonValues values or nests deeper than kMaxJsonDepth
+// (parsing stops at the first value over either limit).
+absl::StatusOr<Json> ParseJson(std::string_view text, const std::string& file);
+
+// ParseJson's value when it is an object, else InvalidArgument "<file>: the
+// top level must be an object, got ...".
+absl::StatusOr<Json> ParseJsonObject(std::string_view text,
+                                     const std::string& file);
+
 }  // namespace models_internal
 }  // namespace graphgc
 
-#endif  // GRAPHGC_MODELS_LAYER_CONFIG_H_
+#endif  // GRAPHGC_MODELS_KERAS_JSON_H_
