@@ -55,11 +55,19 @@ set(GRAPHGC_SOURCES
     models/callbacks/logging.cc
     models/callbacks/monitor.cc
     models/compile_config.cc
-    models/conv_layers.cc
-    models/core_layers.cc
     models/keras_json.cc
-    models/layer_configs.cc
+    models/layer_registry.cc
     models/layers.cc
+    models/layers/activation.cc
+    models/layers/batch_normalization.cc
+    models/layers/conv2d.cc
+    models/layers/dense.cc
+    models/layers/dropout.cc
+    models/layers/flatten.cc
+    models/layers/input.cc
+    models/layers/leaky_relu.cc
+    models/layers/max_pooling2d.cc
+    models/layers/reshape.cc
     models/load_budget.cc
     models/model_config.cc
     models/model_weights.cc
@@ -146,7 +154,7 @@ set(GRAPHGC_HEADERS
     models/callbacks/monitor.h
     models/compile_config.h
     models/keras_json.h
-    models/layer_configs.h
+    models/layer_registry.h
     models/layer_state.h
     models/layers.h
     models/load_budget.h

@@ -47,7 +47,7 @@ Json LossJson(const Loss& loss) {
 }
 
 // "adam" / {"class_name": "Adam", "config": {...}}.
-absl::StatusOr<Optimizer> ReadOptimizer(const Object& compile) {
+absl::StatusOr<Optimizer> ReadOptimizer(const ConfigObject& compile) {
   const Json* j = compile.Find("optimizer");
   if (j == nullptr) return compile.Missing("optimizer");
   std::string class_name;
@@ -56,7 +56,7 @@ absl::StatusOr<Optimizer> ReadOptimizer(const Object& compile) {
   } else if (j->is_object()) {
     GG_ASSIGN_OR_RETURN(
         class_name,
-        Object(*j, compile.where() + " optimizer").String("class_name"));
+        ConfigObject(*j, compile.where() + " optimizer").String("class_name"));
   } else {
     return compile.WrongType("optimizer", "a string or an object", *j);
   }
@@ -66,13 +66,13 @@ absl::StatusOr<Optimizer> ReadOptimizer(const Object& compile) {
     auto it = j->find("config");
     if (it != j->end()) {
       if (!it->is_object()) {
-        return Object(*j, compile.where() + " optimizer")
+        return ConfigObject(*j, compile.where() + " optimizer")
             .WrongType("config", "an object", *it);
       }
       config = &*it;
     }
   }
-  const Object c(*config, compile.where() + " optimizer config");
+  const ConfigObject c(*config, compile.where() + " optimizer config");
   if (class_name == "Adam" || class_name == "adam") {
     AdamOptions o;
     GG_ASSIGN_OR_RETURN(o.learning_rate,
@@ -95,7 +95,7 @@ absl::StatusOr<Optimizer> ReadOptimizer(const Object& compile) {
 }
 
 // "mse" / {"class_name": "MeanSquaredError", "config": {...}}.
-absl::StatusOr<Loss> ReadLoss(const Object& compile) {
+absl::StatusOr<Loss> ReadLoss(const ConfigObject& compile) {
   const Json* j = compile.Find("loss");
   if (j == nullptr) return compile.Missing("loss");
   std::string name;
@@ -103,10 +103,10 @@ absl::StatusOr<Loss> ReadLoss(const Object& compile) {
   if (j->is_string()) {
     name = j->get<std::string>();
   } else if (j->is_object()) {
-    const Object loss(*j, compile.where() + " loss");
+    const ConfigObject loss(*j, compile.where() + " loss");
     GG_ASSIGN_OR_RETURN(name, loss.String("class_name"));
     if (loss.Find("config") != nullptr) {
-      GG_ASSIGN_OR_RETURN(Object config,
+      GG_ASSIGN_OR_RETURN(ConfigObject config,
                           loss.Child("config", loss.where() + " config"));
       GG_ASSIGN_OR_RETURN(from_logits, config.Bool("from_logits", false));
     }
@@ -146,7 +146,7 @@ Json CompileJson(const SavedCompile& compile) {
           {"jit_compile", false}};
 }
 
-absl::StatusOr<CompileOptions> ReadCompile(const Object& compile) {
+absl::StatusOr<CompileOptions> ReadCompile(const ConfigObject& compile) {
   CompileOptions out;
   GG_ASSIGN_OR_RETURN(out.optimizer, ReadOptimizer(compile));
   GG_ASSIGN_OR_RETURN(out.loss, ReadLoss(compile));

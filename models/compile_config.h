@@ -19,8 +19,8 @@ Json CompileJson(const SavedCompile& compile);
 
 // The settings a "compile_config" object holds; optimizer and loss may be
 // Keras objects or their string names ("adam", "mse"). Errors name the
-// field (InvalidArgument), as Object's do.
-absl::StatusOr<CompileOptions> ReadCompile(const Object& compile);
+// field (InvalidArgument), as ConfigObject's do.
+absl::StatusOr<CompileOptions> ReadCompile(const ConfigObject& compile);
 
 }  // namespace models_internal
 }  // namespace graphgc

@@ -1,9 +1,10 @@
 // models/keras_json.h
 //
-// JSON for the saving files (config.json, signature.json): bounded parsing
-// (ParseJson), typed reading whose errors name the file and the field
-// (Object), and the shapes Keras's JSON repeats (KerasObject, BatchShape,
-// FloatJson). Private to models/.
+// Keras JSON (config.json, signature.json): bounded parsing (ParseJson),
+// typed reading (ConfigObject) and writing as Keras writes it; what the
+// layer kinds' config codecs (models/layers/*.cc) and the saving codecs
+// (model_config, compile_config, signature) share. Every reading error names
+// where the object is ("<file>: layers[1] (Dense) config") and the field.
 #ifndef GRAPHGC_MODELS_KERAS_JSON_H_
 #define GRAPHGC_MODELS_KERAS_JSON_H_
 
@@ -11,11 +12,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "runtime/tensor.h"
 
@@ -40,72 +40,42 @@ std::string TypeName(const Json& j);
 std::string Shown(const Json& j);
 
 // A JSON object and where it is ("<file>: layers[1] (Dense) config").
-class Object {
+class ConfigObject {
  public:
-  Object(const Json& json, std::string where)
+  ConfigObject(const Json& json, std::string where)
       : json_(json), where_(std::move(where)) {}
 
   const std::string& where() const { return where_; }
 
   // The field, or null when absent.
-  const Json* Find(const char* key) const {
-    auto it = json_.find(key);
-    return it == json_.end() ? nullptr : &*it;
-  }
+  const Json* Find(const char* key) const;
 
-  absl::Status Error(const std::string& what) const {
-    return absl::InvalidArgumentError(absl::StrCat(where_, ": ", what));
-  }
+  absl::Status Error(const std::string& what) const;
   absl::Status WrongType(const char* key, const char* want,
-                         const Json& got) const {
-    return Error(
-        absl::StrCat("field '", key, "' must be ", want, ", got ", Shown(got)));
-  }
-  absl::Status Missing(const char* key) const {
-    return Error(absl::StrCat("field '", key, "' is missing"));
-  }
+                         const Json& got) const;
+  absl::Status Missing(const char* key) const;
 
-  absl::StatusOr<int64_t> Int(const char* key) const {
-    const Json* j = Find(key);
-    if (j == nullptr) return Missing(key);
-    if (!j->is_number_integer()) return WrongType(key, "an integer", *j);
-    if (j->is_number_unsigned() &&
-        j->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-      return WrongType(key, "an integer below 2^63", *j);
-    }
-    return j->get<int64_t>();
-  }
+  absl::StatusOr<int64_t> Int(const char* key) const;
+  // With a fallback, an absent or null field is the fallback.
   absl::StatusOr<std::string> String(
       const char* key,
-      std::optional<std::string> fallback = std::nullopt) const {
-    const Json* j = Find(key);
-    if (j == nullptr || (fallback.has_value() && j->is_null())) {
-      if (fallback.has_value()) return *fallback;
-      return Missing(key);
-    }
-    if (!j->is_string()) return WrongType(key, "a string", *j);
-    return j->get<std::string>();
-  }
-  absl::StatusOr<bool> Bool(const char* key, bool fallback) const {
-    const Json* j = Find(key);
-    if (j == nullptr) return fallback;
-    if (!j->is_boolean()) return WrongType(key, "true or false", *j);
-    return j->get<bool>();
-  }
-  absl::StatusOr<float> Float(const char* key, float fallback) const {
-    const Json* j = Find(key);
-    if (j == nullptr) return fallback;
-    if (!j->is_number()) return WrongType(key, "a number", *j);
-    return static_cast<float>(j->get<double>());
-  }
+      std::optional<std::string> fallback = std::nullopt) const;
+  absl::StatusOr<bool> Bool(const char* key, bool fallback) const;
+  absl::StatusOr<float> Float(const char* key, float fallback) const;
   // A nested object, required.
-  absl::StatusOr<Object> Child(const char* key,
-                               const std::string& where) const {
-    const Json* j = Find(key);
-    if (j == nullptr) return Missing(key);
-    if (!j->is_object()) return WrongType(key, "an object", *j);
-    return Object(*j, where);
-  }
+  absl::StatusOr<ConfigObject> Child(const char* key,
+                                     const std::string& where) const;
+  // A list of integers (Keras's tuples: kernel_size, strides, pool_size,
+  // target_shape), or with `scalar_ok` one integer (Keras takes 3 for (3,
+  // 3)); absent or null: `fallback`, or Missing without one.
+  absl::StatusOr<std::vector<int64_t>> IntList(
+      const char* key, std::optional<std::vector<int64_t>> fallback,
+      bool scalar_ok) const;
+  // A seed: a non-negative integer; absent or null: 0 (a drawn seed).
+  absl::StatusOr<uint64_t> Seed(const char* key) const;
+  // Refuses a Keras option graphgc does not implement unless it has the one
+  // value graphgc implements (absent or null is fine too).
+  absl::Status Only(const char* key, const Json& value) const;
 
  private:
   const Json& json_;
@@ -122,6 +92,12 @@ Json KerasObject(const char* module, const char* class_name, Json config);
 
 // Keras's batch shape: null for the batch and for unknown dimensions.
 Json BatchShape(const TensorShape& shape);
+
+// The fields every layer's config starts with: name, trainable, dtype.
+Json CommonConfig(const std::string& name);
+
+// A Keras initializer object ("GlorotUniform" with a null seed, "Zeros").
+Json InitializerJson(const char* class_name);
 
 // `text` parsed, or a status naming `file`: ResourceExhausted over
 // kMaxJsonBytes bytes; InvalidArgument for text that is not JSON, or that

@@ -1,9 +1,10 @@
 // models/layer_state.h
 //
-// LayerState: what a Layer handle shares, and the per-kind functions that
-// check, build and apply layers. Private to models/. A LayerState's option
-// fields are set by the layer's builder, before the state is shared, and
-// never change. What building makes (the graph, the scope, the variables)
+// LayerState: what a Layer handle shares, and the functions that check,
+// build and apply layers, each dispatching through the layer's registered
+// kind (models/layer_registry.h). Private to models/. A LayerState's kind,
+// name and config are set by the layer's builder, before the state is
+// shared, and never change. What building makes (the graph, the scope, the variables)
 // is a BuiltLayer, published once and immutable after: the type, not a
 // comment, is what lets code read it without the layer's lock.
 //
@@ -55,34 +56,24 @@ struct BuiltLayer {
   std::string owner_label() const { return "Layer '" + scope.name() + "'"; }
 };
 
+struct LayerKind;  // models/layer_registry.h
+
+// A kind's options, as its builder checked them: each kind's file derives
+// its own config from this and only that file reads it.
+struct LayerConfig {
+  virtual ~LayerConfig() = default;
+};
+
 struct LayerState {
-  enum class Kind {
-    kInput,
-    kDense,
-    kConv2D,
-    kMaxPooling2D,
-    kFlatten,
-    kDropout,
-    kBatchNormalization,
-    kReshape,
-    kActivation,
-  };
-  Kind kind = Kind::kDense;
+  // The registered description of the layer's kind (models/layer_registry.h);
+  // never null in a state a builder made.
+  using Kind = const LayerKind*;
+  Kind kind = nullptr;
   std::string requested_name;
-  TensorShape input_shape;  // Input
-  int64_t units = 0;        // Dense units, Conv2D filters
-  DenseOptions dense;
-  std::vector<int64_t> window;   // Conv2D kernel, MaxPooling2D pool: [h, w]
-  std::vector<int64_t> strides;  // Conv2D, MaxPooling2D: [h, w]
-  std::string padding;           // Conv2D, MaxPooling2D: "valid" / "same"
-  Conv2DOptions conv;
-  Pooling2DOptions pool;
-  float rate = 0;     // Dropout
-  uint64_t seed = 0;  // Dropout: never 0 (a drawn seed when given 0)
-  BatchNormalizationOptions batch_norm;
-  TensorShape target_shape;  // Reshape
-  std::string activation;    // Dense, Conv2D, Activation: the activation
-  absl::Status error;        // bad options, reported at Create
+  TensorShape input_shape;  // an input layer's per-sample shape
+  // The kind's options, owned by the state; null for kinds without options.
+  std::unique_ptr<const LayerConfig> config;
+  absl::Status error;  // bad options, reported at Create
 
   // Serialises building (BuildLayer, CheckLayer's view of a build in
   // progress) and guards the storage of what it made.
@@ -184,22 +175,6 @@ absl::StatusOr<Tensor> GlorotUniform(const TensorShape& shape, int64_t fan_in,
 absl::StatusOr<Tensor> Filled(const TensorShape& shape, float value,
                               const std::string& what);
 
-// The kernel of `kernel_shape` (last dimension `units`) and, with
-// `use_bias`, a bias of [units], as Dense and Conv2D make them: variables
-// "<scope>/kernel" and "<scope>/bias" appended to `vars`, initialised in one
-// run, kernel glorot_uniform over `fan_in` and `fan_out` (seed 0: a fresh
-// random seed), bias zeros.
-struct KernelSpec {
-  TensorShape kernel_shape;
-  int64_t fan_in = 0;
-  int64_t fan_out = 0;
-  bool use_bias = true;
-  uint64_t seed = 0;
-};
-absl::Status BuildKernelAndBias(const KernelSpec& spec, Graph& graph,
-                                const std::string& scope, Session& session,
-                                std::vector<Variable>& vars);
-
 // Assigns `values[i]` to `vars[i]` in one run of `session`.
 absl::Status AssignAll(const std::vector<Variable>& vars,
                        std::vector<Tensor> values, Session& session);
@@ -211,39 +186,24 @@ absl::StatusOr<Output> ApplyActivation(const std::string& name, const Output& x,
 // Whether `name` is an activation layers know ("" is linear).
 bool KnownActivation(const std::string& name);
 
-// Per-kind builders, in conv_layers.cc and core_layers.cc. Each is called
-// with the layer's mutex held, after CheckLayer passed.
-absl::Status BuildConv2D(LayerState& layer, Graph& graph, const TensorShape& in,
-                         const std::string& scope, Session& session,
-                         std::vector<Variable>& vars);
-absl::Status BuildBatchNormalization(Graph& graph, const TensorShape& in,
-                                     const std::string& scope, Session& session,
-                                     std::vector<Variable>& vars);
-absl::StatusOr<TensorShape> Conv2DOutputShape(const LayerState& layer,
-                                              const TensorShape& in);
-absl::StatusOr<TensorShape> MaxPooling2DOutputShape(const LayerState& layer,
-                                                    const TensorShape& in);
-absl::StatusOr<TensorShape> BatchNormalizationOutputShape(
-    const LayerState& layer, const TensorShape& in);
-absl::StatusOr<TensorShape> ReshapeOutputShape(const LayerState& layer,
-                                               const TensorShape& in);
-// Per-kind forward nodes, for ApplyLayer: `built` is `layer`'s build.
-absl::StatusOr<LayerOutputs> ApplyConv2D(const LayerState& layer,
-                                         const BuiltLayer& built,
-                                         const Output& x);
-absl::StatusOr<LayerOutputs> ApplyMaxPooling2D(const LayerState& layer,
-                                               const BuiltLayer& built,
-                                               const Output& x);
-absl::StatusOr<LayerOutputs> ApplyBatchNormalization(const LayerState& layer,
-                                                     const BuiltLayer& built,
-                                                     const Output& x,
-                                                     bool training);
-absl::StatusOr<LayerOutputs> ApplyDropout(const LayerState& layer,
-                                          const BuiltLayer& built,
-                                          const Output& x, bool training);
-absl::StatusOr<LayerOutputs> ApplyReshape(const BuiltLayer& built,
-                                          const Output& x,
-                                          const TensorShape& out);
+// Whether the layer is an input layer (the first of a model, its
+// placeholder).
+bool IsInputLayer(const LayerState& layer);
+
+// What Summary prints for a built layer named `name` with per-sample output
+// shape `out`: its row's fields (layer and type, output shape, parameter
+// count) and its parameters.
+struct SummaryRow {
+  std::vector<std::string> fields;
+  ParamCount params;
+};
+SummaryRow LayerSummaryRow(const LayerState& layer, const std::string& name,
+                           const TensorShape& out);
+
+// The shapes of the variables `layer` gets on per-sample inputs `in`, as
+// BuildLayer makes them; `in` is one OutputShape accepted for the layer.
+std::vector<std::vector<int64_t>> VariableShapes(const LayerState& layer,
+                                                 const TensorShape& in);
 
 }  // namespace models_internal
 }  // namespace graphgc

@@ -47,6 +47,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "runtime/tensor.h"
 
 namespace graphgc {
@@ -164,6 +165,30 @@ Layer Reshape(TensorShape target_shape, std::string name = "");
 
 // Applies an activation (linear, relu, sigmoid, tanh, softmax).
 Layer Activation(std::string activation, std::string name = "");
+
+// A layer of any registered kind (the ones above and every kind of
+// models/layers/, e.g. "LeakyReLU") made from its Keras config object, as
+// LoadModel reads config.json's layers: FromConfig("LeakyReLU",
+// R"({"negative_slope": 0.2})"). InvalidArgument for an unknown class,
+// text that is no JSON object, or a field of the wrong type; bad values are
+// reported by Sequential::Create, as for the builders.
+absl::StatusOr<Layer> FromConfig(const std::string& class_name,
+                                 const std::string& config_json);
+
+// What the Python classes are generated from: each registered kind's Keras
+// class name and its keyword arguments (name; how Python converts it,
+// models/layer_registry.h ConfigField; its default as JSON text, empty when
+// required), in the registry's listing order.
+struct LayerFieldInfo {
+  std::string name;
+  std::string python;
+  std::string default_json;
+};
+struct LayerKindInfo {
+  std::string class_name;
+  std::vector<LayerFieldInfo> fields;
+};
+std::vector<LayerKindInfo> RegisteredKinds();
 
 }  // namespace layers
 }  // namespace graphgc

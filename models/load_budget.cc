@@ -8,7 +8,7 @@
 
 #include "absl/numeric/int128.h"
 #include "absl/strings/str_cat.h"
-#include "models/layer_configs.h"
+#include "models/layer_registry.h"
 #include "models/layer_state.h"
 #include "models/saving_access.h"
 
@@ -47,7 +47,7 @@ absl::StatusOr<LoadBudget> CheckLoadBudget(const std::vector<Layer>& layers,
   for (size_t i = 0; i < layers.size(); ++i) {
     const LayerState* state = SavingAccess::State(layers[i]);
     if (state == nullptr || !state->error.ok() ||
-        (i == 0) != (state->kind == LayerState::Kind::kInput)) {
+        (i == 0) != IsInputLayer(*state)) {
       break;
     }
     absl::StatusOr<TensorShape> out = models_internal::OutputShape(*state, in);

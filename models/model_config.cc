@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "models/compile_config.h"
-#include "models/layer_configs.h"
+#include "models/layer_registry.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -13,13 +13,13 @@ namespace models_internal {
 absl::StatusOr<ParsedConfig> ParseConfig(std::string_view text,
                                          const std::string& file) {
   GG_ASSIGN_OR_RETURN(const Json root, ParseJsonObject(text, file));
-  const Object top(root, file);
+  const ConfigObject top(root, file);
   GG_ASSIGN_OR_RETURN(const std::string class_name, top.String("class_name"));
   if (class_name != "Sequential") {
     return top.Error(absl::StrCat("class_name is '", class_name,
                                   "'; only Sequential models load"));
   }
-  GG_ASSIGN_OR_RETURN(const Object config,
+  GG_ASSIGN_OR_RETURN(const ConfigObject config,
                       top.Child("config", file + " config"));
   ParsedConfig out;
   GG_ASSIGN_OR_RETURN(out.name, config.String("name", ""));
@@ -35,16 +35,16 @@ absl::StatusOr<ParsedConfig> ParseConfig(std::string_view text,
       return absl::InvalidArgumentError(
           absl::StrCat(where, " must be an object, got ", Shown(entry)));
     }
-    const Object layer(entry, where);
+    const ConfigObject layer(entry, where);
     GG_ASSIGN_OR_RETURN(const std::string kind_name,
                         layer.String("class_name"));
-    const LayerKind* kind = FindKind(kind_name);
+    const LayerKind* kind = FindLayerKind(kind_name);
     if (kind == nullptr) {
       return layer.Error(absl::StrCat("unknown layer class '", kind_name,
                                       "' (known: ", KnownKinds(), ")"));
     }
     GG_ASSIGN_OR_RETURN(
-        const Object layer_config,
+        const ConfigObject layer_config,
         layer.Child("config",
                     absl::StrCat(where, " (", kind_name, ") config")));
     GG_ASSIGN_OR_RETURN(Layer made, kind->read_config(layer_config));
@@ -55,8 +55,8 @@ absl::StatusOr<ParsedConfig> ParseConfig(std::string_view text,
     if (!compile->is_object()) {
       return top.WrongType("compile_config", "an object or null", *compile);
     }
-    GG_ASSIGN_OR_RETURN(
-        out.compile, ReadCompile(Object(*compile, file + " compile_config")));
+    GG_ASSIGN_OR_RETURN(out.compile, ReadCompile(ConfigObject(
+                                         *compile, file + " compile_config")));
   }
   return out;
 }
@@ -66,9 +66,9 @@ Json ConfigJson(const ModelSnapshot& snap, const ScopeRenaming& renaming) {
   for (const models_internal::SavedLayer& saved : snap.layers) {
     // Every kind a model can hold is in the table (LoadModel reads none
     // other); Save checks before calling.
-    const LayerKind* kind = FindKind(saved.layer.kind());
+    const LayerKind* kind = FindLayerKind(saved.layer.kind());
     Json entry = KerasObject(
-        "keras.layers", kind->class_name,
+        "keras.layers", kind->class_name.c_str(),
         kind->write_config(*saved.state,
                            RenameScopes(saved.layer.name(), renaming)));
     layers.push_back(std::move(entry));

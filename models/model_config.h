@@ -1,7 +1,7 @@
 // models/model_config.h
 //
 // config.json as a whole: Keras's Sequential object (the model's name, its
-// layers through the LayerKind table of models/layer_configs.h, its compile
+// layers through the layer registry (models/layer_registry.h), its compile
 // settings through models/compile_config.h), written from a model's
 // snapshot and parsed back into unbuilt layers. Private to models/.
 #ifndef GRAPHGC_MODELS_MODEL_CONFIG_H_

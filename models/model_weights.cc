@@ -1,10 +1,11 @@
 #include "models/model_weights.h"
 
+#include <map>
 #include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "models/layer_configs.h"
+#include "models/layer_registry.h"
 #include "models/layer_state.h"
 #include "serialize/keras_weights.h"
 #include "serialize/keras_weights_layout.h"
@@ -14,13 +15,36 @@
 namespace graphgc {
 namespace models_internal {
 
+namespace {
+
+// The weights group of each layer ("layers/dense", "layers/dense_1"), empty
+// for a layer without one: Keras's names, uniqued per model in layer order.
+std::vector<std::string> WeightsPaths(const std::vector<Layer>& layers) {
+  std::map<std::string, int> used;
+  std::vector<std::string> paths;
+  for (const Layer& layer : layers) {
+    const LayerKind* kind = FindLayerKind(layer.kind());
+    if (kind == nullptr || kind->weights_group.empty()) {
+      paths.emplace_back();
+      continue;
+    }
+    const int n = used[kind->weights_group]++;
+    paths.push_back(n == 0
+                        ? absl::StrCat("layers/", kind->weights_group)
+                        : absl::StrCat("layers/", kind->weights_group, "_", n));
+  }
+  return paths;
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
                                          const std::string& where) {
   for (const models_internal::SavedLayer& saved : snap.layers) {
-    if (FindKind(saved.layer.kind()) == nullptr) {
+    if (FindLayerKind(saved.layer.kind()) == nullptr) {
       return absl::UnimplementedError(absl::StrCat(
           where, ": layer '", saved.layer.name(), "' (", saved.layer.kind(),
-          ") has no saving support (models/layer_configs.cc, kLayerKinds)"));
+          ") has no saving support (models/layer_registry.h)"));
     }
   }
   std::vector<LayerWeights> weights;

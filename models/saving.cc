@@ -1,5 +1,5 @@
 // Save, SaveWeights and LoadModel as orchestration: each file's codec lives
-// beside this one (model_config, compile_config, layer_configs,
+// beside this one (model_config, compile_config, the layer registry,
 // model_weights, signature, load_budget; keras_json for the JSON they
 // share), file staging and atomic replacement in util/file.h.
 #include "models/saving.h"

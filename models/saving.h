@@ -65,14 +65,10 @@
 // this header lets std::bad_alloc escape. model.pb is written for other
 // tools and never read here.
 //
-// Adding a layer kind: give it one entry in the table in
-// models/layer_configs.cc (kLayerKinds): its Keras class name, the snake-case
-// name Keras gives its weights group ("conv2d", "max_pooling2d",
-// "batch_normalization"; null for InputLayer, which Keras keeps out of
-// model.layers), a function writing its Keras "config" object from the layer,
-// and one making the layer from such an object through its public factory
-// (layers::Conv2D(...)). Its weights are saved and loaded in the order of the
-// layer's variables, so nothing else changes.
+// Adding a layer kind: its file under models/layers/ registers it
+// (models/layer_registry.h: Keras class name, weights group, config writer
+// and reader); its weights are saved and loaded in the order of the layer's
+// variables, so nothing here changes.
 //
 // Thread safety: LoadModel may be called from any thread; Save takes the
 // model's lock while it reads the weights (as GetWeights), not while it

@@ -396,7 +396,7 @@ absl::StatusOr<Sequential> Sequential::Create(std::vector<Layer> layers,
       return absl::InvalidArgumentError(absl::StrCat(
           "Sequential::Create: layer ", i, ": ", s->error.message()));
     }
-    const bool is_input = s->kind == LayerState::Kind::kInput;
+    const bool is_input = models_internal::IsInputLayer(*s);
     if ((i == 0) != is_input) {
       return absl::InvalidArgumentError(absl::StrCat(
           "Sequential::Create: layer ", i, " is ", layers[i].kind(),
@@ -1016,16 +1016,12 @@ std::string Sequential::Summary() const {
   int64_t trainable = 0, non_trainable = 0;
   // The Input layer is no row, as in Keras.
   for (size_t i = 1; i < m.layers.size(); ++i) {
-    LayerState& layer = *m.layers[i].state_;
-    const models_internal::ParamCount params =
-        models_internal::CountParams(layer);
-    trainable = SaturatingAdd(trainable, params.trainable);
-    non_trainable = SaturatingAdd(non_trainable, params.non_trainable);
+    const models_internal::SummaryRow row = models_internal::LayerSummaryRow(
+        *m.layers[i].state_, m.layers[i].name(), m.layer_shapes[i]);
+    trainable = SaturatingAdd(trainable, row.params.trainable);
+    non_trainable = SaturatingAdd(non_trainable, row.params.non_trainable);
     if (i > 1) out += rule + "\n";
-    AppendRow(out,
-              {absl::StrCat(m.layers[i].name(), " (", m.layers[i].kind(), ")"),
-               models_internal::KerasShape(m.layer_shapes[i]),
-               absl::StrCat(params.trainable + params.non_trainable)});
+    AppendRow(out, row.fields);
   }
   out += double_rule + "\n";
   absl::StrAppend(&out, "Total params: ",

@@ -22,10 +22,10 @@ Json SignatureTensorJson(const std::string& name, const TensorShape& shape) {
   return {{"name", name}, {"dtype", "float32"}, {"shape", std::move(dims)}};
 }
 
-absl::StatusOr<SignatureTensor> ReadSignatureTensor(const Object& parent,
+absl::StatusOr<SignatureTensor> ReadSignatureTensor(const ConfigObject& parent,
                                                     const char* key) {
   GG_ASSIGN_OR_RETURN(
-      const Object t,
+      const ConfigObject t,
       parent.Child(key, absl::StrCat(parent.where(), ".", key)));
   GG_ASSIGN_OR_RETURN(std::string name, t.String("name"));
   GG_ASSIGN_OR_RETURN(const std::string dtype, t.String("dtype"));
@@ -112,10 +112,10 @@ absl::StatusOr<FrozenModel> Freeze(const ModelSnapshot& snap) {
 absl::StatusOr<Signature> ParseSignatureUnguarded(std::string_view text,
                                                   const std::string& file) {
   GG_ASSIGN_OR_RETURN(const Json root, ParseJsonObject(text, file));
-  const Object top(root, file);
-  GG_ASSIGN_OR_RETURN(const Object inputs,
+  const ConfigObject top(root, file);
+  GG_ASSIGN_OR_RETURN(const ConfigObject inputs,
                       top.Child("inputs", file + ": inputs"));
-  GG_ASSIGN_OR_RETURN(const Object outputs,
+  GG_ASSIGN_OR_RETURN(const ConfigObject outputs,
                       top.Child("outputs", file + ": outputs"));
   Signature out;
   GG_ASSIGN_OR_RETURN(out.input, ReadSignatureTensor(inputs, "x"));

@@ -1,5 +1,6 @@
-// Layer, the layers:: factories, Optimizer and Loss, with Keras's argument
-// names. Bad layer options are reported by Sequential creation, as in C++.
+// Layer, the layer registry (every kind's keyword arguments, and layers made
+// from Keras configs), Optimizer and Loss, with Keras's argument names. Bad
+// layer options are reported by Sequential creation, as in C++.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,20 +12,12 @@
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
 #include "python/ext/bindings.h"
+#include "python/ext/status_exception.h"
 
 namespace graphgc::python {
-namespace {
 
 namespace py = pybind11;
 using py::arg;
-
-std::string Activation(const std::optional<std::string>& activation) {
-  return activation.value_or("linear");
-}
-
-uint64_t Seed(const std::optional<uint64_t>& seed) { return seed.value_or(0); }
-
-}  // namespace
 
 void RegisterLayers(py::module_& m) {
   py::class_<Layer>(m, "Layer")
@@ -34,71 +27,27 @@ void RegisterLayers(py::module_& m) {
       .def_property_readonly("units", &Layer::units)
       .def("__eq__", [](const Layer& a, const Layer& b) { return a == b; });
 
+  // Every registered layer kind and its keyword arguments, from which
+  // graphgc/layers.py generates its classes.
+  m.def("layer_kinds", [] {
+    py::list kinds;
+    for (const layers::LayerKindInfo& kind : layers::RegisteredKinds()) {
+      py::list fields;
+      for (const layers::LayerFieldInfo& f : kind.fields) {
+        fields.append(py::make_tuple(f.name, f.python, f.default_json));
+      }
+      kinds.append(py::make_tuple(kind.class_name, fields));
+    }
+    return kinds;
+  });
+  // A layer of a registered kind from its Keras config (JSON text), through
+  // the reader LoadModel uses.
   m.def(
-      "input_layer",
-      [](std::vector<int64_t> shape, std::string name) {
-        return layers::Input(TensorShape(shape), std::move(name));
+      "make_layer",
+      [](const std::string& class_name, const std::string& config_json) {
+        return ValueOrThrow(layers::FromConfig(class_name, config_json));
       },
-      arg("shape"), arg("name") = "");
-  m.def(
-      "dense",
-      [](int64_t units, std::optional<std::string> activation, bool use_bias,
-         std::string name, std::optional<uint64_t> seed) {
-        return layers::Dense(units, {.activation = Activation(activation),
-                                     .use_bias = use_bias,
-                                     .name = std::move(name),
-                                     .seed = Seed(seed)});
-      },
-      arg("units"), arg("activation") = py::none(), arg("use_bias") = true,
-      arg("name") = "", arg("seed") = py::none());
-  m.def(
-      "conv2d",
-      [](int64_t filters, std::vector<int64_t> kernel_size,
-         std::vector<int64_t> strides, std::string padding,
-         std::optional<std::string> activation, bool use_bias, std::string name,
-         std::optional<uint64_t> seed) {
-        return layers::Conv2D(filters, std::move(kernel_size),
-                              {.strides = std::move(strides),
-                               .padding = std::move(padding),
-                               .activation = Activation(activation),
-                               .use_bias = use_bias,
-                               .name = std::move(name),
-                               .seed = Seed(seed)});
-      },
-      arg("filters"), arg("kernel_size"), arg("strides"), arg("padding"),
-      arg("activation"), arg("use_bias"), arg("name"), arg("seed"));
-  m.def(
-      "max_pooling2d",
-      [](std::vector<int64_t> pool_size, std::vector<int64_t> strides,
-         std::string padding, std::string name) {
-        return layers::MaxPooling2D(std::move(pool_size),
-                                    {.strides = std::move(strides),
-                                     .padding = std::move(padding),
-                                     .name = std::move(name)});
-      },
-      arg("pool_size"), arg("strides"), arg("padding"), arg("name"));
-  m.def("flatten", &layers::Flatten, arg("name") = "");
-  m.def(
-      "dropout",
-      [](float rate, std::string name, std::optional<uint64_t> seed) {
-        return layers::Dropout(rate, std::move(name), Seed(seed));
-      },
-      arg("rate"), arg("name") = "", arg("seed") = py::none());
-  m.def(
-      "batch_normalization",
-      [](float momentum, float epsilon, std::string name) {
-        return layers::BatchNormalization({.momentum = momentum,
-                                           .epsilon = epsilon,
-                                           .name = std::move(name)});
-      },
-      arg("momentum"), arg("epsilon"), arg("name"));
-  m.def(
-      "reshape",
-      [](std::vector<int64_t> target_shape, std::string name) {
-        return layers::Reshape(TensorShape(target_shape), std::move(name));
-      },
-      arg("target_shape"), arg("name") = "");
-  m.def("activation", &layers::Activation, arg("activation"), arg("name") = "");
+      arg("class_name"), arg("config_json"));
 
   py::class_<Optimizer>(m, "Optimizer")
       .def_property_readonly("name", &Optimizer::name);

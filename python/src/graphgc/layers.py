@@ -1,10 +1,18 @@
-"""Keras's layers: Input, Dense, Conv2D, MaxPooling2D, Flatten, Dropout,
-BatchNormalization, Reshape, Activation.
+"""Keras's layers: one class per layer kind graphgc's C++ registry holds
+(InputLayer, Dense, Conv2D, MaxPooling2D, Flatten, Dropout,
+BatchNormalization, Reshape, Activation, LeakyReLU, ...), generated from
+each kind's keyword arguments (_graphgc.layer_kinds()); Input().
 
 Each object holds a C++ layer (a handle to its variables): a layer given to
-two models is shared by them, as in Keras. Bad options are reported when a
-model is made from the layer (ValueError), as graphgc's C++ does.
+two models is shared by them, as in Keras. A layer is made from its
+arguments as a Keras config, by the reader load_model uses
+(_graphgc.make_layer). Bad options are reported when a model is made from
+the layer (ValueError), as graphgc's C++ does.
 """
+
+import inspect
+import json
+import math
 
 from graphgc import _args, _graphgc
 
@@ -27,6 +35,33 @@ def _activation(activation):
         return activation
     raise ValueError("activation must be a name (\"relu\", \"softmax\", ...) "
                      f"or None, not {activation!r}")
+
+
+def _float(value, cls, name):
+    # A config is JSON text, which has no NaN or infinity.
+    out = float(value)
+    if not math.isfinite(out):
+        raise ValueError(f"{cls}: {name} must be a finite number, "
+                         f"got {value!r}")
+    return out
+
+
+# How an argument becomes its config value, by the kind of argument the C++
+# registry names (models/layer_registry.h, ConfigField::python).
+_CONVERT = {
+    "int32": lambda v, cls, name: _args.int32(v, f"{cls}: {name}",
+                                              low=-_args._INT32_MAX),
+    "int": lambda v, cls, name: int(v),
+    "pair": lambda v, cls, name: _pair(v, name),
+    "pair_or_none": lambda v, cls, name: None if v is None else _pair(v, name),
+    "shape": lambda v, cls, name: [int(d) for d in v],
+    "float": _float,
+    "bool": lambda v, cls, name: bool(v),
+    "str": lambda v, cls, name: v,
+    "activation": lambda v, cls, name: _activation(v),
+    "seed": lambda v, cls, name: _args.seed(v, f"{cls}: seed"),
+    "name": lambda v, cls, name: v or None,
+}
 
 
 class Layer:
@@ -53,85 +88,41 @@ class Layer:
         return f"<graphgc.layers.{type(self).__name__} name={self.name!r}>"
 
 
-class InputLayer(Layer):
-    def __init__(self, shape, name=None):
-        super().__init__(_graphgc.input_layer([int(d) for d in shape],
-                                              name or ""))
+def _make_class(class_name, fields):
+    """A Layer subclass whose __init__ takes the kind's keyword arguments."""
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    for name, _, default in fields:
+        params.append(inspect.Parameter(
+            name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=(inspect.Parameter.empty if default == ""
+                     else json.loads(default))))
+    signature = inspect.Signature(params)
+
+    def __init__(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        config = {}
+        for name, convert, _ in fields:
+            config[name] = _CONVERT[convert](bound.arguments[name], class_name,
+                                             name)
+        Layer.__init__(self, _graphgc.make_layer(class_name,
+                                                 json.dumps(config)))
+
+    __init__.__signature__ = signature
+    return type(class_name, (Layer,), {
+        "__init__": __init__, "__module__": __name__,
+        "__doc__": f"Keras's {class_name} layer."})
+
+
+_KINDS = {name: _make_class(name, fields)
+          for name, fields in _graphgc.layer_kinds()}
+globals().update(_KINDS)
+__all__ = ["Layer", "Input", *_KINDS]
+
+_KINDS["Dense"].units = property(lambda self: self._layer.units)
+_KINDS["Conv2D"].filters = property(lambda self: self._layer.units)
 
 
 def Input(shape, name=None, **kwargs):  # noqa: N802 (Keras's spelling)
     """The model's input; shape leaves out the batch dimension."""
-    return InputLayer(shape, name=name)
-
-
-class Dense(Layer):
-    def __init__(self, units, activation=None, use_bias=True, name=None,
-                 seed=None):
-        super().__init__(_graphgc.dense(
-            _args.int32(units, "Dense: units", low=-_args._INT32_MAX),
-            _activation(activation), bool(use_bias), name or "",
-            _args.seed(seed, "Dense: seed")))
-
-    @property
-    def units(self):
-        return self._layer.units
-
-
-class Conv2D(Layer):
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
-                 activation=None, use_bias=True, name=None, seed=None):
-        super().__init__(_graphgc.conv2d(
-            int(filters), _pair(kernel_size, "kernel_size"),
-            _pair(strides, "strides"), padding, _activation(activation),
-            bool(use_bias), name or "", _args.seed(seed, "Conv2D: seed")))
-
-    @property
-    def filters(self):
-        return self._layer.units
-
-
-class MaxPooling2D(Layer):
-    def __init__(self, pool_size=(2, 2), strides=None, padding="valid",
-                 name=None):
-        super().__init__(_graphgc.max_pooling2d(
-            _pair(pool_size, "pool_size"),
-            [] if strides is None else _pair(strides, "strides"), padding,
-            name or ""))
-
-
-class Flatten(Layer):
-    def __init__(self, name=None):
-        super().__init__(_graphgc.flatten(name or ""))
-
-
-class Dropout(Layer):
-    def __init__(self, rate, seed=None, name=None):
-        super().__init__(_graphgc.dropout(float(rate), name or "",
-                                          _args.seed(seed, "Dropout: seed")))
-
-
-class BatchNormalization(Layer):
-    def __init__(self, momentum=0.99, epsilon=1e-3, name=None):
-        super().__init__(_graphgc.batch_normalization(
-            float(momentum), float(epsilon), name or ""))
-
-
-class Reshape(Layer):
-    def __init__(self, target_shape, name=None):
-        super().__init__(_graphgc.reshape([int(d) for d in target_shape],
-                                          name or ""))
-
-
-class Activation(Layer):
-    def __init__(self, activation, name=None):
-        if not isinstance(activation, str):
-            _activation(activation)
-        super().__init__(_graphgc.activation(activation, name or ""))
-
-
-_KINDS = {
-    "InputLayer": InputLayer, "Dense": Dense, "Conv2D": Conv2D,
-    "MaxPooling2D": MaxPooling2D, "Flatten": Flatten, "Dropout": Dropout,
-    "BatchNormalization": BatchNormalization, "Reshape": Reshape,
-    "Activation": Activation,
-}
+    return InputLayer(shape, name=name)  # noqa: F821 (generated)

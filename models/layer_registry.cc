@@ -1,0 +1,269 @@
+// The layer registry and the per-kind dispatch of models/layer_state.h's
+// functions: checks, builds, forward nodes, parameter counts, Summary rows
+// and variable shapes, each through the layer's LayerKind.
+#include "models/layer_registry.h"
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "models/training.h"
+#include "ops/ops.h"
+#include "util/mutex.h"
+#include "util/status_macros.h"
+
+namespace graphgc {
+namespace models_internal {
+namespace {
+
+struct Registry {
+  std::vector<const LayerKind*> kinds;  // in listing order
+  absl::Status status;
+};
+
+Registry& GlobalRegistry() {
+  static Registry* registry = new Registry();
+  return *registry;
+}
+
+}  // namespace
+
+bool RegisterLayerKind(const LayerKind* kind) {
+  Registry& r = GlobalRegistry();
+  if (FindLayerKind(kind->class_name) != nullptr) {
+    if (r.status.ok()) {
+      r.status = absl::AlreadyExistsError(absl::StrCat(
+          "RegisterLayerKind: ", kind->class_name, " is registered twice"));
+    }
+    return true;
+  }
+  auto before = [](const LayerKind* a, const LayerKind* b) {
+    return a->order != b->order ? a->order < b->order
+                                : a->class_name < b->class_name;
+  };
+  r.kinds.insert(std::upper_bound(r.kinds.begin(), r.kinds.end(), kind, before),
+                 kind);
+  return true;
+}
+
+const LayerKind* FindLayerKind(const std::string& class_name) {
+  for (const LayerKind* kind : GlobalRegistry().kinds) {
+    if (kind->class_name == class_name) return kind;
+  }
+  return nullptr;
+}
+
+std::vector<const LayerKind*> LayerKinds() { return GlobalRegistry().kinds; }
+
+std::string KnownKinds() {
+  std::string out;
+  for (const LayerKind* kind : GlobalRegistry().kinds) {
+    absl::StrAppend(&out, out.empty() ? "" : ", ", kind->class_name);
+  }
+  return out;
+}
+
+absl::Status RegistryStatus() { return GlobalRegistry().status; }
+
+std::string KindName(LayerState::Kind kind) {
+  return kind == nullptr ? "" : kind->class_name;
+}
+
+std::string DefaultName(LayerState::Kind kind) {
+  return kind == nullptr ? "layer" : kind->default_name;
+}
+
+bool IsInputLayer(const LayerState& layer) {
+  return layer.kind != nullptr && layer.kind->is_input;
+}
+
+absl::StatusOr<TensorShape> OutputShape(const LayerState& layer,
+                                        const TensorShape& in) {
+  if (layer.kind == nullptr) return absl::InternalError("unknown layer kind");
+  if (layer.kind->output_shape == nullptr) return in;
+  return layer.kind->output_shape(layer, in);
+}
+
+std::vector<std::vector<int64_t>> VariableShapes(const LayerState& layer,
+                                                 const TensorShape& in) {
+  std::vector<std::vector<int64_t>> out;
+  if (layer.kind == nullptr || layer.kind->weights == nullptr) return out;
+  for (const WeightSpec& w : layer.kind->weights(layer, in)) {
+    out.emplace_back(w.shape.dim_sizes().begin(), w.shape.dim_sizes().end());
+  }
+  return out;
+}
+
+absl::StatusOr<TensorShape> CheckLayer(LayerState& layer, Graph& graph,
+                                       const TensorShape& in) {
+  GG_RETURN_IF_ERROR(layer.error);
+  GG_ASSIGN_OR_RETURN(TensorShape out, OutputShape(layer, in));
+  const BuiltLayer* built = layer.built();
+  if (built == nullptr) {
+    if (layer.kind->check_weights != nullptr) {
+      GG_RETURN_IF_ERROR(layer.kind->check_weights(layer, in));
+    }
+    return out;
+  }
+  const std::string& name = built->name();
+  if (built->graph != &graph) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("layer '", name, "' belongs to another graph"));
+  }
+  if (!layer.kind->is_input && built->shape != in) {
+    if (layer.kind->rebuilt_message != nullptr) {
+      return absl::InvalidArgumentError(
+          layer.kind->rebuilt_message(name, built->shape, in));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("layer '", name, "' was built for inputs ",
+                     KerasShape(built->shape), " but gets ", KerasShape(in)));
+  }
+  return out;
+}
+
+namespace {
+
+// The input layer's placeholder: [batch, shape...], owned by the layer.
+absl::StatusOr<Output> InputPlaceholder(const LayerState& layer, Graph& graph,
+                                        const std::string& scope,
+                                        const std::string& label) {
+  std::vector<int64_t> dims = {-1};
+  for (int i = 0; i < layer.input_shape.dims(); ++i) {
+    dims.push_back(layer.input_shape[i]);
+  }
+  GG_ASSIGN_OR_RETURN(Output x,
+                      ops::Placeholder(graph, DT_FLOAT, dims, {.name = scope}));
+  return Output(x.handle().WithOwner(label), x.index());
+}
+
+// The kind's variables, made in Keras's order and initialised in one run.
+absl::Status BuildVariables(const LayerState& layer, Graph& graph,
+                            const TensorShape& in, const std::string& scope,
+                            Session& session, std::vector<Variable>& vars) {
+  if (layer.kind->weights == nullptr) return absl::OkStatus();
+  const std::string label = "Layer '" + scope + "'";
+  const std::vector<WeightSpec> specs = layer.kind->weights(layer, in);
+  for (const WeightSpec& spec : specs) {
+    GG_ASSIGN_OR_RETURN(Variable v,
+                        MakeVariable(graph, scope + "/" + spec.name, spec.shape,
+                                     label, spec.trainable));
+    vars.push_back(std::move(v));
+  }
+  std::vector<Tensor> init;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const WeightSpec& spec = specs[i];
+    if (spec.init == Initializer::kGlorotUniform) {
+      if (spec.fan_in <= 0 || spec.fan_out <= 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(LayerLabel(layer), ": ", spec.name, " ",
+                         spec.shape.DebugString(), " has too many elements"));
+      }
+      GG_ASSIGN_OR_RETURN(Tensor t,
+                          GlorotUniform(spec.shape, spec.fan_in, spec.fan_out,
+                                        spec.seed, vars[i].name));
+      init.push_back(std::move(t));
+    } else {
+      GG_ASSIGN_OR_RETURN(
+          Tensor t,
+          Filled(spec.shape, spec.init == Initializer::kOnes ? 1.f : 0.f,
+                 vars[i].name));
+      init.push_back(std::move(t));
+    }
+  }
+  if (vars.empty()) return absl::OkStatus();
+  return AssignAll(vars, std::move(init), session);
+}
+
+}  // namespace
+
+absl::Status BuildLayer(LayerState& layer, Graph& graph, const TensorShape& in,
+                        Session& session) {
+  GG_RETURN_IF_ERROR(CheckLayer(layer, graph, in).status());
+  WriterLock l(layer.mu);
+  // Checked again under the lock: another thread may have built it since.
+  if (const BuiltLayer* built = layer.built(); built != nullptr) {
+    return CheckLayer(layer, graph, in).status();
+  }
+  auto built = std::make_unique<BuiltLayer>();
+  ScopeReservation scope = graph.ReserveScope(!layer.requested_name.empty()
+                                                  ? layer.requested_name
+                                                  : DefaultName(layer.kind));
+  const std::string label = "Layer '" + scope.name() + "'";
+  std::vector<Variable> vars;
+  if (layer.kind->is_input) {
+    GG_ASSIGN_OR_RETURN(built->placeholder,
+                        InputPlaceholder(layer, graph, scope.name(), label));
+  } else {
+    GG_RETURN_IF_ERROR(
+        BuildVariables(layer, graph, in, scope.name(), session, vars));
+  }
+  built->variables = std::move(vars);
+  built->shape = in;
+  built->graph = &graph;
+  built->scope = std::move(scope);
+  layer.Publish(std::move(built));
+  return absl::OkStatus();
+}
+
+const BuiltLayer& LayerState::Publish(std::unique_ptr<const BuiltLayer> layer) {
+  storage_ = std::move(layer);
+  built_.store(storage_.get(), std::memory_order_release);
+  return *storage_;
+}
+
+bool HasTrainingPath(const LayerState& layer) {
+  return layer.kind->has_training_path != nullptr &&
+         layer.kind->has_training_path(layer);
+}
+
+absl::StatusOr<LayerOutputs> ApplyLayer(const LayerState& layer,
+                                        const Output& x, bool training) {
+  const BuiltLayer* built = layer.built();
+  if (built == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(LayerLabel(layer), " is not built"));
+  }
+  if (layer.kind->apply == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("layer '", built->name(), "' has no forward nodes"));
+  }
+  return layer.kind->apply(layer, *built, x, training);
+}
+
+ParamCount CountParams(const LayerState& layer) {
+  ParamCount count;
+  const BuiltLayer* built = layer.built();
+  if (built == nullptr) return count;
+  for (const Variable& v : built->variables) {
+    // Each built variable's shape was checked (CheckFits); the sum is
+    // checked too, and saturates (it cannot be reached in memory anyway).
+    int64_t& sum = v.trainable ? count.trainable : count.non_trainable;
+    if (__builtin_add_overflow(sum, v.shape.num_elements(), &sum)) {
+      sum = std::numeric_limits<int64_t>::max();
+    }
+  }
+  return count;
+}
+
+SummaryRow LayerSummaryRow(const LayerState& layer, const std::string& name,
+                           const TensorShape& out) {
+  SummaryRow row;
+  row.params = CountParams(layer);
+  if (layer.kind->summary_fields != nullptr) {
+    row.fields = layer.kind->summary_fields(layer, name, out, row.params);
+    return row;
+  }
+  int64_t total = 0;
+  if (__builtin_add_overflow(row.params.trainable, row.params.non_trainable,
+                             &total)) {
+    total = std::numeric_limits<int64_t>::max();
+  }
+  row.fields = {absl::StrCat(name, " (", layer.kind->class_name, ")"),
+                KerasShape(out), absl::StrCat(total)};
+  return row;
+}
+
+}  // namespace models_internal
+}  // namespace graphgc
