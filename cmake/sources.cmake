@@ -49,10 +49,14 @@ set(GRAPHGC_SOURCES
     ops/fused_training_kernels.cc
     ops/small_gemm.cc
     ops/state_ops.cc
+    models/batches.cc
     models/callbacks.cc
     models/conv_layers.cc
     models/core_layers.cc
+    models/engine.cc
+    models/fit.cc
     models/layers.cc
+    models/model_graph.cc
     models/saving.cc
     models/sequential.cc
     models/training.cc
@@ -125,10 +129,14 @@ set(GRAPHGC_HEADERS
     ops/fused_training_kernels.h
     ops/small_gemm.h
     ops/state_ops.h
+    models/batches.h
     models/callbacks.h
+    models/engine.h
+    models/fit.h
     models/layer_state.h
     models/layers.h
     models/losses.h
+    models/model_graph.h
     models/optimizers.h
     models/saving.h
     models/saving_access.h
