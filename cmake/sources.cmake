@@ -50,15 +50,27 @@ set(GRAPHGC_SOURCES
     ops/small_gemm.cc
     ops/state_ops.cc
     models/batches.cc
-    models/callbacks.cc
+    models/callbacks/callback.cc
+    models/callbacks/checkpoint.cc
+    models/callbacks/control.cc
+    models/callbacks/logging.cc
+    models/callbacks/monitor.cc
+    models/compile_config.cc
     models/conv_layers.cc
     models/core_layers.cc
     models/engine.cc
     models/fit.cc
+    models/keras_json.cc
+    models/layer_configs.cc
     models/layers.cc
+    models/load_budget.cc
+    models/model_config.cc
     models/model_graph.cc
+    models/model_weights.cc
     models/saving.cc
     models/sequential.cc
+    models/sequential_callback_access.cc
+    models/signature.cc
     models/training.cc
     serialize/attr_codec.cc
     serialize/crc32c.cc
@@ -131,16 +143,29 @@ set(GRAPHGC_HEADERS
     ops/state_ops.h
     models/batches.h
     models/callbacks.h
+    models/callbacks/callback.h
+    models/callbacks/checkpoint.h
+    models/callbacks/control.h
+    models/callbacks/logging.h
+    models/callbacks/model_access.h
+    models/callbacks/monitor.h
+    models/compile_config.h
     models/engine.h
     models/fit.h
+    models/keras_json.h
+    models/layer_configs.h
     models/layer_state.h
     models/layers.h
+    models/load_budget.h
     models/losses.h
+    models/model_config.h
     models/model_graph.h
+    models/model_weights.h
     models/optimizers.h
     models/saving.h
     models/saving_access.h
     models/sequential.h
+    models/signature.h
     models/training.h
     serialize/attr_codec.h
     serialize/crc32c.h

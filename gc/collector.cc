@@ -171,9 +171,8 @@ CollectStats Collector::Run(bool minor) {
     // The end event goes to the listeners registered now, with a copy of
     // the list in ordinary memory (CollectEvent::swept is a std::vector).
     // The list itself stays, and the next collection refills it without
-    // growing it again (growing it from empty, with its fresh pages, was
-    // half of MarkHeap's samples in `perf record -g` over 40 runs of
-    // `gc_bench --benchmark_filter='BM_Collect/10000/90/'`).
+    // growing it again: growing it from empty touches fresh pages, which
+    // would dominate a small collection's mark.
     end_listeners = SnapshotListeners(*listeners_);
     if (!end_listeners.empty()) swept.assign(garbage_.begin(), garbage_.end());
     garbage_.clear();

@@ -48,13 +48,10 @@ int64_t Marker::MarkHeap(Heap& heap, uint32_t epoch, bool stamp,
                          NodeIdList& garbage) {
   heap.mu().AssertHeld();
   garbage.clear();
-  // Room for every live node at once: grown by doubling, the list was
-  // copied and its fresh pages touched twice over, and those first-touch
-  // faults were a tenth of a full collection of 1M nodes, half of them
-  // garbage (`perf record -g` of `gc_bench
-  // --benchmark_filter='BM_PeerGraphgcCollect/50/'`, samples under
-  // Collector::Run). Pages past the list's end stay untouched (no resident
-  // cost).
+  // Room for every live node at once: grown by doubling, the list would be
+  // copied and its fresh pages touched twice over, and first-touch faults
+  // are a large share of a big collection. Pages past the list's end stay
+  // untouched (no resident cost).
   garbage.reserve(static_cast<size_t>(heap.live_count()));
   const uint32_t slots = heap.num_slots();
   MarkBits marks(mark_bits_, slots);

@@ -44,7 +44,8 @@
 // Files are read only if they are regular files, and bounded:
 //   - config.json and signature.json: at most 16 MiB of text
 //     (ResourceExhausted beyond), holding at most 2^18 JSON values nested
-//     at most 64 deep (InvalidArgument beyond, before any value is built);
+//     at most 64 deep (InvalidArgument beyond: parsing stops at the first
+//     value over either limit);
 //   - the memory budget (LoadOptions::max_bytes): from config.json alone,
 //     before anything is built or model.weights.h5 is read, LoadModel
 //     counts the float32 weights its layers declare (W bytes) and refuses,
@@ -64,14 +65,14 @@
 // this header lets std::bad_alloc escape. model.pb is written for other
 // tools and never read here.
 //
-// Adding a layer kind: give it one entry in the table in models/saving.cc
-// (kLayerKinds): its Keras class name, the snake-case name Keras gives its
-// weights group ("conv2d", "max_pooling2d", "batch_normalization"; null for
-// InputLayer, which Keras keeps out of model.layers), a function writing its
-// Keras "config" object from the layer, and one making the layer from such
-// an object through its public factory (layers::Conv2D(...)). Its weights
-// are saved and loaded in the order of the layer's variables, so nothing
-// else changes.
+// Adding a layer kind: give it one entry in the table in
+// models/layer_configs.cc (kLayerKinds): its Keras class name, the snake-case
+// name Keras gives its weights group ("conv2d", "max_pooling2d",
+// "batch_normalization"; null for InputLayer, which Keras keeps out of
+// model.layers), a function writing its Keras "config" object from the layer,
+// and one making the layer from such an object through its public factory
+// (layers::Conv2D(...)). Its weights are saved and loaded in the order of the
+// layer's variables, so nothing else changes.
 //
 // Thread safety: LoadModel may be called from any thread; Save takes the
 // model's lock while it reads the weights (as GetWeights), not while it

@@ -1,9 +1,11 @@
 // models/saving_access.h
 //
-// SavingAccess: what models/saving.cc needs of a model's and a layer's
-// private state, and nothing more. Private to models/ (a friend of Layer
-// and Sequential); Snapshot and AssignWeights are defined in sequential.cc,
-// beside the model's state.
+// SavingAccess: what saving (models/saving.cc and the codecs beside it)
+// needs of a model's and a layer's private state, and nothing more: the
+// ModelSnapshot a Sequential fills and the weights it takes back. Private
+// to models/ (a friend of Layer and Sequential); Snapshot and AssignWeights
+// are defined in sequential.cc, beside the model's state. It knows
+// Sequential by name only, so sequential.cc includes it without a cycle.
 #ifndef GRAPHGC_MODELS_SAVING_ACCESS_H_
 #define GRAPHGC_MODELS_SAVING_ACCESS_H_
 
@@ -14,11 +16,15 @@
 #include "absl/status/statusor.h"
 #include "models/layer_state.h"
 #include "models/layers.h"
-#include "models/sequential.h"
+#include "models/losses.h"
+#include "models/optimizers.h"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
 
 namespace graphgc {
+
+class Sequential;
+
 namespace models_internal {
 
 // One layer as Save writes it: its state, its build and copies of its
@@ -30,13 +36,20 @@ struct SavedLayer {
   std::vector<Tensor> values;
 };
 
+// A compiled model's settings, as its CompileOptions (models/sequential.h)
+// hold them.
+struct SavedCompile {
+  Optimizer optimizer;
+  Loss loss;
+  std::vector<std::string> metrics;
+};
+
 // Everything Save writes, read at once under the model's lock.
 struct ModelSnapshot {
   std::string name;
   std::vector<SavedLayer> layers;
   bool compiled = false;
-  CompileOptions compile;
-  std::string metric_name;
+  SavedCompile compile;  // when compiled
   Output input;
   Output output;
   // The variables' values by VarHandleOp node name, for freezing.

@@ -395,8 +395,9 @@ absl::StatusOr<ModelSnapshot> SavingAccess::Snapshot(const Sequential& model) {
   snap.name = m.scope.name();
   snap.compiled = m.compiled;
   if (m.compiled) {
-    snap.compile = m.compile;
-    snap.metric_name = m.metric_name;
+    snap.compile = {.optimizer = m.compile.optimizer,
+                    .loss = m.compile.loss,
+                    .metrics = m.compile.metrics};
   }
   snap.input = m.input;
   snap.output = m.output;

@@ -284,11 +284,9 @@ bool PreferTransposed(int64_t m, int64_t n, int64_t k, bool transpose_a,
 // four rounds of 16 shuffles: pairs of rows interleaved (unpacklo/hi), then
 // pairs of pairs (shuffle_ps), then 128-bit quarters twice (shuffle_f32x4).
 // Eigen's ptranspose for that packet goes through 256-bit halves (about
-// 110 shuffles, extracts and inserts). Old and new alternating, minimum of
-// five runs of `matmul_bench --benchmark_filter=BM_Transpose`: 32 x 64
-// 281 -> 222 ns, 64 x 10 166 -> 123 ns, 16 x 16 41.6 -> 37.0 ns; a
-// training step of the 10-64-10 MLP transposes 18 tiles. Other packets
-// take Eigen's.
+// 110 shuffles, extracts and inserts); bench/matmul_bench's transpose rows
+// compare the two. A training step of the 10-64-10 MLP transposes 18
+// tiles. Other packets take Eigen's.
 inline void TransposeInRegisters(Tile& tile) {
 #if defined(EIGEN_VECTORIZE_AVX512)
   if constexpr (kPacket == 16) {

@@ -38,11 +38,9 @@ bool IsValidNodeName(absl::string_view name) {
   uint8_t previous = NameCharClass(name[0]);
   if ((previous & kFirst) == 0) return false;
   // One table load per byte and no branch but the loop's: every name a
-  // node is made with passes here (the compare chain per byte this
-  // replaced was 5.9% of AddNode's samples in `perf record -g gc_bench
-  // --benchmark_filter=BM_PeerGraphgcCollect/50`; 4.9% after). `all` keeps the
-  // classes every byte has, `repeated` those of two bytes in a row (kSlash:
-  // "//").
+  // node is made with passes here, so a compare chain per byte shows in
+  // AddNode's profile. `all` keeps the classes every byte has, `repeated`
+  // those of two bytes in a row (kSlash: "//").
   uint8_t all = kRest;
   uint8_t repeated = 0;
   for (size_t i = 1; i < name.size(); ++i) {

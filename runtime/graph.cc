@@ -403,11 +403,8 @@ void Graph::OnSweep(gc::Heap& heap, absl::Span<const NodeId> garbage) {
   heap.mu().AssertHeld();
   heap_->mu().AssertHeld();  // the same heap: tells the analysis
   // The index reads each node in place: a (node, slot) list built here
-  // was fresh pages for a big sweep (16 bytes per swept node), and their
-  // first-touch faults were 17% of a full collection of 1M nodes, half of
-  // them garbage (`perf record -g` of `gc_bench
-  // --benchmark_filter='BM_PeerGraphgcCollect/50/'`, samples under
-  // Collector::Run).
+  // would be fresh pages for a big sweep (16 bytes per swept node), and
+  // their first-touch faults a large share of the pause.
   // A dropped scope's name tables wait in the heap beside its nodes and
   // are destroyed as allocation reaches them (gc/heap.h invariant 5), not
   // inside the pause.

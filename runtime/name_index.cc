@@ -93,10 +93,9 @@ struct NameGroup final : gc::Object {
   bool sweep = false;
   bool dying = false;
   // Its block from 1 MiB on (about 65,000 names) is in huge pages
-  // (runtime/name_table.h takes it from AllocateLargeBlock): filling a
-  // million-name table touched 34 MB a 4 KiB page at a time (the faults
-  // under its resize were 5.8% of the samples of `perf record -g gc_bench
-  // --benchmark_filter=BM_Collect/1000000/50`).
+  // (runtime/name_table.h takes it from AllocateLargeBlock): a
+  // million-name table is tens of megabytes, too many 4 KiB faults to take
+  // inside a resize.
   NameTable<Node> names;
   // Requested names that were uniqued (base_<k>): BaseInfo::live counts
   // the live uniqued nodes, and the entry lives while one does or while a
@@ -371,18 +370,15 @@ void NameIndex::Erase(
   // A group losing at least kSweepAtLeast names and a quarter of them, or
   // a sixteenth of a table too big for the cache (kBigTable entries, about
   // 6 MB), is swept in one pass over its table: below that, a lookup per
-  // name costs less than reading the whole table (a minor collection that
-  // sweeps 9,000 names of a 110,000-name group took 1.6x as long swept:
-  // `gc_bench --benchmark_filter=BM_CollectYoung/100000/1`).
+  // name costs less than reading the whole table (bench/gc_bench's young
+  // collections cover the small-sweep side of the threshold).
   constexpr int64_t kSweepAtLeast = 64;
   constexpr int64_t kBigTable = int64_t{1} << 18;
   // Each leaving node's group comes from group_of_slot_, dense chunks the
   // sweep's ascending slots walk in order: the nodes of a group that dies
-  // whole are never read here. Reading each node for its group was
-  // a cache miss per swept node (12% of a full collection of 1M nodes, half
-  // of them garbage, in `perf record -g` of `gc_bench
-  // --benchmark_filter='BM_PeerGraphgcCollect/50/'`), and a list of the
-  // groups was fresh pages for every big sweep.
+  // whole are never read here. Reading each node for its group would be
+  // a cache miss per swept node, and a list of the groups fresh pages for
+  // every big sweep.
   std::vector<Group*> touched;  // each group losing names, once
   for (NodeId id : nodes) {
     Group& group = GroupOfSlot(id.index);
@@ -425,10 +421,8 @@ void NameIndex::Erase(
     }
     // A swept group's bases are kept in the same pass: a leaving uniqued
     // name counts its loss through its payload's base tag, without its node
-    // being read (reading each leaving node for its base was 17-22 ms of a
-    // 65-ms collection of 1M uniqued names, half of them garbage, timed
-    // around each part in `gc_bench
-    // --benchmark_filter='BM_Collect/1000000/50'`). Only a name given as
+    // being read (a cache miss per leaving node, a large share of a big
+    // collection of uniqued names). Only a name given as
     // requested may hold a base itself, and is read when the group has
     // bases at all.
     std::vector<uint32_t> touched_bases;

@@ -1,8 +1,9 @@
 // util/file.h
 //
-// The one place graphgc checks a path it is given and opens a file for
-// reading. Every reader of the library (serialize/tfrecord.h and what is
-// built on it) opens through OpenRegularFileForReading(), so none of them
+// The one place graphgc checks a path it is given, opens a file for
+// reading, and writes a file or a directory so that a reader sees it whole
+// or not at all. Every reader of the library (serialize/tfrecord.h and what
+// is built on it) opens through OpenRegularFileForReading(), so none of them
 // can be stalled by a FIFO or handed a directory or a device; every path a
 // writer takes goes through CheckPath() first.
 //
@@ -19,7 +20,10 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
+#include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
@@ -74,6 +78,43 @@ absl::StatusOr<ScopedFd> OpenRegularFileForReading(const std::string& path);
 // refused the same way), or the read(2) error.
 absl::StatusOr<std::string> ReadRegularFile(const std::string& path,
                                             int64_t max_bytes);
+
+// WriteNewFile: creates `path` (refusing one that exists), writes `bytes`
+// and fsyncs it, or a status naming the path and the step ("create <path>",
+// "write", "fsync", "close"). A failure may leave a partial file behind.
+absl::Status WriteNewFile(const std::string& path, std::string_view bytes);
+
+// SyncDir: fsyncs the directory `dir`, so that the entries created or
+// renamed in it are durable. Best effort: an error is ignored.
+void SyncDir(const std::string& dir);
+
+// StagingPath: "<path>.graphgc-save-<pid>-<n>", a sibling of `path` that no
+// other call in this process returns.
+std::string StagingPath(const std::string& path);
+
+// WriteFileAtomically: creates `path`'s parent directories, writes `bytes`
+// to a new file beside `path` (WriteNewFile) and renames it over `path`, so
+// a reader sees the old file or the new one, never a part. On failure the
+// staged file is removed and `path` is as it was.
+absl::Status WriteFileAtomically(const std::string& path,
+                                 std::string_view bytes);
+
+// WriteDirectoryAtomically: `dir` (created, with its parents, if missing)
+// holding exactly `files`, (name, bytes) pairs written in order into a new
+// sibling directory that then replaces `dir`: a rename when `dir` does not
+// exist, else an atomic exchange (Linux's renameat2 RENAME_EXCHANGE; where
+// the file system lacks it, two renames, between which `dir` briefly does
+// not exist, never half-written), after which the old contents are
+// deleted. An existing `dir` is replaced only when `may_replace(dir)`
+// (`dir` without a trailing '/'), called only then, is OK; its status is
+// returned otherwise. A trailing '/' of
+// `dir` is ignored; "/" is InvalidArgument "<what>: '/' cannot be
+// replaced". On failure the staged directory is removed and `dir` is as it
+// was.
+absl::Status WriteDirectoryAtomically(
+    const std::string& dir, std::string_view what,
+    const std::vector<std::pair<std::string, std::string>>& files,
+    absl::FunctionRef<absl::Status(const std::string& dir)> may_replace);
 
 }  // namespace graphgc
 

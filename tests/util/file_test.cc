@@ -4,11 +4,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -124,6 +128,140 @@ TEST(ReadRegularFile, RefusesAFifoWithoutWaitingForAWriter) {
       path, [&] { return ReadRegularFile(path, 10).status(); });
   ASSERT_TRUE(s.has_value()) << "ReadRegularFile blocked on a FIFO";
   EXPECT_EQ(s->code(), absl::StatusCode::kInvalidArgument);
+}
+
+std::string Contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+}
+
+// The names in `dir`, sorted.
+std::vector<std::string> Entries(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A fresh, empty directory.
+std::string FreshDir(const std::string& name) {
+  const std::string dir = TempPath(name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+absl::Status AnyDirectoryMayBeReplaced(const std::string&) {
+  return absl::OkStatus();
+}
+
+TEST(WriteNewFile, WritesTheBytes) {
+  const std::string dir = FreshDir("new_file");
+  ASSERT_TRUE(WriteNewFile(dir + "/f", std::string("a\0b", 3)).ok());
+  EXPECT_EQ(Contents(dir + "/f"), std::string("a\0b", 3));
+}
+
+TEST(WriteNewFile, RefusesAnExistingFileAndLeavesIt) {
+  const std::string dir = FreshDir("new_file_exists");
+  std::ofstream(dir + "/f") << "old";
+  const absl::Status s = WriteNewFile(dir + "/f", "new");
+  EXPECT_EQ(s.code(), absl::StatusCode::kAlreadyExists) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "create " + dir + "/f")) << s;
+  EXPECT_EQ(Contents(dir + "/f"), "old");
+}
+
+TEST(StagingPath, GivesADifferentSiblingEachCall) {
+  const std::string a = StagingPath("/x/model");
+  const std::string b = StagingPath("/x/model");
+  EXPECT_NE(a, b);
+  EXPECT_TRUE(absl::StartsWith(a, "/x/model.graphgc-save-")) << a;
+}
+
+TEST(WriteFileAtomically, CreatesTheParentsAndTheFile) {
+  const std::string dir = FreshDir("atomic_file");
+  ASSERT_TRUE(WriteFileAtomically(dir + "/a/b/f", "bytes").ok());
+  EXPECT_EQ(Contents(dir + "/a/b/f"), "bytes");
+  EXPECT_EQ(Entries(dir + "/a/b"), std::vector<std::string>{"f"});
+}
+
+TEST(WriteFileAtomically, ReplacesAnExistingFile) {
+  const std::string dir = FreshDir("atomic_file_replace");
+  std::ofstream(dir + "/f") << "old";
+  ASSERT_TRUE(WriteFileAtomically(dir + "/f", "new").ok());
+  EXPECT_EQ(Contents(dir + "/f"), "new");
+  EXPECT_EQ(Entries(dir), std::vector<std::string>{"f"});
+}
+
+TEST(WriteFileAtomically, FailingRenameLeavesNoStagedFile) {
+  const std::string dir = FreshDir("atomic_file_onto_dir");
+  std::filesystem::create_directories(dir + "/f/inside");
+  const absl::Status s = WriteFileAtomically(dir + "/f", "new");
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(absl::StrContains(s.message(), "rename ")) << s;
+  EXPECT_EQ(Entries(dir), std::vector<std::string>{"f"});
+}
+
+TEST(WriteDirectoryAtomically, CreatesTheDirectoryWithTheFilesInOrder) {
+  const std::string root = FreshDir("atomic_dir");
+  bool asked = false;
+  ASSERT_TRUE(WriteDirectoryAtomically(root + "/p/d/", "test dir",
+                                       {{"b", "2"}, {"a", "1"}},
+                                       [&](const std::string&) {
+                                         asked = true;
+                                         return absl::OkStatus();
+                                       })
+                  .ok());
+  EXPECT_FALSE(asked) << "may_replace is for an existing directory only";
+  EXPECT_EQ(Entries(root + "/p/d"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(Contents(root + "/p/d/a"), "1");
+  EXPECT_EQ(Entries(root + "/p"), std::vector<std::string>{"d"});
+}
+
+TEST(WriteDirectoryAtomically, ReplacesAnExistingDirectoryWhole) {
+  const std::string root = FreshDir("atomic_dir_replace");
+  std::filesystem::create_directories(root + "/d");
+  std::ofstream(root + "/d/old") << "old";
+  std::string asked_about;
+  ASSERT_TRUE(WriteDirectoryAtomically(root + "/d/", "test dir", {{"new", "1"}},
+                                       [&](const std::string& dir) {
+                                         asked_about = dir;
+                                         return absl::OkStatus();
+                                       })
+                  .ok());
+  EXPECT_EQ(asked_about, root + "/d");
+  EXPECT_EQ(Entries(root + "/d"), std::vector<std::string>{"new"});
+  EXPECT_EQ(Entries(root), std::vector<std::string>{"d"});
+}
+
+TEST(WriteDirectoryAtomically, KeepsAnExistingDirectoryMayReplaceRefuses) {
+  const std::string root = FreshDir("atomic_dir_refused");
+  std::filesystem::create_directories(root + "/d");
+  std::ofstream(root + "/d/old") << "old";
+  const absl::Status s = WriteDirectoryAtomically(
+      root + "/d", "test dir", {{"new", "1"}}, [](const std::string&) {
+        return absl::FailedPreconditionError("not mine");
+      });
+  EXPECT_EQ(s, absl::FailedPreconditionError("not mine"));
+  EXPECT_EQ(Entries(root + "/d"), std::vector<std::string>{"old"});
+  EXPECT_EQ(Entries(root), std::vector<std::string>{"d"});
+}
+
+TEST(WriteDirectoryAtomically, RefusesTheRootNamingWhat) {
+  const absl::Status s = WriteDirectoryAtomically("//", "test dir", {{"f", ""}},
+                                                  AnyDirectoryMayBeReplaced);
+  EXPECT_EQ(s, absl::InvalidArgumentError("test dir: '/' cannot be replaced"));
+}
+
+TEST(WriteDirectoryAtomically, AFailedWriteLeavesNoStagedDirectory) {
+  const std::string root = FreshDir("atomic_dir_bad_name");
+  const absl::Status s =
+      WriteDirectoryAtomically(root + "/d", "test dir", {{"no/such/sub", "1"}},
+                               AnyDirectoryMayBeReplaced);
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
+  EXPECT_TRUE(Entries(root).empty());
 }
 
 TEST(ScopedFd, ClosesItsDescriptorAndMovesOwnership) {
