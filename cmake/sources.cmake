@@ -49,12 +49,15 @@ set(GRAPHGC_SOURCES
     ops/fused_training_kernels.cc
     ops/small_gemm.cc
     ops/state_ops.cc
+    models/batches.cc
     models/callbacks/callback.cc
     models/callbacks/checkpoint.cc
     models/callbacks/control.cc
     models/callbacks/logging.cc
     models/callbacks/monitor.cc
     models/compile_config.cc
+    models/engine.cc
+    models/fit.cc
     models/keras_json.cc
     models/layer_registry.cc
     models/layers.cc
@@ -70,6 +73,7 @@ set(GRAPHGC_SOURCES
     models/layers/reshape.cc
     models/load_budget.cc
     models/model_config.cc
+    models/model_graph.cc
     models/model_weights.cc
     models/saving.cc
     models/sequential.cc
@@ -145,6 +149,7 @@ set(GRAPHGC_HEADERS
     ops/fused_training_kernels.h
     ops/small_gemm.h
     ops/state_ops.h
+    models/batches.h
     models/callbacks.h
     models/callbacks/callback.h
     models/callbacks/checkpoint.h
@@ -153,6 +158,8 @@ set(GRAPHGC_HEADERS
     models/callbacks/model_access.h
     models/callbacks/monitor.h
     models/compile_config.h
+    models/engine.h
+    models/fit.h
     models/keras_json.h
     models/layer_registry.h
     models/layer_state.h
@@ -160,6 +167,7 @@ set(GRAPHGC_HEADERS
     models/load_budget.h
     models/losses.h
     models/model_config.h
+    models/model_graph.h
     models/model_weights.h
     models/optimizers.h
     models/saving.h

@@ -1,0 +1,142 @@
+#include "models/batches.h"
+
+#include <cstdint>
+#include <string>
+
+#include "Eigen/Core"
+#include "absl/strings/str_cat.h"
+#include "util/status_macros.h"
+
+namespace graphgc {
+namespace models_internal {
+
+// [rows, sample...]: a batch of samples of `sample` shape.
+TensorShape BatchShape(int64_t rows, const TensorShape& sample) {
+  std::vector<int64_t> dims = {rows};
+  for (int i = 0; i < sample.dims(); ++i) dims.push_back(sample[i]);
+  return TensorShape(dims);
+}
+
+absl::StatusOr<int64_t> CheckX(const ModelState& m, const Tensor& x,
+                               const std::string& where) {
+  if (x.dtype() != DT_FLOAT) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": x must be float, got ", DataTypeString(x.dtype())));
+  }
+  bool fits = x.shape().dims() == m.input_shape.dims() + 1;
+  for (int i = 0; fits && i < m.input_shape.dims(); ++i) {
+    fits = x.shape()[i + 1] == m.input_shape[i];
+  }
+  if (!fits) {
+    std::string takes = "[samples";
+    for (int i = 0; i < m.input_shape.dims(); ++i) {
+      absl::StrAppend(&takes, ", ", m.input_shape[i]);
+    }
+    takes += "]";
+    if (m.input_shape.dims() == 1) {
+      absl::StrAppend(&takes, " (", m.in_dim, " features)");
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": x has shape ", x.shape().DebugString(),
+                     " but model '", m.scope.name(), "' takes ", takes));
+  }
+  return x.shape()[0];
+}
+
+absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
+                    const std::string& where) {
+  if (y.shape().dims() == 0 || y.shape()[0] != samples) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": x has ", samples, " samples but y has ",
+                     y.shape().dims() == 0 ? std::string("a scalar")
+                                           : absl::StrCat(y.shape()[0]),
+                     " (shape ", y.shape().DebugString(), ")"));
+  }
+  if (LabelsOf(m.compile.loss) == LabelKind::kSparse) {
+    const bool column = y.shape().dims() == 2 && y.shape()[1] == 1;
+    if ((y.dtype() != DT_INT32 && y.dtype() != DT_INT64) ||
+        (y.shape().dims() != 1 && !column)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": ", m.compile.loss.name(),
+          " takes integer class labels of shape [samples], got ",
+          DataTypeString(y.dtype()), " ", y.shape().DebugString()));
+    }
+    for (int64_t i = 0; i < samples; ++i) {
+      const int64_t label =
+          y.dtype() == DT_INT32 ? y.data<int32_t>()[i] : y.data<int64_t>()[i];
+      if (label < 0 || label >= m.units) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": label ", label, " of sample ", i,
+                         " is outside [0, ", m.units, ")"));
+      }
+    }
+    return absl::OkStatus();
+  }
+  const bool flat_ok = y.shape().dims() == 1 && m.units == 1;
+  if (y.dtype() != DT_FLOAT ||
+      !(flat_ok || (y.shape().dims() == 2 && y.shape()[1] == m.units))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": ", m.compile.loss.name(), " takes float targets of shape [",
+        samples, ", ", m.units, "], got ", DataTypeString(y.dtype()), " ",
+        y.shape().DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+// Samples `rows` of x (float [n, sample...], `cols` values per sample) as a
+// new [rows.size(), sample...] tensor.
+absl::StatusOr<Tensor> GatherRows(const Tensor& x, const TensorShape& sample,
+                                  int64_t cols,
+                                  absl::Span<const int64_t> rows) {
+  // Every element is written below.
+  GG_ASSIGN_OR_RETURN(
+      Tensor out,
+      Tensor::Uninitialized(
+          DT_FLOAT, BatchShape(static_cast<int64_t>(rows.size()), sample)));
+  const float* src = x.data<float>().data();
+  float* dst = out.mutable_data<float>().data();
+  // The rows are scattered (shuffled) and x rarely stays in L1 between
+  // steps: ask for every row's first line up front so the misses overlap.
+  for (int64_t r : rows) __builtin_prefetch(src + r * cols);
+  // Packet copies rather than a memcpy call per row: rows are short (tens
+  // of features), and this runs every step. A row's last packet ends at
+  // its end, overlapping the one before when cols is not a multiple of the
+  // packet size; rows shorter than a packet are copied element by element.
+  namespace ei = Eigen::internal;
+  using Packet = ei::packet_traits<float>::type;
+  constexpr int64_t kPacket = ei::packet_traits<float>::size;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const float* row = src + rows[i] * cols;
+    float* to = dst + i * cols;
+    if (cols < kPacket) {
+      for (int64_t j = 0; j < cols; ++j) to[j] = row[j];
+      continue;
+    }
+    for (int64_t j = 0; j < cols - kPacket; j += kPacket) {
+      ei::pstoreu(to + j, ei::ploadu<Packet>(row + j));
+    }
+    ei::pstoreu(to + cols - kPacket, ei::ploadu<Packet>(row + cols - kPacket));
+  }
+  return out;
+}
+
+// The labels of `rows` as the loss's placeholder takes them.
+absl::StatusOr<Tensor> GatherLabels(const ModelState& m, LabelKind kind,
+                                    const Tensor& y,
+                                    absl::Span<const int64_t> rows) {
+  const int64_t n = static_cast<int64_t>(rows.size());
+  if (kind == LabelKind::kSparse) {
+    GG_ASSIGN_OR_RETURN(Tensor out, Tensor::Uninitialized(DT_INT32, {n}));
+    auto dst = out.mutable_data<int32_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      dst[i] = y.dtype() == DT_INT32
+                   ? y.data<int32_t>()[rows[i]]
+                   : static_cast<int32_t>(y.data<int64_t>()[rows[i]]);
+    }
+    return out;
+  }
+  return GatherRows(y, {m.units}, m.units, rows);
+}
+
+}  // namespace models_internal
+}  // namespace graphgc

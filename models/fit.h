@@ -1,0 +1,127 @@
+// models/fit.h
+//
+// FitModel: Sequential::Fit on the model's state (models/engine.h), in
+// named phases, each a free function below over one FitRun. FitModel calls
+// them in this order:
+//   1. ValidateAndClaim(): under the model's lock, the options, x, y and
+//      validation_data are checked (nothing else happens on error); after
+//      it the model is marked as fitting on this thread (FitRun::running:
+//      other threads' calls wait, its own Compile and Fit are refused),
+//      stop_training is cleared, FitRun::nodes holds a copy of the compiled
+//      nodes and the lock is released (callbacks may call the model).
+//   2. StartCallbacks(): after it, FitRun::callbacks lists the progress bar
+//      (verbose 1 or 2) then the given callbacks, all claimed for this fit
+//      (ClaimCallbacks, held to its end), and OnTrainBegin ran on each.
+//   3. PrepareBatches(): after it, the step's feeds (the input and label
+//      placeholders), fetches (loss, then the metric) and target (the
+//      training op) are built once for every step, and the sample order
+//      has one entry per sample.
+//   Then, per epoch, while no stop was asked for (Sequential::StopTraining):
+//   4. RunEpoch(): the order is reset and, with `shuffle`, shuffled from
+//      mt19937_64(seed * 0x9E3779B97F4A7C15 + epoch); OnEpochBegin; then
+//      per batch RunStep() until the last batch or a stop asked for in a
+//      batch hook; then EpochLogs(): loss and metric averaged over the
+//      samples trained, weighted by batch size; then Validate(); then
+//      RecordEpoch() appends the epoch's logs to the history; then
+//      OnEpochEnd.
+//   5. RunStep(): OnBatchBegin; the batch's rows of x and y gathered into
+//      the feeds; a safe point (collector().MaybeCollect(), nothing of the
+//      model in flight); one session run of the step; the batch's logs
+//      ("loss", the metric, "size") added to the epoch's sums; OnBatchEnd.
+//   6. Validate(): with validation_data, its loss and metrics on the
+//      inference path (EvaluateOn) added to the epoch's logs as "val_<key>".
+//   7. RecordEpoch(): the epoch's number and logs appended to FitRun::history.
+//   8. OnTrainEnd with the last epoch's logs; FitModel returns the history.
+//
+// Callback dispatch (Dispatch) calls one hook on every callback in list
+// order and stops at the first error, which the fit returns as it is (the
+// steps already run stay run). The fit's own errors name "Fit of '<name>'".
+#ifndef GRAPHGC_MODELS_FIT_H_
+#define GRAPHGC_MODELS_FIT_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "models/callbacks.h"
+#include "models/engine.h"
+#include "models/sequential.h"
+#include "runtime/graph.h"
+#include "runtime/tensor.h"
+
+namespace graphgc {
+namespace models_internal {
+
+// Marks this thread's Fit of a model as running, from its construction
+// (under the model's lock) until its destruction.
+class FitRunning {
+ public:
+  explicit FitRunning(ModelState& m) ABSL_EXCLUSIVE_LOCKS_REQUIRED(m.mu);
+  FitRunning(const FitRunning&) = delete;
+  FitRunning& operator=(const FitRunning&) = delete;
+  ~FitRunning() ABSL_LOCKS_EXCLUDED(m_.mu);
+
+ private:
+  ModelState& m_;
+};
+
+// One fit: its arguments and what the phases hand one another.
+struct FitRun {
+  FitRun(ModelState& state, const Sequential& handle, const Tensor& x_in,
+         const Tensor& y_in, FitOptions opts)
+      : m(state), model(handle), x(x_in), y(y_in), options(std::move(opts)) {}
+
+  // First, so that it is destroyed last: the fit counts as running until
+  // everything else of it is gone.
+  std::optional<FitRunning> running;
+  ModelState& m;
+  const Sequential& model;  // what the callbacks are given
+  const Tensor& x;
+  const Tensor& y;
+  const FitOptions options;
+  std::string where;  // "Fit of '<name>'"
+  int64_t samples = 0;
+  CompiledNodes nodes;
+
+  std::vector<std::shared_ptr<Callback>> callbacks;
+  CallbackClaims claims;
+
+  // The sample order of the current epoch, and the step's run arguments.
+  std::vector<int64_t> order;
+  std::vector<std::pair<Output, Tensor>> feeds;
+  std::vector<Output> fetches;
+  std::vector<Output> targets;
+
+  // The current epoch's sums over its batches, and its logs once done.
+  double loss_sum = 0;
+  double acc_sum = 0;
+  int64_t seen = 0;  // samples trained this epoch
+  Logs epoch_logs;
+
+  History history;
+};
+
+// The phases, in FitModel's order (see the top of this file).
+absl::Status ValidateAndClaim(FitRun& r);
+absl::Status StartCallbacks(FitRun& r);
+void PrepareBatches(FitRun& r);
+absl::Status RunEpoch(FitRun& r, int epoch);
+absl::Status RunStep(FitRun& r, int64_t step);
+void EpochLogs(FitRun& r);
+absl::Status Validate(FitRun& r);
+void RecordEpoch(FitRun& r, int epoch);
+
+// Runs the phases; `model` is the handle the callbacks are given.
+absl::StatusOr<History> FitModel(ModelState& m, const Sequential& model,
+                                 const Tensor& x, const Tensor& y,
+                                 FitOptions options);
+
+}  // namespace models_internal
+}  // namespace graphgc
+
+#endif  // GRAPHGC_MODELS_FIT_H_
