@@ -1,8 +1,10 @@
 #include "serialize/hdf5_image_driver.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -22,9 +24,17 @@ struct ImageFile {
   const char* data;
   haddr_t size;
   haddr_t eoa;
-  // The superblock's size of lengths (2, 4 or 8), or 0 when the image has
-  // no superblock (HDF5 then refuses it itself).
+  // The superblock's sizes of lengths and of addresses (2, 4 or 8), 0 when
+  // the image has no superblock (HDF5 then refuses it itself), and where it
+  // is (what addresses in the file count from, as HDF5 writes them).
   unsigned length_size;
+  unsigned address_size;
+  haddr_t base;
+  // Continuation chunks of object headers already checked (their headers
+  // were): a read of one is not taken for a header. At most kMaxChunks.
+  static constexpr int kMaxChunks = 256;
+  haddr_t chunks[kMaxChunks];
+  int num_chunks;
 };
 
 // Pushes `message` onto HDF5's error stack (the innermost entry, which the
@@ -39,18 +49,27 @@ herr_t Fail(const char* func, hid_t major, hid_t minor,
 constexpr char kSignature[8] = {'\x89', 'H',  'D',    'F',
                                 '\r',   '\n', '\x1a', '\n'};
 
-// The size of lengths the superblock declares, found where HDF5 looks for
-// it (H5FD_locate_signature: offset 0, then 512, 1024, 2048, ...), or 0
-// when there is no superblock. Versions 0 and 1 keep it at byte 14,
-// versions 2 and 3 at byte 10.
-unsigned SuperblockLengthSize(const char* data, size_t size) {
+struct Superblock {
+  unsigned length_size = 0;
+  unsigned address_size = 0;
+  uint64_t at = 0;
+};
+
+// The sizes of lengths and addresses the superblock declares, found where
+// HDF5 looks for it (H5FD_locate_signature: offset 0, then 512, 1024,
+// 2048, ...); zeros when there is none. Versions 0 and 1 keep them at bytes
+// 13 and 14, versions 2 and 3 at bytes 9 and 10.
+Superblock FindSuperblock(const char* data, size_t size) {
   for (uint64_t at = 0; at <= size && size - at >= sizeof(kSignature);
        at = at == 0 ? 512 : 2 * at) {
     if (std::memcmp(data + at, kSignature, sizeof(kSignature)) != 0) continue;
-    const uint64_t field = static_cast<uint8_t>(data[at + 8]) < 2 ? 14 : 10;
-    return size - at > field ? static_cast<uint8_t>(data[at + field]) : 0;
+    const uint64_t field = static_cast<uint8_t>(data[at + 8]) < 2 ? 13 : 9;
+    if (size - at <= field + 1) return {};
+    return {.length_size = static_cast<uint8_t>(data[at + field + 1]),
+            .address_size = static_cast<uint8_t>(data[at + field]),
+            .at = at};
   }
-  return 0;
+  return {};
 }
 
 uint64_t DecodeLittleEndian(const char* p, unsigned bytes) {
@@ -83,6 +102,64 @@ herr_t CheckLocalHeap(const ImageFile& f, haddr_t addr, size_t size) {
   return 0;
 }
 
+// Object headers of version 1: a 16-byte prefix (version 1, a reserved
+// byte, the message count, the reference count, chunk 0's size, padding),
+// then messages: type and size (2 bytes each), flags, 3 reserved bytes,
+// the body (its size a multiple of 8). A continuation message (type 0x10:
+// an address, a length) names the next chunk of messages, which HDF5
+// allocates at that length before it reads it. So when a header is read,
+// every chunk reachable from it is checked: a length the image cannot hold
+// is refused, before HDF5 allocates anything for it.
+herr_t CheckObjectHeader(ImageFile& f, haddr_t addr, size_t size) {
+  const auto* p = reinterpret_cast<const uint8_t*>(f.data);
+  if (size < 16 || p[addr] != 1 || p[addr + 1] != 0) return 0;
+  if (std::find(f.chunks, f.chunks + f.num_chunks, addr) !=
+      f.chunks + f.num_chunks) {
+    return 0;  // a continuation chunk, checked with its header
+  }
+  constexpr int kMaxVisits = 64;
+  haddr_t starts[kMaxVisits];
+  haddr_t ends[kMaxVisits];
+  int visits = 1;
+  starts[0] = addr + 16;
+  ends[0] =
+      starts[0] + std::min<uint64_t>(DecodeLittleEndian(f.data + addr + 8, 4),
+                                     f.size - starts[0]);
+  for (int v = 0; v < visits; ++v) {
+    for (haddr_t m = starts[v]; ends[v] - m >= 8;) {
+      const uint64_t type = DecodeLittleEndian(f.data + m, 2);
+      const uint64_t body = DecodeLittleEndian(f.data + m + 2, 2);
+      if (body > ends[v] - m - 8) break;  // HDF5 refuses the chunk
+      const haddr_t at = m + 8;
+      m = at + body;
+      if (type != 0x10 || body < f.address_size + f.length_size) continue;
+      const uint64_t chunk = DecodeLittleEndian(f.data + at, f.address_size);
+      const uint64_t length =
+          DecodeLittleEndian(f.data + at + f.address_size, f.length_size);
+      if (length > f.size) {
+        return Fail(
+            "CheckObjectHeader", H5E_OHDR, H5E_BADVALUE,
+            absl::StrCat("object header at ", addr, " continues in a chunk of ",
+                         length, " bytes, more than the file's ", f.size));
+      }
+      const uint64_t start = chunk + f.base;
+      if (start < chunk || start > f.size || length > f.size - start ||
+          visits == kMaxVisits) {
+        continue;  // HDF5 refuses to read it, or it is not checked deeper
+      }
+      if (f.num_chunks < ImageFile::kMaxChunks &&
+          std::find(f.chunks, f.chunks + f.num_chunks, start) ==
+              f.chunks + f.num_chunks) {
+        f.chunks[f.num_chunks++] = start;
+      }
+      starts[visits] = start;
+      ends[visits] = start + length;
+      ++visits;
+    }
+  }
+  return 0;
+}
+
 // --- The driver's callbacks (C; they never throw).
 
 H5FD_t* Open(const char*, unsigned flags, hid_t fapl, haddr_t) {
@@ -99,13 +176,16 @@ H5FD_t* Open(const char*, unsigned flags, hid_t fapl, haddr_t) {
          "no file image to open (only the image itself is read)");
     return nullptr;
   }
-  const unsigned length_size = SuperblockLengthSize(info->data, info->size);
-  if (length_size != 0 && length_size != 2 && length_size != 4 &&
-      length_size != 8) {
-    Fail("Open", H5E_VFL, H5E_CANTOPENFILE,
-         absl::StrCat("the superblock declares lengths of ", length_size,
-                      " bytes (2, 4 or 8 are read)"));
-    return nullptr;
+  const Superblock super = FindSuperblock(info->data, info->size);
+  const std::pair<const char*, unsigned> sizes[] = {
+      {"lengths", super.length_size}, {"addresses", super.address_size}};
+  for (const auto& [what, bytes] : sizes) {
+    if (bytes != 0 && bytes != 2 && bytes != 4 && bytes != 8) {
+      Fail("Open", H5E_VFL, H5E_CANTOPENFILE,
+           absl::StrCat("the superblock declares ", what, " of ", bytes,
+                        " bytes (2, 4 or 8 are read)"));
+      return nullptr;
+    }
   }
   auto* f = new (std::nothrow) ImageFile{};
   if (f == nullptr) {
@@ -114,7 +194,9 @@ H5FD_t* Open(const char*, unsigned flags, hid_t fapl, haddr_t) {
   }
   f->data = info->data;
   f->size = info->size;
-  f->length_size = length_size;
+  f->length_size = super.length_size;
+  f->address_size = super.address_size;
+  f->base = super.at;
   return &f->pub;
 }
 
@@ -156,6 +238,10 @@ herr_t Read(H5FD_t* file, H5FD_mem_t type, hid_t, haddr_t addr, size_t size,
                            " runs past the file's end at ", f.size));
   }
   if (type == H5FD_MEM_LHEAP && CheckLocalHeap(f, addr, size) < 0) return -1;
+  if (type == H5FD_MEM_OHDR &&
+      CheckObjectHeader(*reinterpret_cast<ImageFile*>(file), addr, size) < 0) {
+    return -1;
+  }
   if (size > 0) std::memcpy(buffer, f.data + addr, size);
   return 0;
 }

@@ -17,11 +17,14 @@
 //     without an image (an external link's target reached through a copy
 //     of the access properties opens nothing);
 //   - refuses a local heap ("HEAP") whose data segment declares more bytes
-//     than the image holds: HDF5 allocates a local heap's data segment at
-//     its declared size before reading it, so such a heap is refused when
-//     its header is read, before that allocation;
-//   - refuses an image whose superblock declares lengths of other than 2,
-//     4 or 8 bytes (HDF5 1.10 cannot decode wider ones).
+//     than the image holds, and a version-1 object header with a
+//     continuation chunk (its own or one reachable from it) that does: HDF5
+//     allocates both at their declared size before reading them, so they
+//     are refused when the heap's or object's header is read, before that
+//     allocation;
+//   - refuses an image whose superblock declares lengths or addresses of
+//     other than 2, 4 or 8 bytes (what h5py writes is 8; HDF5 1.10 cannot
+//     decode wider lengths).
 //
 // Every function here calls HDF5: the caller holds Hdf5Mutex()
 // (serialize/keras_weights_layout.h), as for any HDF5 call of the process.

@@ -193,6 +193,26 @@ TEST_F(ImageDriverTest, ALocalHeapDeclaringMoreThanTheImageIsRefused) {
   H5FDclose(file);
 }
 
+TEST_F(ImageDriverTest, AnObjectHeaderContinuingInAChunkTooLargeIsRefused) {
+  std::string image = *dense_;
+  // The kernel's dataspace message (version 1 object header): type 1, a
+  // body of 40 bytes, then version 1, rank 2. Made a continuation message
+  // (type 0x10) to a chunk at 3000 of 2^30 bytes.
+  const size_t message =
+      image.find(std::string("\x01\x00\x28\x00\x00\x00\x00\x00\x01\x02", 10));
+  ASSERT_NE(message, std::string::npos);
+  image[message] = 0x10;
+  const uint64_t chunk[2] = {3000, uint64_t{1} << 30};
+  std::memcpy(&image[message + 8], chunk, sizeof(chunk));
+  Use(image);
+  const hid_t file = H5Fopen("image", H5F_ACC_RDONLY, fapl_);
+  ASSERT_GE(file, 0) << Hdf5Errors();
+  EXPECT_LT(H5Dopen2(file, "layers/dense/vars/0", H5P_DEFAULT), 0);
+  EXPECT_TRUE(absl::StrContains(Hdf5Errors(),
+                                "continues in a chunk of 1073741824 bytes"));
+  H5Fclose(file);
+}
+
 TEST_F(ImageDriverTest, ASuperblockWithLengthsOfAnotherSizeIsRefused) {
   std::string image = *dense_;
   ASSERT_EQ(image[14], 8);  // superblock version 0: the size of lengths

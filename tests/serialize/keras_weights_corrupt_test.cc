@@ -1,5 +1,6 @@
-// Corrupt weights images that keras_weights_fuzzer found crashing HDF5
-// 1.10.8 (kept in tests/fuzz/corpus/keras_weights/): DecodeKerasWeights and
+// Corrupt weights images that crashed HDF5 1.10.8 (found by
+// keras_weights_fuzzer, or made by hand; kept in
+// tests/fuzz/corpus/keras_weights/): DecodeKerasWeights and
 // ListKerasWeightsLayers refuse each with a status naming the file.
 #include <fstream>
 #include <sstream>
@@ -37,16 +38,18 @@ std::vector<LayerWeightsSpec> FuzzSpecs() {
           {.path = "layers/dense_1", .shapes = {{2, 1}}}};
 }
 
-// Whether `status` is the DataLoss of "w.h5" whose message says `detail`.
-::testing::AssertionResult RefusedWith(const absl::Status& status,
-                                       const std::string& detail) {
-  if (status.code() == absl::StatusCode::kDataLoss &&
-      absl::StartsWith(status.message(), "w.h5: ") &&
+// Whether `status` is a refusal of "w.h5" with `code` (DataLoss unless
+// said) whose message says `detail`.
+::testing::AssertionResult RefusedWith(
+    const absl::Status& status, const std::string& detail,
+    absl::StatusCode code = absl::StatusCode::kDataLoss) {
+  if (status.code() == code && absl::StartsWith(status.message(), "w.h5: ") &&
       absl::StrContains(status.message(), detail)) {
     return ::testing::AssertionSuccess();
   }
   return ::testing::AssertionFailure()
-         << status << " is not a DataLoss of w.h5 saying '" << detail << "'";
+         << status << " is not a " << absl::StatusCodeToString(code)
+         << " of w.h5 saying '" << detail << "'";
 }
 
 // A group's symbol table names its local heap at HDF5's undefined address
@@ -67,6 +70,18 @@ TEST(KerasWeightsCorrupt, ALocalHeapLargerThanTheFileIsRefusedUnallocated) {
   EXPECT_TRUE(
       RefusedWith(DecodeKerasWeights(bytes, FuzzSpecs(), "w.h5").status(),
                   "more than the file's"));
+}
+
+// A dataset's object header continues in a chunk of 2^59 bytes (made by
+// hand from a seed), which HDF5 allocates before reading it. The dataset
+// cannot be opened: InvalidArgument, as for any unreadable dataset.
+TEST(KerasWeightsCorrupt, AnObjectHeaderChunkLargerThanTheFileIsRefused) {
+  const std::string bytes = Finding("object_header_continuation_2e59");
+  ASSERT_FALSE(bytes.empty());
+  EXPECT_TRUE(
+      RefusedWith(DecodeKerasWeights(bytes, FuzzSpecs(), "w.h5").status(),
+                  "continues in a chunk of 576460752303423488 bytes",
+                  absl::StatusCode::kInvalidArgument));
 }
 
 // LoadModel lists the layers before it decodes them: the same heap is
