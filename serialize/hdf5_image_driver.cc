@@ -63,6 +63,7 @@ Superblock FindSuperblock(const char* data, size_t size) {
   for (uint64_t at = 0; at <= size && size - at >= sizeof(kSignature);
        at = at == 0 ? 512 : 2 * at) {
     if (std::memcmp(data + at, kSignature, sizeof(kSignature)) != 0) continue;
+    if (size - at <= 8) return {};  // no version byte: HDF5 refuses it
     const uint64_t field = static_cast<uint8_t>(data[at + 8]) < 2 ? 13 : 9;
     if (size - at <= field + 1) return {};
     return {.length_size = static_cast<uint8_t>(data[at + field + 1]),

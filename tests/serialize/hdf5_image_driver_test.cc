@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -220,6 +221,20 @@ TEST_F(ImageDriverTest, ASuperblockWithLengthsOfAnotherSizeIsRefused) {
   Use(image);
   EXPECT_LT(H5Fopen("image", H5F_ACC_RDONLY, fapl_), 0);
   EXPECT_TRUE(absl::StrContains(Hdf5Errors(), "lengths of 16 bytes"));
+}
+
+TEST_F(ImageDriverTest, AnImageCutOffAfterTheSignatureIsRefused) {
+  // Each length up to the superblock's size fields (found by
+  // keras_weights_fuzzer: the 8-byte signature alone), in a buffer of
+  // exactly that size, so that ASan sees any read past it.
+  for (size_t size = 8; size <= 15; ++size) {
+    const std::unique_ptr<char[]> image(new char[size]);
+    std::memcpy(image.get(), dense_->data(), size);
+    ASSERT_TRUE(
+        SetHdf5ImageDriver(fapl_, absl::string_view(image.get(), size)).ok());
+    EXPECT_LT(H5Fopen("image", H5F_ACC_RDONLY, fapl_), 0) << size;
+    Hdf5Errors();
+  }
 }
 
 TEST_F(ImageDriverTest, AnOpenWithoutAnImageIsRefused) {
