@@ -86,6 +86,7 @@ set(GRAPHGC_SOURCES
     serialize/frozen_graph.cc
     serialize/graph_export.cc
     serialize/graph_import.cc
+    serialize/hdf5_image_driver.cc
     serialize/hparams_summary.cc
     serialize/keras_weights.cc
     serialize/parse_budget.cc
@@ -180,6 +181,7 @@ set(GRAPHGC_HEADERS
     serialize/event_file.h
     serialize/frozen_graph.h
     serialize/graph_def.h
+    serialize/hdf5_image_driver.h
     serialize/hparams_summary.h
     serialize/keras_weights.h
     serialize/parse_budget.h

@@ -12,6 +12,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "hdf5.h"
+#include "serialize/hdf5_image_driver.h"
 #include "serialize/keras_weights_layout.h"
 #include "util/mutex.h"
 #include "util/status_macros.h"
@@ -27,10 +28,15 @@ namespace {
 // one lock of serialize/keras_weights_layout.h, which calls HDF5 too.
 Mutex& hdf5_mu = Hdf5Mutex();
 
-// A name for in-memory files that cannot exist on disk: HDF5's core driver
-// opening a file image first checks that no file of that name exists (and
-// would wait on a FIFO of that name), and nothing can be created in
-// /proc/self. The counter keeps two images of one process distinct.
+// The name an image is opened under: the image driver opens no file, so
+// it only appears in HDF5's messages.
+constexpr char kImageName[] = "graphgc-weights-image";
+
+// A name for the in-memory files EncodeKerasWeights creates that cannot
+// exist on disk: HDF5's core driver first checks that no file of that name
+// exists (and would wait on a FIFO of that name), and nothing can be
+// created in /proc/self. The counter keeps two images of one process
+// distinct.
 std::string ImageName() {
   static std::atomic<int64_t> next{0};
   return absl::StrCat("/proc/self/graphgc-hdf5-image-", next++);
@@ -408,15 +414,17 @@ absl::StatusOr<std::vector<std::vector<Tensor>>> Decode(
   WriterLock lock(hdf5_mu);
   QuietErrors();
   Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-  // HDF5 copies the image; it never writes to it (read-only open). No file
-  // an external link names is kept open.
-  if (!fapl.ok() ||
-      H5Pset_fapl_core(fapl.get(), size_t{1} << 16, /*backing_store=*/0) < 0 ||
-      H5Pset_file_image(fapl.get(), const_cast<char*>(bytes.data()),
-                        bytes.size()) < 0 ||
-      H5Pset_elink_file_cache_size(fapl.get(), 0) < 0) {
+  // HDF5 reads the image in place through our read-only driver, which
+  // refuses any read outside it (serialize/hdf5_image_driver.h). No file an
+  // external link names is kept open.
+  if (!fapl.ok() || H5Pset_elink_file_cache_size(fapl.get(), 0) < 0) {
     return absl::InternalError(absl::StrCat(
         file, ": cannot set up HDF5 file access: ", Hdf5Message()));
+  }
+  if (const absl::Status set = SetHdf5ImageDriver(fapl.get(), bytes);
+      !set.ok()) {
+    return absl::InternalError(
+        absl::StrCat(file, ": ", set.message(), ": ", Hdf5Message()));
   }
   // Every lookup and open goes through these access properties (group and
   // dataset access extend link access): an external link's traversal fails.
@@ -430,7 +438,7 @@ absl::StatusOr<std::vector<std::vector<Tensor>>> Decode(
           file, ": cannot set up HDF5 link access: ", Hdf5Message()));
     }
   }
-  Hid h5(H5Fopen(ImageName().c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
+  Hid h5(H5Fopen(kImageName, H5F_ACC_RDONLY, fapl.get()), H5Fclose);
   if (!h5.ok()) {
     return absl::DataLossError(absl::StrCat(
         file, ": not a valid HDF5 file (truncated or corrupt: ", Hdf5Message(),

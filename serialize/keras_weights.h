@@ -16,9 +16,12 @@
 // (trainable, then non-trainable). The caller chooses the paths (see
 // models/saving.cc); this file only stores tensors under them.
 //
-// Both work on bytes in memory (HDF5's core driver with a file image): the
-// caller reads and writes the file itself, through util/file.h, so no file
-// is opened by HDF5 and a FIFO or a directory never reaches it.
+// Both work on bytes in memory: the caller reads and writes the file
+// itself, through util/file.h, so no file is opened by HDF5 and a FIFO or a
+// directory never reaches it. Encoding uses HDF5's core driver; decoding
+// reads the bytes in place through a read-only driver that refuses any read
+// outside them (serialize/hdf5_image_driver.h), so a corrupt address or
+// size in the metadata is an error, never a read elsewhere.
 //
 // Debian's HDF5 is the serial build, which is not thread-safe: every HDF5
 // call of graphgc is made under one process-wide lock, held from opening an
@@ -71,8 +74,9 @@ struct LayerWeightsSpec {
 // its metadata cache, a chunk cache, a type-conversion buffer.
 inline constexpr uint64_t kKerasWeightsHdf5WorkingBytes = uint64_t{64} << 20;
 
-// The memory budget of decoding an image of `image_bytes`: HDF5's copy of
-// the image, the decoded float32 weights (at most the image's size, since
+// The memory budget of decoding an image of `image_bytes` (read in place,
+// not copied): the image's size for HDF5's copies of metadata blocks read
+// from it, the decoded float32 weights (at most the image's size, since
 // every weight is stored in 4 or 8 bytes of it), and
 // kKerasWeightsHdf5WorkingBytes.
 uint64_t KerasWeightsDecodeBudget(uint64_t image_bytes);

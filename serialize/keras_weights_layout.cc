@@ -1,10 +1,10 @@
 #include "serialize/keras_weights_layout.h"
 
-#include <atomic>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "hdf5.h"
+#include "serialize/hdf5_image_driver.h"
 
 namespace graphgc {
 namespace {
@@ -62,20 +62,15 @@ absl::StatusOr<KerasWeightsLayers> ListKerasWeightsLayers(
         ")"));
   };
   HidCloser fapl{H5Pclose, H5Pcreate(H5P_FILE_ACCESS)};
-  // HDF5 copies the image; it never writes to it (read-only open).
-  if (fapl.id < 0 ||
-      H5Pset_fapl_core(fapl.id, size_t{1} << 16, /*backing_store=*/0) < 0 ||
-      H5Pset_file_image(fapl.id, const_cast<char*>(bytes.data()),
-                        bytes.size()) < 0) {
+  // HDF5 reads the image in place through our read-only driver, which
+  // refuses any read outside it (serialize/hdf5_image_driver.h).
+  if (fapl.id < 0 || !SetHdf5ImageDriver(fapl.id, bytes).ok()) {
     return absl::InternalError(absl::StrCat(
         file, ": cannot set up HDF5 file access: ", Hdf5Message()));
   }
-  // A name no file can have: the core driver first checks that no file of
-  // that name exists, and nothing can be created in /proc/self.
-  static std::atomic<int64_t> next{0};
-  const std::string image =
-      absl::StrCat("/proc/self/graphgc-hdf5-layout-", next++);
-  HidCloser h5{H5Fclose, H5Fopen(image.c_str(), H5F_ACC_RDONLY, fapl.id)};
+  // The driver opens no file: the name only appears in HDF5's messages.
+  HidCloser h5{H5Fclose,
+               H5Fopen("graphgc-weights-image", H5F_ACC_RDONLY, fapl.id)};
   if (h5.id < 0) return not_hdf5();
   KerasWeightsLayers out;
   const htri_t exists = H5Lexists(h5.id, "layers", H5P_DEFAULT);

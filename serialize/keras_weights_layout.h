@@ -5,9 +5,9 @@
 // refuse a file with layers its config does not have. DecodeKerasWeights
 // (serialize/keras_weights.h) reads only the groups it is asked for.
 //
-// Like DecodeKerasWeights it works on the file's bytes in memory (HDF5's
-// core driver), follows no link (a "layers" that is a soft or external link
-// is refused) and reads no dataset.
+// Like DecodeKerasWeights it works on the file's bytes in memory (read in
+// place by serialize/hdf5_image_driver.h), follows no link (a "layers" that is
+// a soft or external link is refused) and reads no dataset.
 //
 // Thread safety: may be called from any thread; its HDF5 calls are made
 // under Hdf5Mutex().
