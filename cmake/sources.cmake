@@ -61,16 +61,6 @@ set(GRAPHGC_SOURCES
     models/keras_json.cc
     models/layer_registry.cc
     models/layers.cc
-    models/layers/activation.cc
-    models/layers/batch_normalization.cc
-    models/layers/conv2d.cc
-    models/layers/dense.cc
-    models/layers/dropout.cc
-    models/layers/flatten.cc
-    models/layers/input.cc
-    models/layers/leaky_relu.cc
-    models/layers/max_pooling2d.cc
-    models/layers/reshape.cc
     models/load_budget.cc
     models/model_config.cc
     models/model_graph.cc
@@ -203,3 +193,10 @@ set(GRAPHGC_PROTOS
     serialize/types.proto
     serialize/versions.proto
 )
+
+# One file per layer kind (models/layers/, globbed as Bazel does), and the
+# registry's list of them that models/gen_builtin_layer_kinds.sh writes.
+file(GLOB GRAPHGC_LAYER_KIND_SOURCES CONFIGURE_DEPENDS
+     "${CMAKE_CURRENT_SOURCE_DIR}/models/layers/*.cc")
+list(SORT GRAPHGC_LAYER_KIND_SOURCES)
+list(APPEND GRAPHGC_SOURCES ${GRAPHGC_LAYER_KIND_SOURCES})

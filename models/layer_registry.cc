@@ -22,21 +22,14 @@ struct Registry {
   absl::Status status;
 };
 
-Registry& GlobalRegistry() {
-  static Registry* registry = new Registry();
-  return *registry;
-}
-
-}  // namespace
-
-bool RegisterLayerKind(const LayerKind* kind) {
-  Registry& r = GlobalRegistry();
-  if (FindLayerKind(kind->class_name) != nullptr) {
+bool Add(Registry& r, const LayerKind* kind) {
+  for (const LayerKind* k : r.kinds) {
+    if (k->class_name != kind->class_name) continue;
     if (r.status.ok()) {
       r.status = absl::AlreadyExistsError(absl::StrCat(
           "RegisterLayerKind: ", kind->class_name, " is registered twice"));
     }
-    return true;
+    return false;
   }
   auto before = [](const LayerKind* a, const LayerKind* b) {
     return a->order != b->order ? a->order < b->order
@@ -45,6 +38,21 @@ bool RegisterLayerKind(const LayerKind* kind) {
   r.kinds.insert(std::upper_bound(r.kinds.begin(), r.kinds.end(), kind, before),
                  kind);
   return true;
+}
+
+Registry& GlobalRegistry() {
+  static Registry* registry = [] {
+    auto* r = new Registry();
+    for (const LayerKind* kind : BuiltinLayerKinds()) Add(*r, kind);
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace
+
+bool RegisterLayerKind(const LayerKind* kind) {
+  return Add(GlobalRegistry(), kind);
 }
 
 const LayerKind* FindLayerKind(const std::string& class_name) {

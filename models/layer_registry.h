@@ -127,9 +127,10 @@ struct LayerKind {
       const ParamCount& params) = nullptr;
 };
 
-// Adds `kind` (which lives for the whole process) to the registry; returns
-// true, for GG_REGISTER_LAYER_KIND's static. A second kind of the same class
-// name is left out and the clash kept (RegistryStatus()).
+// Adds `kind` (which lives for the whole process) to the registry, for a
+// kind registered at run time (the built-in ones are there from the first
+// lookup). A second kind of the same class name is left out and the clash
+// kept (RegistryStatus()); returns whether `kind` was added.
 bool RegisterLayerKind(const LayerKind* kind);
 
 // The registered kind of Keras class `class_name`, or null.
@@ -144,14 +145,23 @@ std::string KnownKinds();
 // OK, or the first registration the registry refused.
 absl::Status RegistryStatus();
 
-// Registers `fn()`'s kind when the program starts. `fn` returns a
-// reference to a function-local static LayerKind, so builders may use the
-// kind during static initialisation too.
-#define GG_REGISTER_LAYER_KIND(fn) GG_REGISTER_LAYER_KIND_I(fn, __COUNTER__)
-#define GG_REGISTER_LAYER_KIND_I(fn, n) GG_REGISTER_LAYER_KIND_II(fn, n)
-#define GG_REGISTER_LAYER_KIND_II(fn, n)                 \
-  [[maybe_unused]] static const bool gg_layer_kind_##n = \
-      ::graphgc::models_internal::RegisterLayerKind(&(fn)())
+// The kinds of models/layers/*.cc: the build generates this function
+// (models/gen_builtin_layer_kinds.sh) from their GG_REGISTER_LAYER_KIND
+// lines, so each kind is linked into every program that uses the registry,
+// a static library's consumers included. The registry holds them from its
+// first use.
+std::vector<const LayerKind*> BuiltinLayerKinds();
+
+// Registers the kind `fn()` returns (a reference to a function-local static
+// LayerKind). Written once per file of models/layers/, at namespace
+// models_internal scope outside any anonymous namespace: it defines the
+// function BuiltinLayerKinds() calls.
+#define GG_REGISTER_LAYER_KIND(fn)                                            \
+  const ::graphgc::models_internal::LayerKind* GgRegisteredLayerKind_##fn();  \
+  const ::graphgc::models_internal::LayerKind* GgRegisteredLayerKind_##fn() { \
+    return &(fn)();                                                           \
+  }                                                                           \
+  static_assert(true, "")
 
 // --- for the kinds' files ---
 

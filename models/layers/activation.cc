@@ -49,9 +49,9 @@ const LayerKind& ActivationKind() {
   return *kind;
 }
 
-GG_REGISTER_LAYER_KIND(ActivationKind);
-
 }  // namespace
+
+GG_REGISTER_LAYER_KIND(ActivationKind);
 }  // namespace models_internal
 
 namespace layers {

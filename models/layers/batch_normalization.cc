@@ -153,9 +153,9 @@ const LayerKind& BatchNormalizationKind() {
   return *kind;
 }
 
-GG_REGISTER_LAYER_KIND(BatchNormalizationKind);
-
 }  // namespace
+
+GG_REGISTER_LAYER_KIND(BatchNormalizationKind);
 }  // namespace models_internal
 
 namespace layers {

@@ -161,9 +161,9 @@ const LayerKind& Conv2DKind() {
   return *kind;
 }
 
-GG_REGISTER_LAYER_KIND(Conv2DKind);
-
 }  // namespace
+
+GG_REGISTER_LAYER_KIND(Conv2DKind);
 }  // namespace models_internal
 
 namespace layers {

@@ -134,9 +134,9 @@ const LayerKind& DenseKind() {
   return *kind;
 }
 
-GG_REGISTER_LAYER_KIND(DenseKind);
-
 }  // namespace
+
+GG_REGISTER_LAYER_KIND(DenseKind);
 }  // namespace models_internal
 
 namespace layers {

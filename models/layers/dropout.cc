@@ -96,9 +96,9 @@ const LayerKind& DropoutKind() {
   return *kind;
 }
 
-GG_REGISTER_LAYER_KIND(DropoutKind);
-
 }  // namespace
+
+GG_REGISTER_LAYER_KIND(DropoutKind);
 }  // namespace models_internal
 
 namespace layers {

@@ -49,9 +49,9 @@ const LayerKind& FlattenKind() {
   return *kind;
 }
 
-GG_REGISTER_LAYER_KIND(FlattenKind);
-
 }  // namespace
+
+GG_REGISTER_LAYER_KIND(FlattenKind);
 }  // namespace models_internal
 
 namespace layers {

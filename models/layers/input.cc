@@ -89,9 +89,9 @@ const LayerKind& InputKind() {
   return *kind;
 }
 
-GG_REGISTER_LAYER_KIND(InputKind);
-
 }  // namespace
+
+GG_REGISTER_LAYER_KIND(InputKind);
 }  // namespace models_internal
 
 namespace layers {

@@ -95,8 +95,8 @@ const LayerKind& LeakyReLUKind() {
   return *kind;
 }
 
-GG_REGISTER_LAYER_KIND(LeakyReLUKind);
-
 }  // namespace
+
+GG_REGISTER_LAYER_KIND(LeakyReLUKind);
 }  // namespace models_internal
 }  // namespace graphgc

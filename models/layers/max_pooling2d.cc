@@ -86,9 +86,9 @@ const LayerKind& MaxPooling2DKind() {
   return *kind;
 }
 
-GG_REGISTER_LAYER_KIND(MaxPooling2DKind);
-
 }  // namespace
+
+GG_REGISTER_LAYER_KIND(MaxPooling2DKind);
 }  // namespace models_internal
 
 namespace layers {

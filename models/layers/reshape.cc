@@ -85,9 +85,9 @@ const LayerKind& ReshapeKind() {
   return *kind;
 }
 
-GG_REGISTER_LAYER_KIND(ReshapeKind);
-
 }  // namespace
+
+GG_REGISTER_LAYER_KIND(ReshapeKind);
 }  // namespace models_internal
 
 namespace layers {

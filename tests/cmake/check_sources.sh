@@ -12,8 +12,11 @@ bazel_list=$(./bazelw query --noshow_progress \
   'kind("source file", deps(//util + //gc + //runtime + //ops + //models + //serialize))' \
   2>/dev/null | grep '^//' | sed 's|^//||; s|^:||; s|:|/|' |
   grep -E '\.(cc|h|proto)$' | sort)
-cmake_list=$(grep -oE '^\s+[a-z_]+/[A-Za-z0-9_./]+\.(cc|h|proto)\s*$' \
-  cmake/sources.cmake | tr -d ' ' | sort)
+# Listed files, and the files of each `file(GLOB ... "<dir>/*.cc")`.
+cmake_globs=$(grep -oE '[a-z_]+/[a-z_/]+/\*\.cc' cmake/sources.cmake || true)
+cmake_list=$( (grep -oE '^\s+[a-z_]+/[A-Za-z0-9_./]+\.(cc|h|proto)\s*$' \
+  cmake/sources.cmake | tr -d ' '; for g in $cmake_globs; do ls $g; done) |
+  sort)
 
 if [[ "$bazel_list" == "$cmake_list" ]]; then
   echo "check_sources: Bazel and CMake list the same $(wc -l <<<"$bazel_list") files"

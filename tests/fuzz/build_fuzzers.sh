@@ -24,11 +24,12 @@ if command -v ccache >/dev/null && [[ ${FUZZ_CCACHE:-1} == 1 ]]; then
 fi
 JOBS=${JOBS:-2}
 
-# Project sources the targets link: every library source of gc/ models/
-# ops/ runtime/ serialize/ util/ (globbed, so a new file cannot be forgotten;
-# each fuzzer links all of them; the op registry is a function-local static,
-# so nothing depends on link order).
-mapfile -t SRCS < <(ls data/*.cc gc/*.cc models/*.cc ops/*.cc runtime/*.cc serialize/*.cc util/*.cc)
+# Project sources the targets link: every library source of data/ gc/
+# models/ ops/ runtime/ serialize/ util/, subfolders included (found, so a
+# new file cannot be forgotten; each fuzzer links all of them; the op and
+# layer registries are function-local statics, so nothing depends on link
+# order).
+mapfile -t SRCS < <(find data gc models ops runtime serialize util -name '*.cc' | sort)
 mapfile -t PROTOS < <(ls serialize/*.proto)
 
 ABSL_LIBS=$(sed -n 's/^ *"\(-l[a-z0-9_]*\)",$/\1/p' third_party/system.BUILD |
@@ -66,6 +67,14 @@ if [[ ! -f $stamp ]] || [[ -n $(find "${PROTOS[@]}" -newer "$stamp") ]]; then
 fi
 GEN_SRCS=()
 for p in "${PROTOS[@]}"; do GEN_SRCS+=("$OUT/gen/${p%.proto}.pb.cc"); done
+# The layer registry's list of kinds (as Bazel's genrule and CMake make it),
+# rewritten only when it changes so its object is not rebuilt every time.
+mkdir -p "$OUT/gen/models"
+models/gen_builtin_layer_kinds.sh "$OUT/gen/models/kinds.tmp" models/layers/*.cc
+if ! cmp -s "$OUT/gen/models/kinds.tmp" "$OUT/gen/models/builtin_layer_kinds.cc"; then
+  mv "$OUT/gen/models/kinds.tmp" "$OUT/gen/models/builtin_layer_kinds.cc"
+fi
+GEN_SRCS+=("$OUT/gen/models/builtin_layer_kinds.cc")
 
 # 2. Objects, instrumented for coverage (fuzzer-no-link).
 compile() {  # src obj
