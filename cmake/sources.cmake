@@ -152,6 +152,7 @@ set(GRAPHGC_HEADERS
     models/engine.h
     models/fit.h
     models/keras_json.h
+    models/layer.h
     models/layer_registry.h
     models/layer_state.h
     models/layers.h
@@ -159,10 +160,13 @@ set(GRAPHGC_HEADERS
     models/losses.h
     models/model_config.h
     models/model_graph.h
+    models/model_options.h
+    models/model_state.h
     models/model_weights.h
     models/optimizers.h
     models/saving.h
     models/saving_access.h
+    models/saving_types.h
     models/sequential.h
     models/signature.h
     models/training.h

@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "models/engine.h"
+#include "models/model_state.h"
 #include "runtime/tensor.h"
 
 namespace graphgc {

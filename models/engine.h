@@ -36,7 +36,8 @@
 #include "models/callbacks.h"
 #include "models/layer_state.h"
 #include "models/model_graph.h"
-#include "models/sequential.h"
+#include "models/model_options.h"
+#include "models/model_state.h"
 #include "models/training.h"
 #include "runtime/graph.h"
 #include "runtime/session.h"
@@ -44,106 +45,8 @@
 #include "util/mutex.h"
 
 namespace graphgc {
+
 namespace models_internal {
-
-struct ModelState {
-  Graph* graph = nullptr;
-  ScopeReservation scope;
-  std::string label;  // "Sequential '<name>'"
-  std::vector<Layer> layers;
-  // Each layer call's build (kept alive by `layers`), and those with
-  // weights, in call order.
-  std::vector<const BuiltLayer*> built;
-  std::vector<const BuiltLayer*> weighted;
-  std::unique_ptr<Session> session;
-  Output input;
-  // The inference forward path (Evaluate, Predict) and the training one
-  // (Fit's step). They are the same nodes unless a layer behaves otherwise
-  // in training (Dropout, BatchNormalization): a Dense stack's step has
-  // no extra node.
-  Output output;
-  std::optional<Output> softmax_logits;
-  Output train_output;
-  std::optional<Output> train_softmax_logits;
-  std::vector<NodeHandle> train_updates;  // run by every training step
-  bool separate_training_path = false;
-  TensorShape input_shape;                // per sample, as Input was given
-  TensorShape output_shape;               // per sample
-  std::vector<TensorShape> layer_shapes;  // each call's per-sample output
-  int64_t in_dim = 0;                     // values per input sample
-  int64_t out_dim = 0;                    // values per output sample
-  int64_t units = 0;                      // the output's last dimension
-
-  // Set by StopTraining (from any thread), cleared when a Fit starts; Fit
-  // reads it after every batch and every epoch.
-  std::atomic<bool> stop_training{false};
-
-  // The model's lock: not recursive, and never held across a user
-  // callback. Guards `fitting` and the fields Compile sets; the fields
-  // above are set by BuildModel and never change.
-  Mutex mu;
-  bool compiled ABSL_GUARDED_BY(mu) = false;
-  CompileOptions compile ABSL_GUARDED_BY(mu);
-  // "accuracy" / "acc" when asked for
-  std::string metric_name ABSL_GUARDED_BY(mu);
-  Output labels ABSL_GUARDED_BY(mu);
-  Output loss ABSL_GUARDED_BY(mu);  // of the training path (Fit's logs)
-  std::optional<Output> accuracy ABSL_GUARDED_BY(mu);
-  // Of the inference path (Evaluate, validation).
-  Output eval_loss ABSL_GUARDED_BY(mu);
-  std::optional<Output> eval_accuracy ABSL_GUARDED_BY(mu);
-  Output train_op ABSL_GUARDED_BY(mu);
-  models_internal::LearningRateNodes learning_rate ABSL_GUARDED_BY(mu);
-  // Signalled when a Fit ends.
-  CondVar fit_ended;
-  // The thread running this model's Fit, while one runs. That Fit does not
-  // hold `mu` (its callbacks may call the model between steps): it works
-  // on a copy of what it needs (CompiledNodes), taken under `mu` before it
-  // lets go. Calls from other threads wait for it to end (ModelCall), so
-  // calls on one model stay serialised.
-  std::optional<std::thread::id> fitting ABSL_GUARDED_BY(mu);
-
-  Output Own(const Output& o) const {
-    return Output(o.handle().WithOwner(label), o.index());
-  }
-
-  ~ModelState() {
-    // Drop the session (and its cached plans) before the handles.
-    session.reset();
-  }
-};
-
-// One call's hold on a model: its lock, taken once no other thread's Fit
-// runs on it. Under it, a Fit still marked running (ModelState::fitting) is
-// the caller's own: the caller is one of its callbacks.
-class ABSL_SCOPED_LOCKABLE ModelCall {
- public:
-  explicit ModelCall(ModelState& m) ABSL_EXCLUSIVE_LOCK_FUNCTION(m.mu) : m_(m) {
-    m.mu.Lock();
-    const std::thread::id me = std::this_thread::get_id();
-    while (m.fitting.has_value() && *m.fitting != me) m.fit_ended.Wait(m.mu);
-  }
-  ~ModelCall() ABSL_UNLOCK_FUNCTION() {
-    if (locked_) m_.mu.Unlock();
-  }
-  ModelCall(const ModelCall&) = delete;
-  ModelCall& operator=(const ModelCall&) = delete;
-
-  // Lets go of the lock early (a Fit, once marked running).
-  void Unlock() ABSL_UNLOCK_FUNCTION() {
-    locked_ = false;
-    m_.mu.Unlock();
-  }
-
- private:
-  ModelState& m_;
-  bool locked_ = true;
-};
-
-// How the labels of a loss look.
-enum class LabelKind { kSparse, kDense };
-
-LabelKind LabelsOf(const Loss& loss);
 
 // What training and evaluating read of a compiled model, copied under the
 // model's lock, so that a Fit runs on it without the lock.

@@ -50,11 +50,13 @@
 #include "absl/status/statusor.h"
 #include "models/callbacks.h"
 #include "models/engine.h"
-#include "models/sequential.h"
+#include "models/model_options.h"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
 
 namespace graphgc {
+
+class Sequential;  // models/sequential.h: handed to callbacks as is
 namespace models_internal {
 
 // Marks this thread's Fit of a model as running, from its construction

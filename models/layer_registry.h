@@ -27,8 +27,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "models/keras_json.h"
+#include "models/layer.h"
 #include "models/layer_state.h"
-#include "models/layers.h"
 
 namespace graphgc {
 

@@ -4,9 +4,9 @@
 // build and apply layers, each dispatching through the layer's registered
 // kind (models/layer_registry.h). Private to models/. A LayerState's kind,
 // name and config are set by the layer's builder, before the state is
-// shared, and never change. What building makes (the graph, the scope, the variables)
-// is a BuiltLayer, published once and immutable after: the type, not a
-// comment, is what lets code read it without the layer's lock.
+// shared, and never change. What building makes (the graph, the scope, the
+// variables) is a BuiltLayer, published once and immutable after: the type, not
+// a comment, is what lets code read it without the layer's lock.
 //
 // Shapes here are per sample (Keras's, without the batch dimension):
 // Input({8, 8, 1}) gives [8, 8, 1]; messages print them Keras's way,
@@ -23,7 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "gc/handle.h"
-#include "models/layers.h"
+#include "models/layer.h"
 #include "runtime/graph.h"
 #include "runtime/session.h"
 #include "util/mutex.h"

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "models/layer.h"
 #include "runtime/tensor.h"
 
 namespace graphgc {
@@ -83,40 +84,6 @@ struct BatchNormalizationOptions {
   float momentum = 0.99f;
   float epsilon = 1e-3f;
   std::string name;  // empty: "batch_normalization", uniqued
-};
-
-namespace models_internal {
-struct LayerState;
-struct SavingAccess;
-}  // namespace models_internal
-
-class Layer {
- public:
-  Layer() = default;
-
-  // Keras's class name: "InputLayer", "Dense", "Conv2D", "MaxPooling2D",
-  // "Flatten", "Dropout", "BatchNormalization", "Reshape", "Activation";
-  // empty for a default-constructed Layer.
-  std::string kind() const;
-  // The name in its graph once built ("dense_1"), else the requested name
-  // (possibly empty).
-  std::string name() const;
-  bool built() const;
-  // Units of a Dense layer, filters of a Conv2D; the feature count of a
-  // rank-1 Input layer (-1 for another rank); 0 for the other layers.
-  int64_t units() const;
-
-  friend bool operator==(const Layer& a, const Layer& b) {
-    return a.state_ == b.state_;
-  }
-
- private:
-  friend class Sequential;
-  friend struct models_internal::SavingAccess;  // models/saving.cc
-  friend Layer MakeLayer(std::shared_ptr<models_internal::LayerState>);
-  explicit Layer(std::shared_ptr<models_internal::LayerState> state)
-      : state_(std::move(state)) {}
-  std::shared_ptr<models_internal::LayerState> state_;
 };
 
 namespace layers {

@@ -86,24 +86,13 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "models/saving_types.h"
 #include "models/sequential.h"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
 #include "serialize/graph_def.h"
 
 namespace graphgc {
-
-// LoadOptions::max_bytes's default: a model of up to 512 MiB of weights
-// (128M float32 parameters) saved without optimizer state loads.
-inline constexpr int64_t kDefaultLoadBudget = int64_t{2} << 30;
-
-struct LoadOptions {
-  Graph* graph = nullptr;  // nullptr: Graph::Default()
-  bool compile = true;     // compile with the saved settings, if any
-  // The memory a load may take, in bytes (see above); <= 0: no budget of
-  // its own (each tensor is still bounded by MaxTensorBytes()).
-  int64_t max_bytes = kDefaultLoadBudget;
-};
 
 // The model saved in `dir` (see above). An empty `dir` or one holding a NUL
 // byte is InvalidArgument.
@@ -130,37 +119,9 @@ absl::StatusOr<std::string> ModelToJson(const Sequential& model);
 absl::StatusOr<std::string> ModelToJson(const Sequential& model,
                                         const ScopeRenaming& renaming);
 
-// One tensor of model.pb's signature.
-struct SignatureTensor {
-  std::string name;  // "input:0"
-  DataType dtype = DT_FLOAT;
-  TensorShape shape;  // -1 for an unknown dimension
-};
-
-// What signature.json says: the frozen graph's input and output.
-struct Signature {
-  SignatureTensor input;   // inputs.x
-  SignatureTensor output;  // outputs.predictions
-};
-
 // Reads `dir`/signature.json; errors name the file and the field (a shape
 // whose element count overflows is InvalidArgument).
 absl::StatusOr<Signature> ReadSignature(const std::string& dir);
-
-// What a config.json declares, checked as LoadModel checks it before
-// building anything.
-struct ModelConfigSummary {
-  std::string name;        // the model's name ("" when absent)
-  int64_t num_layers = 0;  // InputLayer included
-  // The float32 weights the layers declare, in bytes (of the layers whose
-  // shapes are valid: Sequential::Create refuses the rest).
-  int64_t weights_bytes = 0;
-  // The least memory LoadModel needs for them: 4 x weights_bytes (see
-  // above).
-  int64_t load_bytes = 0;
-  // The largest model.weights.h5 LoadModel reads for this config.
-  int64_t max_weights_file_bytes = 0;
-};
 
 // Parses `json` as config.json's text (`file` names it in statuses) and
 // sums up the model it describes, refusing, as LoadModel, a load over

@@ -68,43 +68,12 @@
 #include "models/callbacks.h"
 #include "models/layers.h"
 #include "models/losses.h"
+#include "models/model_options.h"
 #include "models/optimizers.h"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
 
 namespace graphgc {
-
-struct SequentialOptions {
-  std::string name;        // empty: "sequential", uniqued in the graph
-  Graph* graph = nullptr;  // nullptr: Graph::Default()
-  int intra_op_threads = 1;
-};
-
-struct CompileOptions {
-  Optimizer optimizer;
-  Loss loss;
-  std::vector<std::string> metrics;  // "accuracy" (or "acc")
-};
-
-struct FitOptions {
-  int epochs = 1;
-  int batch_size = 32;
-  bool shuffle = true;
-  int verbose = 1;  // 0 silent, 1 progress bar, 2 one line per epoch
-  std::vector<std::shared_ptr<Callback>> callbacks;
-  std::optional<std::pair<Tensor, Tensor>> validation_data;
-  uint64_t seed = 0;
-};
-
-// Per-epoch values of a fit: history["loss"][epoch], "accuracy",
-// "val_loss", "val_accuracy".
-struct History {
-  std::map<std::string, std::vector<float>> history;
-  std::vector<int> epoch;
-
-  // The values of one key (empty when absent).
-  const std::vector<float>& values(const std::string& key) const;
-};
 
 namespace models_internal {
 struct ModelState;

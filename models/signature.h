@@ -12,8 +12,8 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "models/saving.h"
 #include "models/saving_access.h"
+#include "models/saving_types.h"
 
 namespace graphgc {
 namespace models_internal {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "models/layer_registry.h"
+#include "models/layers.h"
 #include "util/status_macros.h"
 
 namespace graphgc {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "models/layer_registry.h"
+#include "models/layers.h"
 #include "models/training.h"
 #include "ops/ops.h"
 #include "util/status_macros.h"

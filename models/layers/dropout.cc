@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "models/layer_registry.h"
+#include "models/layers.h"
 #include "ops/ops.h"
 #include "util/status_macros.h"
 

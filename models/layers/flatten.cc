@@ -2,6 +2,7 @@
 #include <string>
 
 #include "models/layer_registry.h"
+#include "models/layers.h"
 #include "util/status_macros.h"
 
 namespace graphgc {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/ascii.h"
 #include "models/layer_registry.h"
+#include "models/layers.h"
 #include "ops/ops.h"
 #include "util/status_macros.h"
 

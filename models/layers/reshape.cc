@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "models/layer_registry.h"
+#include "models/layers.h"
 #include "models/training.h"
 #include "util/status_macros.h"
 

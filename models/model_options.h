@@ -1,0 +1,61 @@
+// models/model_options.h
+//
+// What a model is made, compiled and fit with (SequentialOptions,
+// CompileOptions, FitOptions) and what a fit returns (History): the option
+// types of models/sequential.h, below the training engine that reads them
+// (models/engine.h, models/fit.h) so that it never includes the model
+// class above it. Include models/sequential.h to use them.
+#ifndef GRAPHGC_MODELS_MODEL_OPTIONS_H_
+#define GRAPHGC_MODELS_MODEL_OPTIONS_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/callbacks/callback.h"
+#include "models/losses.h"
+#include "models/optimizers.h"
+#include "runtime/graph.h"
+#include "runtime/tensor.h"
+
+namespace graphgc {
+
+struct SequentialOptions {
+  std::string name;        // empty: "sequential", uniqued in the graph
+  Graph* graph = nullptr;  // nullptr: Graph::Default()
+  int intra_op_threads = 1;
+};
+
+struct CompileOptions {
+  Optimizer optimizer;
+  Loss loss;
+  std::vector<std::string> metrics;  // "accuracy" (or "acc")
+};
+
+struct FitOptions {
+  int epochs = 1;
+  int batch_size = 32;
+  bool shuffle = true;
+  int verbose = 1;  // 0 silent, 1 progress bar, 2 one line per epoch
+  std::vector<std::shared_ptr<Callback>> callbacks;
+  std::optional<std::pair<Tensor, Tensor>> validation_data;
+  uint64_t seed = 0;
+};
+
+// Per-epoch values of a fit: history["loss"][epoch], "accuracy",
+// "val_loss", "val_accuracy".
+struct History {
+  std::map<std::string, std::vector<float>> history;
+  std::vector<int> epoch;
+
+  // The values of one key (empty when absent).
+  const std::vector<float>& values(const std::string& key) const;
+};
+
+}  // namespace graphgc
+
+#endif  // GRAPHGC_MODELS_MODEL_OPTIONS_H_
