@@ -175,6 +175,7 @@ set(GRAPHGC_HEADERS
     serialize/event_file.h
     serialize/frozen_graph.h
     serialize/graph_def.h
+    serialize/hdf5_handles.h
     serialize/hdf5_image_driver.h
     serialize/hparams_summary.h
     serialize/keras_weights.h

@@ -12,6 +12,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "hdf5.h"
+#include "serialize/hdf5_handles.h"
 #include "serialize/hdf5_image_driver.h"
 #include "serialize/keras_weights_layout.h"
 #include "util/mutex.h"
@@ -42,47 +43,12 @@ std::string ImageName() {
   return absl::StrCat("/proc/self/graphgc-hdf5-image-", next++);
 }
 
-// The innermost message of HDF5's error stack ("truncated file: eof =
-// ..."), then clears the stack.
-std::string Hdf5Message() ABSL_EXCLUSIVE_LOCKS_REQUIRED(hdf5_mu) {
-  std::string message;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_DOWNWARD,
-      [](unsigned, const H5E_error2_t* err, void* data) -> herr_t {
-        if (err->desc != nullptr && err->desc[0] != '\0') {
-          *static_cast<std::string*>(data) = err->desc;
-        }
-        return 0;
-      },
-      &message);
-  H5Eclear2(H5E_DEFAULT);
-  return message.empty() ? std::string("no detail from HDF5") : message;
-}
-
 // Turns off HDF5's printing of its error stack to stderr (the statuses say
 // what went wrong) and clears what an earlier call left.
 void QuietErrors() ABSL_EXCLUSIVE_LOCKS_REQUIRED(hdf5_mu) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   H5Eclear2(H5E_DEFAULT);
 }
-
-// An HDF5 identifier, closed with its own close function when dropped.
-// Lives only inside a scope that holds hdf5_mu.
-class Hid {
- public:
-  Hid(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  Hid(const Hid&) = delete;
-  Hid& operator=(const Hid&) = delete;
-  ~Hid() {
-    if (id_ >= 0) close_(id_);
-  }
-  hid_t get() const { return id_; }
-  bool ok() const { return id_ >= 0; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
 
 // ---------------------------------------------------------------------------
 // Encode

@@ -4,36 +4,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "hdf5.h"
+#include "serialize/hdf5_handles.h"
 #include "serialize/hdf5_image_driver.h"
 
 namespace graphgc {
 namespace {
-
-// HDF5's innermost error message, then clears its error stack.
-std::string Hdf5Message() {
-  std::string message;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_DOWNWARD,
-      [](unsigned, const H5E_error2_t* err, void* data) -> herr_t {
-        if (err->desc != nullptr && err->desc[0] != '\0') {
-          *static_cast<std::string*>(data) = err->desc;
-        }
-        return 0;
-      },
-      &message);
-  H5Eclear2(H5E_DEFAULT);
-  return message.empty() ? std::string("no detail from HDF5") : message;
-}
-
-// An HDF5 identifier, closed when dropped (under the lock: it lives only in
-// a scope that holds it).
-struct HidCloser {
-  herr_t (*close)(hid_t);
-  hid_t id;
-  ~HidCloser() {
-    if (id >= 0) close(id);
-  }
-};
 
 struct ListState {
   uint64_t max_names;
@@ -61,23 +36,23 @@ absl::StatusOr<KerasWeightsLayers> ListKerasWeightsLayers(
         file, ": not a valid HDF5 file (truncated or corrupt: ", Hdf5Message(),
         ")"));
   };
-  HidCloser fapl{H5Pclose, H5Pcreate(H5P_FILE_ACCESS)};
+  Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   // HDF5 reads the image in place through our read-only driver, which
   // refuses any read outside it (serialize/hdf5_image_driver.h).
-  if (fapl.id < 0 || !SetHdf5ImageDriver(fapl.id, bytes).ok()) {
+  if (fapl.get() < 0 || !SetHdf5ImageDriver(fapl.get(), bytes).ok()) {
     return absl::InternalError(absl::StrCat(
         file, ": cannot set up HDF5 file access: ", Hdf5Message()));
   }
   // The driver opens no file: the name only appears in HDF5's messages.
-  HidCloser h5{H5Fclose,
-               H5Fopen("graphgc-weights-image", H5F_ACC_RDONLY, fapl.id)};
-  if (h5.id < 0) return not_hdf5();
+  Hid h5(H5Fopen("graphgc-weights-image", H5F_ACC_RDONLY, fapl.get()),
+         H5Fclose);
+  if (h5.get() < 0) return not_hdf5();
   KerasWeightsLayers out;
-  const htri_t exists = H5Lexists(h5.id, "layers", H5P_DEFAULT);
+  const htri_t exists = H5Lexists(h5.get(), "layers", H5P_DEFAULT);
   if (exists < 0) return not_hdf5();
   if (exists == 0) return out;
   H5L_info_t link;
-  if (H5Lget_info(h5.id, "layers", &link, H5P_DEFAULT) < 0) {
+  if (H5Lget_info(h5.get(), "layers", &link, H5P_DEFAULT) < 0) {
     return not_hdf5();
   }
   if (link.type != H5L_TYPE_HARD) {
@@ -86,18 +61,18 @@ absl::StatusOr<KerasWeightsLayers> ListKerasWeightsLayers(
                      ": 'layers' is a soft or external link, not a "
                      "group of the file"));
   }
-  HidCloser group{H5Gclose, H5Gopen2(h5.id, "layers", H5P_DEFAULT)};
-  if (group.id < 0) {
+  Hid group(H5Gopen2(h5.get(), "layers", H5P_DEFAULT), H5Gclose);
+  if (group.get() < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(file, ": 'layers' is not a group: ", Hdf5Message()));
   }
   H5G_info_t info;
-  if (H5Gget_info(group.id, &info) < 0) return not_hdf5();
+  if (H5Gget_info(group.get(), &info) < 0) return not_hdf5();
   out.count = info.nlinks;
   ListState state{max_names, &out.names};
   hsize_t index = 0;
   const herr_t walked = H5Literate(
-      group.id, H5_INDEX_NAME, H5_ITER_INC, &index,
+      group.get(), H5_INDEX_NAME, H5_ITER_INC, &index,
       [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
         auto* s = static_cast<ListState*>(data);
         if (s->names->size() >= s->max_names) return 1;  // enough: stop
