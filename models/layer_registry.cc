@@ -4,6 +4,7 @@
 #include "models/layer_registry.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <memory>
 
@@ -19,17 +20,17 @@ namespace {
 
 struct Registry {
   std::vector<const LayerKind*> kinds;  // in listing order
-  absl::Status status;
 };
 
-bool Add(Registry& r, const LayerKind* kind) {
+// A second kind of the same class name is left out, and said on stderr
+// (never fatal to the other kinds, never silent), as ops/registry.cc does
+// for ops.
+void Add(Registry& r, const LayerKind* kind) {
   for (const LayerKind* k : r.kinds) {
     if (k->class_name != kind->class_name) continue;
-    if (r.status.ok()) {
-      r.status = absl::AlreadyExistsError(absl::StrCat(
-          "RegisterLayerKind: ", kind->class_name, " is registered twice"));
-    }
-    return false;
+    std::fprintf(stderr, "graphgc: layer kind %s is registered twice\n",
+                 kind->class_name.c_str());
+    return;
   }
   auto before = [](const LayerKind* a, const LayerKind* b) {
     return a->order != b->order ? a->order < b->order
@@ -37,11 +38,12 @@ bool Add(Registry& r, const LayerKind* kind) {
   };
   r.kinds.insert(std::upper_bound(r.kinds.begin(), r.kinds.end(), kind, before),
                  kind);
-  return true;
 }
 
-Registry& GlobalRegistry() {
-  static Registry* registry = [] {
+// Filled once, from the generated list, and never changed after: read
+// without a lock from any thread.
+const Registry& GlobalRegistry() {
+  static const Registry* registry = [] {
     auto* r = new Registry();
     for (const LayerKind* kind : BuiltinLayerKinds()) Add(*r, kind);
     return r;
@@ -50,10 +52,6 @@ Registry& GlobalRegistry() {
 }
 
 }  // namespace
-
-bool RegisterLayerKind(const LayerKind* kind) {
-  return Add(GlobalRegistry(), kind);
-}
 
 const LayerKind* FindLayerKind(const std::string& class_name) {
   for (const LayerKind* kind : GlobalRegistry().kinds) {
@@ -71,8 +69,6 @@ std::string KnownKinds() {
   }
   return out;
 }
-
-absl::Status RegistryStatus() { return GlobalRegistry().status; }
 
 std::string KindName(LayerState::Kind kind) {
   return kind == nullptr ? "" : kind->class_name;

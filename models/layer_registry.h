@@ -127,12 +127,6 @@ struct LayerKind {
       const ParamCount& params) = nullptr;
 };
 
-// Adds `kind` (which lives for the whole process) to the registry, for a
-// kind registered at run time (the built-in ones are there from the first
-// lookup). A second kind of the same class name is left out and the clash
-// kept (RegistryStatus()); returns whether `kind` was added.
-bool RegisterLayerKind(const LayerKind* kind);
-
 // The registered kind of Keras class `class_name`, or null.
 const LayerKind* FindLayerKind(const std::string& class_name);
 
@@ -141,9 +135,6 @@ std::vector<const LayerKind*> LayerKinds();
 
 // "InputLayer, Dense, ...": the registered class names, in listing order.
 std::string KnownKinds();
-
-// OK, or the first registration the registry refused.
-absl::Status RegistryStatus();
 
 // The kinds of models/layers/*.cc: the build generates this function
 // (models/gen_builtin_layer_kinds.sh) from their GG_REGISTER_LAYER_KIND
