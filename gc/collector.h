@@ -113,10 +113,9 @@ struct GcPolicy {
   // ... and at least this many; and MaybeCollect() does nothing before
   // this many nodes were created since the last collection. 256 nodes
   // (about 1 KB each with their attributes) of garbage are still in L2
-  // when a minor collection sweeps them: the seed workload's collections
-  // cost ~30 us per model at 256 against ~55 us at 1024 (the pause_ms
-  // counter of `models_bench --benchmark_filter=BM_SeedFit/0/` over its
-  // iterations, with this default changed by hand between runs).
+  // when a minor collection sweeps them, so the seed workload's pauses
+  // are about half what they are at 1024 (models_bench's BM_SeedFit
+  // reports them as its pause_ms counter).
   int64_t min_new_nodes = 256;
   // Debug mode like CPython's DEBUG_SAVEALL: swept nodes are set aside
   // (their names and slots freed) instead of destroyed, for inspection.

@@ -106,7 +106,7 @@ struct Slot {
 };
 // Root counts cost no slot bytes: the home part and the flags share the
 // eight bytes the shared part's alignment takes. The edges take 16 bytes
-// (they took 24 as an absl::InlinedVector<uint32_t, 2>).
+// (an absl::InlinedVector<uint32_t, 2> would take 24).
 static_assert(sizeof(Slot) <= 40, "a slot outgrew 40 bytes");
 
 // One owner label on one slot: every handle carrying that label on that
@@ -491,11 +491,9 @@ class Heap : public std::enable_shared_from_this<Heap> {
   // Chunk memory. The first kChunksAlone chunks are allocated one by one
   // (160 KiB each: a small graph takes little); each later one is carved
   // from a block of kChunksPerBlock chunks, 10 MiB, five whole huge pages
-  // (util/huge_pages.h): building a million nodes faulted in 40 MB of
-  // slots 4 KiB at a time (28% of the faults `perf record -e page-faults
-  // -c 1 gc_bench --benchmark_filter=BM_PeerGraphgcCollect/50` counted were
-  // in Heap::Allocate). Declared before chunks_, whose slots are destroyed
-  // first.
+  // (util/huge_pages.h): a million nodes' slots are 40 MB, and faulted in
+  // 4 KiB at a time they would be a large share of building such a graph.
+  // Declared before chunks_, whose slots are destroyed first.
   std::vector<LargeBlock> chunk_memory_ ABSL_GUARDED_BY(mu_);
   // Destroys a chunk's slots (its memory is chunk_memory_'s).
   struct DestroySlots {
@@ -513,9 +511,8 @@ class Heap : public std::enable_shared_from_this<Heap> {
   int64_t peak_live_ ABSL_GUARDED_BY(mu_) = 0;
   // The lists that grow with the heap (free slots, deferred objects, young
   // nodes) are in huge pages from 1 MiB on (util/huge_pages.h): a sweep
-  // of 500,000 nodes filled 6 MB of new free and deferred lists 4 KiB page
-  // by page, a fault each (under SweepLazily and Heap::Free in `perf record
-  // -e page-faults -g gc_bench --benchmark_filter=BM_Collect/1000000/50`).
+  // of 500,000 nodes fills 6 MB of free and deferred lists, which in 4 KiB
+  // pages would be a fault each.
   LargeVector<uint32_t> free_ ABSL_GUARDED_BY(mu_);
   // Slot i's DestroysPromptly() is bit i % 64 of word i / 64.
   std::vector<uint64_t> prompt_bits_ ABSL_GUARDED_BY(mu_);

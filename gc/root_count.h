@@ -194,10 +194,9 @@ inline bool CountDown(HomeThread& home, CountRef count) {
 // the home thread's adds are plain stores to a part only it writes, other
 // threads' adds are atomic adds to a shared part. Total() sums the two: it
 // includes every Add that happened before it, may miss one still in flight
-// on another thread, and never goes back. (The last drop of a node's handle
-// added one with a locked `fetch_add`: a locked instruction a node, about
-// 4.8 ns on the README's machine (half of BM_MutexWriterLockUnlock's pair),
-// in a build whose nodes take ~180 ns each.)
+// on another thread, and never goes back. (A locked `fetch_add` on every
+// last drop of a node's handle would be a locked instruction a node, a few
+// nanoseconds against a node's build of a couple of hundred.)
 class EventCounter {
  public:
   void Add(const HomeThread& home) {
@@ -237,10 +236,8 @@ enum class RootDrop {
 // kMaybeLast whenever it does not see zero itself: of any set of drops that
 // take a count to zero, one reports kLast or one ran on another thread and
 // reports kMaybeLast. A home drop reports kLast when it sees zero, else kHeld.
-// (CountDown's home drop was a locked exchange: each handle dropped at home,
-// three per node in the peer graph's build, was a locked instruction, about
-// 4.8 ns each on the README's machine: BM_MutexWriterLockUnlock's pair of
-// them reads 9.5-9.7 ns.)
+// (A locked exchange for a home drop would cost a locked instruction for
+// each handle dropped at home, three per node of a large graph's build.)
 inline RootDrop CountDownRoot(HomeThread& home, CountRef count) {
   if (std::optional<int16_t> left =
           StepAtHome(home, count, -1, HomeStore::kPlain)) {

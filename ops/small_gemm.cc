@@ -374,7 +374,7 @@ bool UseSmallMatMul(int64_t m, int64_t n, int64_t k, bool transpose_a,
                     bool transpose_b) {
   // A vector (m or n of 1) is Eigen's GEMV, faster than a block of one
   // useful lane or row. Fewer than kPacket columns would mean padded,
-  // mostly wasted lanes (4x4x4: 98 ns vs Eigen's 59 ns) unless the
+  // mostly wasted lanes (at 4x4x4 Eigen is faster) unless the
   // transposed product vectorises over the rows instead.
   if (m <= 1 || n <= 1) return false;
   if (m * n * k > kSmallMaxMultiplyAdds) return false;

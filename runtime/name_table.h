@@ -8,26 +8,21 @@
 // bytes a slot) and the node pointers (8 bytes a slot, read only to compare a
 // name whose hash matched, or when a caller asks for them).
 //
-// Why not absl::flat_hash_set, which the group used before: a collection
-// that sweeps a big group removes a share of its names at once, and absl
-// has only an erase per entry, with a branch per slot that the table's
-// random order makes a coin toss. `gc_bench
-// --benchmark_filter=BM_NameSweep` (1M names, half leaving; --config=bench)
-// printed 11.7-13.8 ms for `absl::erase_if` and 3.0 ms for EraseIf()'s
-// pass, which has no branch on the data. In `BM_Collect/1000000/50` the
-// absl sweep was about half of the collection. Two designs tried in
-// throwaway builds were slower than absl and are not kept: 16-byte entries
-// with backward-shift deletion (every survivor behind a hole moved, a
-// branch per slot), and the same in two arrays.
+// Why not absl::flat_hash_set: a collection that sweeps a big group
+// removes a share of its names at once, and absl has only an erase per
+// entry, with a branch per slot that the table's random order makes a coin
+// toss; EraseIf()'s pass has no branch on the data and is several times
+// faster (gc_bench's BM_NameSweep rows compare the two). 16-byte entries
+// with backward-shift deletion move every survivor behind a hole, a branch
+// per slot, and are slower than absl.
 //
 // A removed entry leaves a tombstone, as absl's do: lookups probe past it,
 // inserts reuse it, and the arrays are rebuilt (at the same size, or
 // grown: fourfold below 64 slots, else doubled) when entries and
 // tombstones together would pass 7/8 of them,
 // absl's bound: a model's scope of 100 names then takes 128 slots (2 KiB),
-// as in absl; at 3/4 it took 256, and `gc_bench
-// --benchmark_filter=BM_PeerGraphgcResident` read 300.8 bytes per live
-// node instead of 281.4.
+// as in absl, where 3/4 would take 256 and add some 20 bytes per live node
+// (gc_bench's BM_PeerGraphgcResident reads bytes per live node).
 //
 // Postconditions:
 //  1. Find(name, hash) is the entry named `name` (its node and payload) or
@@ -41,10 +36,7 @@
 //     (the caller's mask must single out one entry: the name index's holds
 //     the node's slot) and says whether there was one; it reads only the
 //     keys, never a node, so it costs one cache miss where comparing node
-//     pointers cost two (`gc_bench
-//     --benchmark_filter=BM_CollectYoung/100000/1`, 9,000 erases from a
-//     110,000-name table a collection: `perf annotate` put a third of
-//     `NameIndex::Erase` on the node pointer's load); never throws.
+//     pointers would cost two; never throws.
 //  4. EraseIf(leaves) calls leaves(payload, full, index) once for every
 //     slot of the arrays, in order: `full` says whether the slot holds an
 //     entry (when it does not, `payload` means nothing and leaves must
@@ -192,10 +184,8 @@ class NameTable {
   static constexpr uint32_t kTombstone = 1;
   static constexpr size_t kMinCapacity = 8;
   // Small arrays grow fourfold: a model's scope of 100 names is rebuilt at
-  // 8, 32 and 128 slots instead of 8, 16, 32, 64 and 128 (the rebuilds
-  // were 4.3% of building the 1M-node peer graph in `perf record -g
-  // gc_bench --benchmark_filter=-Resident`, samples under
-  // BM_PeerGraphgcCollect's build), and still ends in 128.
+  // 8, 32 and 128 slots instead of 8, 16, 32, 64 and 128, and still ends
+  // in 128: rebuilds are a visible share of building a large graph.
   static constexpr size_t kQuadrupleBelow = 64;
   struct Key {
     uint32_t hash = kEmpty;  // Stored(the name's hash), or kEmpty/kTombstone

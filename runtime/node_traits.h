@@ -22,9 +22,8 @@
 //
 // Intern() first compares its arguments with the record it gave last for
 // an op type like theirs, and hashes them only when that differs: hashing
-// and probing were 30% of building the 1M-node peer graph (`perf record
-// -g` of `gc_bench --benchmark_filter='BM_PeerGraphgcCollect/'`, every
-// node alike), and a model's nodes repeat a few kinds in turn.
+// and probing are a large share of building a graph whose nodes are
+// alike, and a model's nodes repeat a few kinds in turn.
 //
 // Postconditions and invariants:
 //   1. A record never changes while any NodeTraits points at it, and lives

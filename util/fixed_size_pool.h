@@ -3,24 +3,19 @@
 // FixedSizePool: memory blocks of one size, carved from slabs and
 // recycled, for a type's class-level operator new and delete. A graph
 // makes and frees millions of equal-sized nodes (runtime/node.h); through
-// glibc's malloc each one was a search of its bins, and a graph built after
-// a big one was dropped paid a page fault per 4 KiB again, as free() had
-// handed the memory back (`perf record -g` of `gc_bench
-// --benchmark_filter='BM_PeerGraphgcCollect/1/'`: 15% of samples in
-// _int_malloc, 16% in page faults).
+// glibc's malloc each one is a search of its bins, and a graph built after
+// a big one was dropped pays a page fault per 4 KiB again, as free() hands
+// the memory back.
 //
 // Slabs are split into kSlabBytes-aligned 64 KiB segments, each with a
 // header holding a bitmap of its free blocks. Allocate() takes the lowest
 // free block of one segment until it has none, then turns to another
-// segment with free blocks, and only then to new memory. It was one free
-// list for the whole pool: after a few graphs had been built and swept in
-// random order, consecutive nodes came from anywhere in the pool, a cache
-// miss for each (building the 1M-node peer graph spent 17% of its samples
-// in Allocate and its lock against 6% in a fresh process: `perf record -g
-// gc_bench`, every benchmark but the resident ones, samples under
-// BM_PeerGraphgcCollect's build), and a list is read one block at a time,
-// each read waiting for the one before, where a bitmap hands out 64 blocks
-// from one word. Free() writes nothing into the block.
+// segment with free blocks, and only then to new memory. Not one free list
+// for the whole pool: after a few graphs are built and swept in random
+// order, a list hands consecutive nodes from anywhere in the pool, a cache
+// miss for each, and it is read one block at a time, each read waiting for
+// the one before, where a bitmap hands out 64 blocks from one word. Free()
+// writes nothing into the block.
 //
 // Postconditions:
 //  1. Allocate() returns a block of block_size() bytes, aligned to

@@ -9,11 +9,9 @@
 // Why: on x86 an operation that makes or reads a denormal takes a slow
 // path, tens to a hundred times a normal one. A model trained long on
 // the same data drives gradients and Adam's moments towards zero and
-// through the denormal range: bench/mlp_bench.cc's hand-written Eigen
-// MLP step, about 110k steps on one batch, took 6,314 ns a step flushed
-// (BM_EigenStep) and 13,467 ns unflushed (BM_EigenStepUnflushed) on the
-// README's 2-core benchmark machine (`mlp_bench
-// --benchmark_filter=BM_EigenStep`).
+// through the denormal range: a hand-written Eigen MLP step trained long
+// on one batch runs about twice as slow unflushed (bench/mlp_bench.cc's
+// BM_EigenStep and BM_EigenStepUnflushed measure the two).
 //
 // x86-64: MXCSR's FTZ (bit 15) and DAZ (bit 6); AArch64: FPCR's FZ (bit
 // 24). Elsewhere it does nothing and kFlushesDenormals is false.

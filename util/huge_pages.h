@@ -6,13 +6,10 @@
 // Debian's and Ubuntu's default, for memory advised MADV_HUGEPAGE).
 //
 // Why: a graph of a million nodes touches about 300 MB. In 4 KiB pages that
-// is some 75,000 first-touch page faults (`perf stat -e page-faults`
-// counted 80,681 for `gc_bench
-// --benchmark_filter=BM_PeerGraphgcCollect/50`), each a trip through the
-// kernel: on the paravirtualised VM the README's figures come from,
-// `gc_bench --benchmark_filter=BM_FirstTouch` touched 32 MiB in 96.7 ms
-// in 4 KiB pages (about 12 us a page) and in 3.6 ms in 2 MiB pages, where
-// each fault covers 512 small pages.
+// is some 75,000 first-touch page faults, each a trip through the kernel,
+// and on a paravirtualised VM a fault costs microseconds; a 2 MiB page's
+// fault covers 512 small pages (gc_bench's BM_FirstTouch rows compare the
+// two).
 //
 // The cost is memory: a huge page is resident whole once any byte of it is
 // touched, so only arrays of at least kHugePagesFrom (half a huge page)
@@ -20,9 +17,8 @@
 // array is full it holds at most 1 MiB more than 4 KiB pages would, and
 // at most 2 MiB more while it fills. Half, not one: the free list after a
 // sweep of 500,000 nodes is 2,000,000 bytes, just under 2 MiB, and
-// faulted in 4 KiB at a time it was about 490 faults per collection
-// (`perf record -e page-faults -g gc_bench
-// --benchmark_filter=BM_Collect/1000000/50`).
+// faulted in 4 KiB at a time it would cost about 490 faults per
+// collection.
 //
 // Postconditions:
 //  1. AllocateLarge(bytes) returns `bytes` bytes aligned to

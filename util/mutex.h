@@ -3,15 +3,11 @@
 // Mutex: a reader-writer lock of our own, one 32-bit word, that carries
 // Abseil's thread-safety annotations. Uncontended, a lock and an unlock are
 // one compare-and-swap each, inline, for writers and readers alike; a
-// thread that must wait spins briefly, then sleeps on a futex. It was
-// std::shared_mutex (glibc's pthread_rwlock: a call and three locked
-// instructions per writer's lock and unlock: `gc_bench
-// --benchmark_filter=WriterLockUnlock`, --config=bench, read 16.8-17.0 ns a
-// pair for BM_SharedMutexWriterLockUnlock, 9.5-9.7 for this lock's), and
-// every node AddNode makes takes the graph's lock once: the pair was 13% of the
-// samples of building the 1M-node peer graph (`perf record -e cpu-clock -g
-// gc_bench --benchmark_filter=-Resident`, samples under BM_PeerGraphgcCollect's
-// build).
+// thread that must wait spins briefly, then sleeps on a futex. Not
+// std::shared_mutex: glibc's pthread_rwlock costs a call and three locked
+// instructions per writer's lock and unlock (gc_bench's WriterLockUnlock
+// rows compare the two), and every node AddNode makes takes the graph's
+// lock once, so that pair is a visible share of building a large graph.
 //
 // ThreadSanitizer sees it as a mutex: its lock and unlock are annotated with
 // TSan's mutex interface (sanitizer/tsan_interface.h), so TSan orders the
@@ -280,10 +276,9 @@ class ABSL_LOCKABLE Mutex {
 // Mutex's annotations and (without NDEBUG) its run-time holder checks. For
 // short critical sections on hot paths that never need shared holders: a
 // variable's value (an optimizer step locks each of its variables), a
-// pool's free list. Uncontended, a lock and unlock of std::mutex took 3.6-5
-// ns on the 2-core machine of the README's benchmarks and of
-// std::shared_mutex (what Mutex was until it had a lock word of its own),
-// exclusively, 20-21 ns: a training step of the 10-64-10 MLP took 14 such
+// pool's free list. Uncontended, std::mutex's lock and unlock is a few
+// nanoseconds, several times cheaper than std::shared_mutex held
+// exclusively, and a training step of a small MLP takes a dozen such
 // pairs. Like Mutex, TSan sees it (pthread_mutex is intercepted). Not
 // recursive.
 class ABSL_LOCKABLE ExclusiveMutex {
