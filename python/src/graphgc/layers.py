@@ -89,17 +89,14 @@ class Layer:
         return f"<graphgc.layers.{type(self).__name__} name={self.name!r}>"
 
 
-# Keras 3's Layer base still takes these (with a warning); a Sequential
-# whose first layer has them starts with an InputLayer of that shape.
-_INPUT_SHAPE_ARGS = ("input_shape", "input_dim")
-
-
-def _input_shape_arg(arguments, class_name):
-    """The shape input_dim or input_shape ask for (input_dim wins, as in
-    Keras), or None; warns as Keras does when there is one."""
-    input_dim = arguments.get("input_dim")
-    shape = (input_dim,) if input_dim is not None else arguments.get(
-        "input_shape")
+def _input_shape_arg(kwargs, class_name):
+    """Takes input_dim and input_shape out of kwargs: the shape they ask for
+    (input_dim wins, as in Keras), or None; warns as Keras 3 does when there
+    is one. A Sequential whose first layer has one starts with an
+    InputLayer of that shape (models.Sequential._append)."""
+    input_dim = kwargs.pop("input_dim", None)
+    input_shape = kwargs.pop("input_shape", None)
+    shape = (input_dim,) if input_dim is not None else input_shape
     if shape is None:
         return None
     warnings.warn("Do not pass an `input_shape`/`input_dim` argument to a "
@@ -115,23 +112,21 @@ def _input_shape_arg(arguments, class_name):
 
 def _make_class(class_name, fields):
     """A Layer subclass whose __init__ takes the kind's keyword arguments
-    (and, but for InputLayer, input_shape and input_dim)."""
+    (and, but for InputLayer, input_shape and input_dim, which Keras's
+    Layer takes through **kwargs, out of the signature as there)."""
     params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     for name, _, default in fields:
         params.append(inspect.Parameter(
             name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
             default=(inspect.Parameter.empty if default == ""
                      else json.loads(default))))
-    if class_name != "InputLayer":
-        params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
-                                     default=None)
-                   for name in _INPUT_SHAPE_ARGS]
     signature = inspect.Signature(params)
 
     def __init__(self, *args, **kwargs):
+        shape = (None if class_name == "InputLayer"
+                 else _input_shape_arg(kwargs, class_name))
         bound = signature.bind(self, *args, **kwargs)
         bound.apply_defaults()
-        shape = _input_shape_arg(bound.arguments, class_name)
         config = {}
         for name, convert, _ in fields:
             config[name] = _CONVERT[convert](bound.arguments[name], class_name,

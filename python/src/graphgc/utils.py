@@ -1,13 +1,16 @@
 """Keras's keras.utils array helpers: to_categorical and normalize.
 
-Both take and return NumPy arrays, as Keras 3 does for NumPy input.
-graphgc has no backend tensors in Python, so any other input (a list, a
-scalar) is read with NumPy first and takes the same path.
+Both return NumPy arrays. graphgc has no backend tensors in Python: input
+Keras would take as a tensor is read with NumPy.
 """
 
 import numpy as np
 
 __all__ = ["normalize", "to_categorical"]
+
+# keras.config.epsilon()'s default, the floor of normalize's norm for
+# non-NumPy input.
+_EPSILON = 1e-7
 
 
 def to_categorical(x, num_classes=None):
@@ -34,16 +37,35 @@ def to_categorical(x, num_classes=None):
 
 
 def normalize(x, axis=-1, order=2):
-    """x divided by its `order`-norm along `axis` (np.linalg.norm), as
-    Keras 3's keras.utils.normalize for NumPy input: a zero norm divides by
-    1, so all-zero slices stay zero. Returns a new array; a float32 array
-    stays float32, an integer one becomes float64. axis=None takes
-    np.linalg.norm's norm of the whole array (for a matrix and order=2, its
-    largest singular value), as Keras does.
+    """x divided by its `order`-norm along `axis`, as Keras 3's
+    keras.utils.normalize. Returns a new NumPy array.
+
+    A NumPy array takes Keras's NumPy path: np.linalg.norm, a zero norm
+    divides by 1 (all-zero slices stay zero); float32 stays float32, an
+    integer array becomes float64; a 1-D array comes back as one row
+    (shape (1, n)), and axis=None divides by np.linalg.norm of the whole
+    array, both as Keras does. Anything else (a list, a scalar) takes the
+    path Keras gives tensors (keras.ops.normalize), computed with NumPy in
+    float32 (or the input's float dtype): x / max(norm, 1e-7), `order` an
+    int >= 1, a scalar read as one value, the shape kept.
     """
+    if isinstance(x, np.ndarray):
+        norm = np.atleast_1d(np.linalg.norm(x, order, axis))
+        norm[norm == 0] = 1
+        if axis is None:
+            axis = -1
+        return x / np.expand_dims(norm, axis)
+    if not isinstance(order, int) or not order >= 1:
+        raise ValueError("Argument `order` must be an int >= 1. Received: "
+                         f"order={order}")
     x = np.asarray(x)
-    norm = np.atleast_1d(np.linalg.norm(x, order, axis))
-    norm[norm == 0] = 1
-    if axis is None:
-        axis = -1
-    return x / np.expand_dims(norm, axis)
+    if x.dtype.kind != "f":
+        x = x.astype(np.float32)
+    if x.ndim == 0:
+        x = np.expand_dims(x, 0)
+    epsilon = x.dtype.type(_EPSILON)
+    if order == 2:
+        square_sum = np.sum(np.square(x), axis=axis, keepdims=True)
+        return x / np.sqrt(np.maximum(square_sum, epsilon * epsilon))
+    norm = np.linalg.norm(x, ord=order, axis=axis, keepdims=True)
+    return x / np.maximum(norm, epsilon)
