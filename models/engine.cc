@@ -324,10 +324,11 @@ absl::Status CompileModel(ModelState& m, CompileOptions options) {
 
 absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
                                 const Tensor& x, const Tensor& y,
-                                int batch_size) {
-  const int64_t n = x.shape()[0];
+                                int batch_size, int64_t first_row,
+                                int64_t count) {
+  const int64_t n = count < 0 ? x.shape()[0] : count;
   std::vector<int64_t> rows(n);
-  std::iota(rows.begin(), rows.end(), 0);
+  std::iota(rows.begin(), rows.end(), first_row);
   double loss_sum = 0, acc_sum = 0;
   std::vector<Output> fetches = {c.eval_loss};
   if (c.eval_accuracy.has_value()) fetches.push_back(*c.eval_accuracy);

@@ -92,10 +92,13 @@ absl::StatusOr<Tensor> PredictModel(ModelState& m, const Tensor& x,
                                     int batch_size);
 
 // Loss and metrics over (x, y), already checked and with samples, without
-// training; weighted by batch size. Evaluate and Fit's validation.
+// training; weighted by batch size. Evaluate and Fit's validation. With
+// `count` >= 0, over rows [first_row, first_row + count) only (in range,
+// count > 0: validation_split's held-out rows, read in place).
 absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
                                 const Tensor& x, const Tensor& y,
-                                int batch_size);
+                                int batch_size, int64_t first_row = 0,
+                                int64_t count = -1);
 
 absl::Status InOwnFit(const std::string& where);
 absl::Status NoSamples(const std::string& where);

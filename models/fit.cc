@@ -1,6 +1,8 @@
 #include "models/fit.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <numeric>
 #include <random>
 #include <tuple>
@@ -35,7 +37,51 @@ absl::Status Dispatch(FitRun& r, Hook&& hook) {
   return absl::OkStatus();
 }
 
+// `v` as Python's repr writes a float (0.1, 1.0, 1e-05), for Keras's
+// message.
+std::string PythonRepr(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  const double a = std::fabs(v);
+  const bool sci = a != 0 && (a < 1e-4 || a >= 1e16);
+  char buf[400];  // the longest fixed double fits
+  const std::to_chars_result r = std::to_chars(
+      buf, buf + sizeof buf, v,
+      sci ? std::chars_format::scientific : std::chars_format::fixed);
+  std::string out(buf, r.ec == std::errc() ? r.ptr : buf);
+  if (!sci && out.find('.') == std::string::npos) out += ".0";
+  return out;
+}
+
 }  // namespace
+
+absl::StatusOr<int64_t> SplitForValidation(int64_t samples,
+                                           double validation_split,
+                                           const std::string& where) {
+  if (validation_split == 0) return samples;
+  // NaN fails both comparisons.
+  if (!(validation_split >= 0 && validation_split <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": validation_split must be in [0, 1), got ",
+                     PythonRepr(validation_split)));
+  }
+  // Keras: split_at = floor(n * (1 - validation_split)), in double; at most
+  // n, so the conversion back fits.
+  const double at =
+      std::floor(static_cast<double>(samples) * (1.0 - validation_split));
+  const int64_t split_at =
+      at >= static_cast<double>(samples) ? samples : static_cast<int64_t>(at);
+  if (split_at == 0 || split_at == samples) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": Training data contains ", samples,
+        " samples, which is not sufficient to split it into a validation "
+        "and training set as specified by `validation_split=",
+        PythonRepr(validation_split),
+        "`. Either provide more data, or a different value for the "
+        "`validation_split` argument."));
+  }
+  return split_at;
+}
 
 absl::Status ValidateAndClaim(FitRun& r) {
   ModelState& m = r.m;
@@ -70,6 +116,12 @@ absl::Status ValidateAndClaim(FitRun& r) {
                         CheckX(m, options.validation_data->first, vwhere));
     GG_RETURN_IF_ERROR(CheckY(m, options.validation_data->second, vn, vwhere));
     if (vn == 0) return NoSamples(vwhere);
+  } else {
+    // Keras: validation_data, when given, overrides validation_split.
+    const int64_t n = r.samples;
+    GG_ASSIGN_OR_RETURN(r.samples,
+                        SplitForValidation(n, options.validation_split, where));
+    r.val_samples = n - r.samples;
   }
   r.running.emplace(m);
   m.stop_training.store(false);  // Keras: fit() clears stop_training
@@ -96,7 +148,8 @@ absl::Status StartCallbacks(FitRun& r) {
                        .steps_per_epoch = steps,
                        .batch_size = options.batch_size,
                        .verbose = options.verbose,
-                       .has_validation = options.validation_data.has_value()};
+                       .has_validation = options.validation_data.has_value() ||
+                                         r.val_samples > 0};
   return Dispatch(r,
                   [&](Callback& cb) { return cb.OnTrainBegin(r.model, info); });
 }
@@ -157,11 +210,19 @@ void EpochLogs(FitRun& r) {
 }
 
 absl::Status Validate(FitRun& r) {
-  if (!r.options.validation_data.has_value()) return absl::OkStatus();
-  GG_ASSIGN_OR_RETURN(
-      Logs val,
-      EvaluateOn(r.m, r.nodes, r.options.validation_data->first,
-                 r.options.validation_data->second, r.options.batch_size));
+  Logs val;
+  if (r.options.validation_data.has_value()) {
+    GG_ASSIGN_OR_RETURN(
+        val,
+        EvaluateOn(r.m, r.nodes, r.options.validation_data->first,
+                   r.options.validation_data->second, r.options.batch_size));
+  } else if (r.val_samples > 0) {
+    GG_ASSIGN_OR_RETURN(
+        val, EvaluateOn(r.m, r.nodes, r.x, r.y, r.options.batch_size, r.samples,
+                        r.val_samples));
+  } else {
+    return absl::OkStatus();
+  }
   for (const auto& [key, value] : val) r.epoch_logs["val_" + key] = value;
   return absl::OkStatus();
 }

@@ -4,7 +4,8 @@
 // named phases, each a free function below over one FitRun. FitModel calls
 // them in this order:
 //   1. ValidateAndClaim(): under the model's lock, the options, x, y and
-//      validation_data are checked (nothing else happens on error); after
+//      validation_data are checked and validation_split splits x and y
+//      (SplitForValidation) (nothing else happens on error); after
 //      it the model is marked as fitting on this thread (FitRun::running:
 //      other threads' calls wait, its own Compile and Fit are refused),
 //      stop_training is cleared, FitRun::nodes holds a copy of the compiled
@@ -28,8 +29,9 @@
 //      the feeds; a safe point (collector().MaybeCollect(), nothing of the
 //      model in flight); one session run of the step; the batch's logs
 //      ("loss", the metric, "size") added to the epoch's sums; OnBatchEnd.
-//   6. Validate(): with validation_data, its loss and metrics on the
-//      inference path (EvaluateOn) added to the epoch's logs as "val_<key>".
+//   6. Validate(): with validation_data (or else validation_split's rows),
+//      its loss and metrics on the inference path (EvaluateOn) added to the
+//      epoch's logs as "val_<key>".
 //   7. RecordEpoch(): the epoch's number and logs appended to FitRun::history.
 //   8. OnTrainEnd with the last epoch's logs; FitModel returns the history.
 //
@@ -86,8 +88,11 @@ struct FitRun {
   const Tensor& x;
   const Tensor& y;
   const FitOptions options;
-  std::string where;  // "Fit of '<name>'"
-  int64_t samples = 0;
+  std::string where;    // "Fit of '<name>'"
+  int64_t samples = 0;  // trained on: rows [0, samples) of x and y
+  // validation_split's held-out rows [samples, samples + val_samples) of x
+  // and y (0 without a split), read in place.
+  int64_t val_samples = 0;
   CompiledNodes nodes;
 
   std::vector<std::shared_ptr<Callback>> callbacks;
@@ -107,6 +112,14 @@ struct FitRun {
 
   History history;
 };
+
+// Keras's train_validation_split over `samples` rows: the row validation
+// starts at, floor(samples * (1 - validation_split)), or InvalidArgument
+// naming `where` when the split is not in [0, 1) or leaves either side
+// empty (Keras's message). A split of 0 gives `samples`.
+absl::StatusOr<int64_t> SplitForValidation(int64_t samples,
+                                           double validation_split,
+                                           const std::string& where);
 
 // The phases, in FitModel's order (see the top of this file).
 absl::Status ValidateAndClaim(FitRun& r);

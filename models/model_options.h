@@ -44,6 +44,13 @@ struct FitOptions {
   std::vector<std::shared_ptr<Callback>> callbacks;
   std::optional<std::pair<Tensor, Tensor>> validation_data;
   uint64_t seed = 0;
+  // Keras's validation_split: the samples of x and y from row
+  // floor(n * (1 - validation_split)) on, taken before shuffling, are held
+  // out of training and validated on after each epoch as validation_data
+  // would be (validation_data, when given, wins and this is unused).
+  // 0: no split; else in (0, 1) and leaving a sample on each side.
+  // A double, as Keras's Python float, so the split row is Keras's.
+  double validation_split = 0.0;
 };
 
 // Per-epoch values of a fit: history["loss"][epoch], "accuracy",

@@ -71,13 +71,15 @@ std::optional<std::pair<Tensor, Tensor>> ValidationData(
 py::tuple Fit(const Sequential& model, py::handle x, py::handle y, int epochs,
               int batch_size, bool shuffle, int verbose,
               const py::list& callbacks, const py::object& validation_data,
-              uint64_t seed, py::handle callback_base) {
+              uint64_t seed, py::handle callback_base,
+              double validation_split) {
   FitOptions options{.epochs = epochs,
                      .batch_size = batch_size,
                      .shuffle = shuffle,
                      .verbose = verbose,
                      .validation_data = ValidationData(validation_data),
-                     .seed = seed};
+                     .seed = seed,
+                     .validation_split = validation_split};
   Tensor xt =
       TensorFromArray(x, ArrayRole::kFeatures, ArrayUse::kDuringTheCall, "x");
   Tensor yt =
@@ -159,7 +161,8 @@ void RegisterModels(py::module_& m) {
           arg("optimizer"), arg("loss"), arg("metrics"))
       .def("fit", &Fit, arg("x"), arg("y"), arg("epochs"), arg("batch_size"),
            arg("shuffle"), arg("verbose"), arg("callbacks"),
-           arg("validation_data"), arg("seed"), arg("callback_base"))
+           arg("validation_data"), arg("seed"), arg("callback_base"),
+           arg("validation_split") = 0.0)
       .def(
           "evaluate",
           [](const Sequential& model, py::handle x, py::handle y,

@@ -65,3 +65,53 @@ def test_bad_kernel_size_is_refused():
 def test_negative_seed_is_refused_by_name():
     with pytest.raises(ValueError, match="Dense: seed"):
         layers.Dense(4, seed=-1)
+
+
+def test_keras_input_is_the_top_level_input():
+    assert graphgc.Input is layers.Input
+    model = graphgc.Sequential([graphgc.Input(shape=(4,)), layers.Dense(2)])
+    assert model.predict(np.zeros((3, 4), np.float32)).shape == (3, 2)
+
+
+def test_input_takes_a_batch_shape():
+    model = graphgc.Sequential([layers.Input(batch_shape=(None, 4)),
+                                layers.Dense(2)])
+    assert model.predict(np.zeros((1, 4), np.float32)).shape == (1, 2)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({}, "You must pass a `shape` argument."),
+    ({"shape": (4,), "batch_shape": (None, 4)},
+     "You cannot pass both `shape` and `batch_shape` at the same time."),
+    ({"shape": (4,), "dtype": "int32"}, "float32"),
+    ({"shape": (4,), "sparse": True}, "sparse"),
+])
+def test_input_refuses_what_keras_or_graphgc_refuses(kwargs, message):
+    with pytest.raises(ValueError, match=message.replace("`", ".")):
+        layers.Input(**kwargs)
+
+
+def test_sequential_takes_the_input_layer_of_a_keras_history():
+    class SymbolicTensor:  # what keras.Input returns in Keras 3
+        def __init__(self, layer):
+            self._keras_history = (layer, 0, 0)
+
+    inp = layers.Input((4,))
+    model = graphgc.Sequential([SymbolicTensor(inp), layers.Dense(2)])
+    assert model.predict(np.zeros((1, 4), np.float32)).shape == (1, 2)
+
+
+@pytest.mark.parametrize("kwargs", [{"input_shape": (4,)}, {"input_dim": 4}])
+def test_first_layer_input_shape_starts_the_model_with_an_input(kwargs):
+    with pytest.warns(UserWarning, match="Do not pass an `input_shape`"):
+        dense = layers.Dense(2, **kwargs)
+    model = graphgc.Sequential([dense, layers.Dense(3)])
+    assert model.layers[0] is dense
+    assert model.predict(np.zeros((5, 4), np.float32)).shape == (5, 3)
+
+
+def test_add_of_a_layer_with_input_shape_to_an_empty_model_builds_it():
+    model = graphgc.Sequential()
+    with pytest.warns(UserWarning):
+        model.add(layers.Dense(2, input_shape=(4,)))
+    assert model.predict(np.zeros((1, 4), np.float32)).shape == (1, 2)

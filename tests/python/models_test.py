@@ -226,3 +226,68 @@ def test_negative_fit_seed_is_value_error(model, data):
 def test_fractional_epochs_is_value_error(model, data):
     with pytest.raises(ValueError, match="epochs"):
         model.fit(*data, epochs=1.5, verbose=0)
+
+
+def test_fit_validation_split_reports_val_metrics_of_the_last_rows(data):
+    x, y = data
+    model = make_model()
+    history = model.fit(x, y, epochs=2, validation_split=0.25, verbose=0)
+    assert sorted(history.history) == ["accuracy", "loss", "val_accuracy",
+                                       "val_loss"]
+    # Keras: rows from floor(256 * 0.75) = 192 on, validated on the weights
+    # the last epoch ended with.
+    loss, accuracy = model.evaluate(x[192:], y[192:])
+    assert history.history["val_loss"][-1] == pytest.approx(loss, rel=1e-6)
+    assert history.history["val_accuracy"][-1] == pytest.approx(accuracy)
+
+
+def test_fit_validation_split_trains_on_the_first_rows_only(data):
+    x, y = data
+    split, first = make_model(), make_model()
+    split.fit(x, y, epochs=2, validation_split=0.25, verbose=0)
+    first.fit(x[:192], y[:192], epochs=2, verbose=0)
+    for a, b in zip(split.get_weights(), first.get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_fit_validation_data_overrides_validation_split(data):
+    x, y = data
+    both, data_only = make_model(), make_model()
+    both.fit(x, y, validation_split=0.5, validation_data=(x[:32], y[:32]),
+             verbose=0)
+    data_only.fit(x, y, validation_data=(x[:32], y[:32]), verbose=0)
+    for a, b in zip(both.get_weights(), data_only.get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_fit_validation_split_leaving_no_training_sample_is_keras_error(
+        model, data):
+    x, y = data
+    with pytest.raises(ValueError, match=(
+            r"Training data contains 1 samples, which is not sufficient to "
+            r"split it into a validation and training set as specified by "
+            r"`validation_split=0\.5`\. Either provide more data, or a "
+            r"different value for the `validation_split` argument\.")):
+        model.fit(x[:1], y[:1], validation_split=0.5, verbose=0)
+
+
+@pytest.mark.parametrize("split", [-0.1, 1.5, float("nan")])
+def test_fit_validation_split_outside_the_unit_interval_is_value_error(
+        model, data, split):
+    with pytest.raises(ValueError, match=r"validation_split must be in "
+                                         r"\[0, 1\)"):
+        model.fit(*data, validation_split=split, verbose=0)
+
+
+def test_evaluate_with_one_hot_labels_gives_categorical_accuracy(data):
+    x, y = data
+    model = graphgc.Sequential([
+        graphgc.layers.Input((10,)),
+        graphgc.layers.Dense(10, activation="softmax", seed=2),
+    ])
+    model.compile(loss="categorical_crossentropy", optimizer="adam",
+                  metrics=["accuracy"])
+    score = model.evaluate(x, graphgc.utils.to_categorical(y, 10), verbose=0)
+    assert isinstance(score, list) and len(score) == 2
+    predicted = model.predict(x).argmax(axis=1)
+    assert score[1] == pytest.approx(np.mean(predicted == y))

@@ -18,17 +18,18 @@ export, or graphgc.collect()) frees its nodes. No clear_session().
 """
 
 from graphgc import (callbacks, layers, losses, models, numpy_allocator,
-                     optimizers)
+                     optimizers, utils)
 from graphgc.collector import (collect, explain_retention, gc_policy,
                                gc_stats, leak_report, set_gc_policy)
+from graphgc.layers import Input
 from graphgc.models import History, Sequential, load_model
 from graphgc.numpy_allocator import use_aligned_numpy_allocator
 
 __all__ = [
-    "History", "Sequential", "callbacks", "collect", "explain_retention",
-    "gc_policy", "gc_stats", "layers", "leak_report", "load_model", "losses",
-    "models", "numpy_allocator", "optimizers", "set_gc_policy",
-    "use_aligned_numpy_allocator",
+    "History", "Input", "Sequential", "callbacks", "collect",
+    "explain_retention", "gc_policy", "gc_stats", "layers", "leak_report",
+    "load_model", "losses", "models", "numpy_allocator", "optimizers",
+    "set_gc_policy", "use_aligned_numpy_allocator", "utils",
 ]
 
 # Arrays made from here on (in this thread's context) are 64-byte aligned,

@@ -57,16 +57,32 @@ class Sequential:
         self._model = None
         self._compile_config = None
         for layer in layers or []:
-            self._check_layer(layer)
-            self._layers.append(layer)
+            self._append(layer)
         if self._layers:
             self._build()
 
     @staticmethod
     def _check_layer(layer):
+        # What keras.Input returns: a symbolic tensor (once the functional
+        # API has them) stands for the InputLayer that made it, as Keras's
+        # Sequential reads it from the tensor's _keras_history.
+        history = getattr(layer, "_keras_history", None)
+        if history is not None and isinstance(history[0], _layers.InputLayer):
+            layer = history[0]
         if not isinstance(layer, _layers.Layer):
             raise ValueError("Sequential takes graphgc.layers objects, not "
                              f"{type(layer).__name__}")
+        return layer
+
+    def _append(self, layer):
+        """Appends a checked layer; a first layer given input_shape or
+        input_dim gets an InputLayer of that shape before it, as Keras 3
+        does."""
+        layer = self._check_layer(layer)
+        shape = getattr(layer, "_input_shape_arg", None)
+        if not self._layers and shape is not None:
+            self._layers.append(_layers.InputLayer(shape))
+        self._layers.append(layer)
 
     def _build(self):
         if self._model is None:
@@ -93,12 +109,13 @@ class Sequential:
         if self._model is not None and self._model.compiled:
             raise RuntimeError("add() after compile(); build the model "
                                "with all its layers, then compile it")
-        self._layers.append(layer)
+        kept = list(self._layers)
+        self._append(layer)
         self._model = None
         try:
             self._build()
         except Exception:
-            self._layers.pop()
+            self._layers = kept
             if self._layers:
                 self._build()
             raise
@@ -152,11 +169,17 @@ class Sequential:
         self.loss = loss_obj
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1,
-            callbacks=None, validation_data=None, shuffle=True, seed=0):
+            callbacks=None, validation_split=0.0, validation_data=None,
+            shuffle=True, seed=0):
         """Trains the model; returns a History. x, y: NumPy arrays (or
         anything np.asarray takes); verbose 0, 1 (progress bar on stderr)
-        or 2 (a line per epoch)."""
+        or 2 (a line per epoch). validation_split: as Keras, the last
+        fraction of x and y (taken before shuffling) is validated on, not
+        trained on; validation_data, when given, overrides it. In C++
+        (FitOptions::validation_split), reading the rows in place."""
         model = self._build()
+        # Keras: a falsy split (0, None) is no split.
+        validation_split = float(validation_split or 0.0)
         if verbose == "auto":
             verbose = 1
         given = list(callbacks or [])
@@ -173,7 +196,8 @@ class Sequential:
         verbose = _args.int32(verbose, "verbose")
         history, epoch = model.fit(
             x, y, epochs, batch_size, bool(shuffle), verbose, cpp,
-            validation_data, _args.seed(seed), _callbacks.Callback)
+            validation_data, _args.seed(seed), _callbacks.Callback,
+            validation_split)
         params = {"epochs": epochs, "verbose": verbose}
         self.history = History(history, list(epoch), params, self)
         return self.history
