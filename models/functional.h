@@ -32,7 +32,8 @@
 // Unimplemented), saving (Save and the callbacks that save return
 // Unimplemented) and callbacks given the model itself: a callback's
 // OnTrainBegin gets a Sequential handle on the same model, whose training
-// methods work on it.
+// methods work on it (TensorBoard's write_graph, which writes the Keras
+// config, and ModelCheckpoint, which saves, return Unimplemented).
 #ifndef GRAPHGC_MODELS_FUNCTIONAL_H_
 #define GRAPHGC_MODELS_FUNCTIONAL_H_
 

@@ -311,11 +311,14 @@ namespace models_internal {
 
 namespace {
 
-// What the saving code writes and reads: a Sequential's stack of layers.
+// What the saving code (and the Keras config TensorBoard writes) reads: a
+// Sequential's stack of layers.
 absl::Status SavableModel(const ModelState& m) {
   if (m.class_name == "Sequential") return absl::OkStatus();
-  return absl::UnimplementedError(absl::StrCat(
-      "saving ", m.label, ": saving functional models is not implemented yet"));
+  return absl::UnimplementedError(
+      absl::StrCat(m.label,
+                   ": the Keras config and saving of functional models are "
+                   "not implemented yet"));
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -12,6 +14,7 @@
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/callbacks.h"
 #include "models/layers.h"
 #include "models/losses.h"
 #include "models/optimizers.h"
@@ -78,6 +81,41 @@ TEST_F(FunctionalTest, AResidualBlockTrains) {
   ASSERT_EQ(loss.size(), 20u);
   EXPECT_LT(loss.back(), loss.front() * 0.5f);
   EXPECT_EQ(m.Predict(x).value().shape(), TensorShape({64, 1}));
+}
+
+// Callbacks get a Sequential handle on the same model: its training
+// methods reach the functional model.
+class StopAfterOneEpoch : public Callback {
+ public:
+  absl::Status OnTrainBegin(const Sequential& model,
+                            const TrainInfo&) override {
+    model_.emplace(model);
+    name_ = model.name();
+    return absl::OkStatus();
+  }
+  absl::Status OnEpochEnd(int, const Logs&) override {
+    model_->StopTraining();
+    return absl::OkStatus();
+  }
+  absl::Status OnTrainEnd(const Logs&) override {
+    model_.reset();
+    return absl::OkStatus();
+  }
+  const std::string& name() const { return name_; }
+
+ private:
+  std::optional<Sequential> model_;
+  std::string name_;
+};
+
+TEST_F(FunctionalTest, ACallbackSeesAndStopsTheFunctionalModel) {
+  Functional m = Residual();
+  auto [x, y] = SumData(16, 4, 3);
+  auto stop = std::make_shared<StopAfterOneEpoch>();
+  History h =
+      m.Fit(x, y, {.epochs = 5, .verbose = 0, .callbacks = {stop}}).value();
+  EXPECT_EQ(h.epoch.size(), 1u);
+  EXPECT_EQ(stop->name(), m.name());
 }
 
 TEST_F(FunctionalTest, ACallHasTheLayersOutputShape) {

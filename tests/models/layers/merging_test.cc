@@ -17,6 +17,7 @@
 #include "models/optimizers.h"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
+#include "tests/testing/numeric_gradient.h"
 
 namespace graphgc {
 namespace {
@@ -111,39 +112,11 @@ TEST_P(MergingTest, AFitStepFollowsTheNumericalGradientThroughTheMerge) {
   ASSERT_TRUE(m.Compile({.optimizer = optimizers::SGD({.learning_rate = lr}),
                          .loss = losses::MeanSquaredError()})
                   .ok());
-  Tensor xs = Floats({4, 3}, {0.1f, -0.7f, 0.4f, 0.9f, 0.3f, -0.2f, -0.5f, 0.8f,
-                              0.6f, 0.2f, -0.9f, -0.3f});
-  Tensor ys = Floats({4, 2}, {0.5f, -0.2f, 0.1f, 0.7f, -0.4f, 0.3f, 0.9f, 0.f});
-  const std::vector<Tensor> w0 = m.GetWeights();
-  auto loss_at = [&](const std::vector<Tensor>& w) {
-    EXPECT_TRUE(m.SetWeights(w).ok());
-    return static_cast<double>(m.Evaluate(xs, ys, 4).value().at("loss"));
-  };
-  std::vector<std::vector<double>> numeric(w0.size());
-  const float h = 2e-3f;
-  for (size_t t = 0; t < w0.size(); ++t) {
-    for (int64_t i = 0; i < w0[t].num_elements(); ++i) {
-      std::vector<Tensor> plus = w0, minus = w0;
-      std::vector<float> p = Values(w0[t]), q = Values(w0[t]);
-      p[i] += h;
-      q[i] -= h;
-      plus[t] = Floats(w0[t].shape(), p);
-      minus[t] = Floats(w0[t].shape(), q);
-      numeric[t].push_back((loss_at(plus) - loss_at(minus)) / (2 * h));
-    }
-  }
-  ASSERT_TRUE(m.SetWeights(w0).ok());
-  ASSERT_TRUE(
-      m.Fit(xs, ys, {.batch_size = 4, .shuffle = false, .verbose = 0}).ok());
-  const std::vector<Tensor> w1 = m.GetWeights();
-  for (size_t t = 0; t < w0.size(); ++t) {
-    for (int64_t i = 0; i < w0[t].num_elements(); ++i) {
-      const double step = Values(w0[t])[i] - Values(w1[t])[i];
-      EXPECT_NEAR(step / lr, numeric[t][i],
-                  2e-2 * std::max(1.0, std::abs(numeric[t][i])))
-          << "weight " << t << " element " << i;
-    }
-  }
+  testing_internal::ExpectSgdStepFollowsNumericalGradient(
+      m,
+      Floats({4, 3}, {0.1f, -0.7f, 0.4f, 0.9f, 0.3f, -0.2f, -0.5f, 0.8f, 0.6f,
+                      0.2f, -0.9f, -0.3f}),
+      Floats({4, 2}, {0.5f, -0.2f, 0.1f, 0.7f, -0.4f, 0.3f, 0.9f, 0.f}), lr);
 }
 
 INSTANTIATE_TEST_SUITE_P(MergeKinds, MergingTest, ::testing::ValuesIn(Cases()),
