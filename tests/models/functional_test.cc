@@ -268,5 +268,20 @@ TEST_F(FunctionalTest, ADroppedModelsNodesGoWhileASharedLayerStays) {
   EXPECT_FALSE(SameWeights(keep.GetWeights(), before_drop));
 }
 
+TEST_F(FunctionalTest, TwoHundredModelsSharingALayerLeaveTheGraphAsItWas) {
+  Layer shared = layers::Dense(4, {.activation = "relu", .seed = 6});
+  Tensor x = SumData(8, 4, 4).first;
+  Functional keep = Residual(shared);
+  g_.Collect();
+  const int64_t before = g_.num_nodes();
+  for (int i = 0; i < 200; ++i) {
+    Functional m = Residual(shared);
+    ASSERT_TRUE(m.Predict(x).ok());
+  }
+  g_.Collect();
+  EXPECT_EQ(g_.num_nodes(), before);
+  EXPECT_TRUE(keep.Predict(x).ok());
+}
+
 }  // namespace
 }  // namespace graphgc
