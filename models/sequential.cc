@@ -78,7 +78,7 @@ absl::Status CheckStack(
       return absl::InvalidArgumentError(absl::StrCat(
           "Sequential::Create: layer ", i, " is ", layers[i].kind(),
           ", a merge layer, which should be called on a list of inputs; "
-          "use a functional model (models/functional.h)"));
+          "merge layers go in a functional model"));
     }
     if (std::find(states.begin(), states.begin() + i, states[i]) !=
         states.begin() + i) {
