@@ -152,7 +152,7 @@ absl::StatusOr<LayerOutputs> ApplyLayer(const LayerState& layer,
 // Whether a call of `layer` may read `n` values: none for an input layer,
 // one for most kinds, a list within its kind's bounds for a merge layer.
 bool TakesInputCount(const LayerState& layer, size_t n);
-// How many values it reads, for messages: "1", "2", "at least 1".
+// How many values it reads, for messages: "1", "exactly 2", "at least 1".
 std::string InputCountText(const LayerState& layer);
 // Whether `layer` is called on a list of values (a merge layer).
 bool TakesList(const LayerState& layer);
