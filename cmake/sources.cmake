@@ -58,6 +58,7 @@ set(GRAPHGC_SOURCES
     models/compile_config.cc
     models/engine.cc
     models/fit.cc
+    models/functional.cc
     models/keras_json.cc
     models/layer_registry.cc
     models/layers.cc
@@ -69,6 +70,7 @@ set(GRAPHGC_SOURCES
     models/sequential.cc
     models/sequential_callback_access.cc
     models/signature.cc
+    models/summary.cc
     models/training.cc
     serialize/attr_codec.cc
     serialize/crc32c.cc
@@ -151,6 +153,7 @@ set(GRAPHGC_HEADERS
     models/compile_config.h
     models/engine.h
     models/fit.h
+    models/functional.h
     models/keras_json.h
     models/layer.h
     models/layer_registry.h
@@ -169,6 +172,7 @@ set(GRAPHGC_HEADERS
     models/saving_types.h
     models/sequential.h
     models/signature.h
+    models/summary.h
     models/training.h
     serialize/attr_codec.h
     serialize/crc32c.h

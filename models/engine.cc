@@ -51,7 +51,9 @@ absl::StatusOr<std::vector<TensorShape>> CheckModel(
   if (model.inputs.size() != 1 || model.outputs.size() != 1) {
     return absl::UnimplementedError(absl::StrCat(
         options.where, ": the model has ", model.inputs.size(), " inputs and ",
-        model.outputs.size(), " outputs; models take one of each"));
+        model.outputs.size(),
+        " outputs; models of several inputs or outputs are not implemented "
+        "yet (the engine trains one input and one output)"));
   }
   return CheckCalls(model, graph, options.where);
 }
@@ -75,6 +77,8 @@ absl::StatusOr<std::shared_ptr<ModelState>> NewModelState(
   m->scope = graph.ReserveScope(options.name.empty() ? options.default_name
                                                      : options.name);
   m->label = absl::StrCat(options.class_name, " '", m->scope.name(), "'");
+  m->class_name = options.class_name;
+  m->calls = model;
   m->layers = std::move(layers);
   m->session = std::make_unique<Session>(
       graph, SessionOptions{.intra_op_threads = options.intra_op_threads});
@@ -92,10 +96,11 @@ absl::StatusOr<std::shared_ptr<ModelState>> NewModelState(
 absl::Status BuildLayers(const ModelGraph& model, ModelState& m) {
   for (size_t c = 0; c < model.calls.size(); ++c) {
     LayerState& layer = *model.calls[c].layer;
-    GG_RETURN_IF_ERROR(
-        BuildLayer(layer, *m.graph,
-                   CallInputShape(model, m.layer_shapes, static_cast<int>(c)),
-                   *m.session));
+    // A merge layer is built for its first input's shape.
+    GG_RETURN_IF_ERROR(BuildLayer(
+        layer, *m.graph,
+        CallInputShapes(model, m.layer_shapes, static_cast<int>(c))[0],
+        *m.session));
     const BuiltLayer* built = layer.built();
     if (built == nullptr) {
       return absl::InternalError(
@@ -104,7 +109,12 @@ absl::Status BuildLayers(const ModelGraph& model, ModelState& m) {
     }
     m.built.push_back(built);
     if (HasTrainingPath(layer)) m.separate_training_path = true;
-    if (!built->variables.empty()) m.weighted.push_back(built);
+    // A layer called twice has one set of weights.
+    if (!built->variables.empty() &&
+        std::find(m.weighted.begin(), m.weighted.end(), built) ==
+            m.weighted.end()) {
+      m.weighted.push_back(built);
+    }
   }
   return absl::OkStatus();
 }
@@ -131,9 +141,11 @@ absl::StatusOr<ForwardPath> BuildForwardPath(const ModelGraph& model,
       values[c] = m.built[c]->placeholder;
       continue;
     }
-    GG_ASSIGN_OR_RETURN(
-        LayerOutputs out,
-        ApplyLayer(*call.layer, values[call.inputs[0]], training));
+    std::vector<Output> xs;
+    xs.reserve(call.inputs.size());
+    for (int in : call.inputs) xs.push_back(values[in]);
+    GG_ASSIGN_OR_RETURN(LayerOutputs out,
+                        ApplyLayerCall(*call.layer, xs, training));
     values[c] = out.output;
     if (out.softmax) logits[c] = m.Own(out.pre_activation);
     for (NodeHandle& u : out.updates) {

@@ -10,12 +10,16 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace graphgc {
+
+class KerasTensor;  // models/functional.h
 
 namespace models_internal {
 struct LayerState;
 struct SavingAccess;
+struct SymbolicAccess;
 }  // namespace models_internal
 
 class Layer {
@@ -34,13 +38,20 @@ class Layer {
   // rank-1 Input layer (-1 for another rank); 0 for the other layers.
   int64_t units() const;
 
+  // Calls the layer on symbolic values (models/functional.h): on one value,
+  // or on a list of values for a merge layer (layers::Add, ...). Builds
+  // nothing; a refused call gives a KerasTensor holding the error.
+  KerasTensor operator()(const KerasTensor& x) const;
+  KerasTensor operator()(const std::vector<KerasTensor>& xs) const;
+
   friend bool operator==(const Layer& a, const Layer& b) {
     return a.state_ == b.state_;
   }
 
  private:
   friend class Sequential;
-  friend struct models_internal::SavingAccess;  // models/saving.cc
+  friend struct models_internal::SavingAccess;    // models/saving.cc
+  friend struct models_internal::SymbolicAccess;  // models/functional.cc
   friend Layer MakeLayer(std::shared_ptr<models_internal::LayerState>);
   explicit Layer(std::shared_ptr<models_internal::LayerState> state)
       : state_(std::move(state)) {}

@@ -236,6 +236,146 @@ absl::StatusOr<LayerOutputs> ApplyLayer(const LayerState& layer,
   return layer.kind->apply(layer, *built, x, training);
 }
 
+bool TakesList(const LayerState& layer) {
+  return layer.kind != nullptr && layer.kind->list_output_shape != nullptr;
+}
+
+bool TakesInputCount(const LayerState& layer, size_t n) {
+  if (layer.kind == nullptr) return false;
+  if (layer.kind->is_input) return n == 0;
+  if (!TakesList(layer)) return n == 1;
+  const LayerKind& k = *layer.kind;
+  return n >= static_cast<size_t>(k.min_inputs) &&
+         (k.max_inputs == 0 || n <= static_cast<size_t>(k.max_inputs));
+}
+
+std::string InputCountText(const LayerState& layer) {
+  if (layer.kind == nullptr || layer.kind->is_input) return "0";
+  if (!TakesList(layer)) return "1";
+  const LayerKind& k = *layer.kind;
+  if (k.max_inputs == k.min_inputs)
+    return absl::StrCat("exactly ", k.min_inputs);
+  if (k.max_inputs == 0) return absl::StrCat("at least ", k.min_inputs);
+  return absl::StrCat(k.min_inputs, " to ", k.max_inputs);
+}
+
+absl::StatusOr<TensorShape> CallOutputShape(
+    const LayerState& layer, const std::vector<TensorShape>& in) {
+  if (layer.kind == nullptr) return absl::InternalError("unknown layer kind");
+  // An input layer is called on its own shape.
+  const bool counted =
+      layer.kind->is_input ? in.size() == 1 : TakesInputCount(layer, in.size());
+  if (!counted || in.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        LayerLabel(layer), " should be called on ", InputCountText(layer),
+        " inputs. Received: input_shape=", KerasShapes(in)));
+  }
+  if (TakesList(layer)) return layer.kind->list_output_shape(layer, in);
+  return OutputShape(layer, in[0]);
+}
+
+absl::StatusOr<TensorShape> CheckLayerCall(LayerState& layer, Graph& graph,
+                                           const std::vector<TensorShape>& in) {
+  if (in.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(LayerLabel(layer), " is called on no inputs"));
+  }
+  GG_ASSIGN_OR_RETURN(TensorShape out, CheckLayer(layer, graph, in[0]));
+  if (!TakesList(layer)) return out;
+  return CallOutputShape(layer, in);
+}
+
+absl::StatusOr<LayerOutputs> ApplyLayerCall(const LayerState& layer,
+                                            const std::vector<Output>& xs,
+                                            bool training) {
+  if (!TakesList(layer)) {
+    if (xs.size() != 1) {
+      return absl::InternalError(absl::StrCat(LayerLabel(layer), " applied to ",
+                                              xs.size(), " values"));
+    }
+    return ApplyLayer(layer, xs[0], training);
+  }
+  const BuiltLayer* built = layer.built();
+  if (built == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(LayerLabel(layer), " is not built"));
+  }
+  return layer.kind->list_apply(layer, *built, xs, training);
+}
+
+std::string KerasShapes(const std::vector<TensorShape>& in) {
+  std::string out = "[";
+  for (size_t i = 0; i < in.size(); ++i) {
+    absl::StrAppend(&out, i > 0 ? ", " : "", KerasShape(in[i]));
+  }
+  return out + "]";
+}
+
+namespace {
+
+// A per-sample shape as Keras prints it without its batch: "(8,)", "(2, 3)".
+std::string SampleShape(const TensorShape& shape) {
+  std::string out = "(";
+  for (int i = 0; i < shape.dims(); ++i) {
+    absl::StrAppend(&out, i > 0 ? ", " : "", shape[i]);
+  }
+  return out + (shape.dims() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
+absl::StatusOr<TensorShape> ElementwiseMergeShape(
+    const LayerState& layer, const std::vector<TensorShape>& in) {
+  TensorShape out = in[0];
+  for (size_t i = 1; i < in.size(); ++i) {
+    const TensorShape& s = in[i];
+    // Keras reshapes inputs of different ranks against the batch axis; a
+    // rank mismatch is refused here.
+    bool ok = s.dims() == out.dims();
+    std::vector<int64_t> dims;
+    for (int d = 0; ok && d < s.dims(); ++d) {
+      if (out[d] == s[d] || s[d] == 1) {
+        dims.push_back(out[d]);
+      } else if (out[d] == 1) {
+        dims.push_back(s[d]);
+      } else {
+        ok = false;
+      }
+    }
+    if (!ok) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(LayerLabel(layer),
+                       ": Inputs have incompatible shapes. Received "
+                       "shapes ",
+                       SampleShape(out), " and ", SampleShape(s)));
+    }
+    out = TensorShape(dims);
+  }
+  return out;
+}
+
+absl::StatusOr<Output> FoldInputs(
+    const std::vector<Output>& xs, const std::string& scope,
+    const std::string& op_name,
+    absl::StatusOr<Output> (*op)(const Output&, const Output&,
+                                 ops::OpOptions)) {
+  Output out = xs[0];
+  for (size_t i = 1; i < xs.size(); ++i) {
+    const std::string suffix = i == 1 ? "" : absl::StrCat("_", i - 1);
+    GG_ASSIGN_OR_RETURN(
+        out, op(out, xs[i], {.name = scope + "/" + op_name + suffix}));
+  }
+  return out;
+}
+
+Json MergeConfig(const LayerState&, const std::string& name) {
+  return CommonConfig(name);
+}
+
+absl::StatusOr<std::string> MergeConfigName(const ConfigObject& config) {
+  return config.String("name", "");
+}
+
 ParamCount CountParams(const LayerState& layer) {
   ParamCount count;
   const BuiltLayer* built = layer.built();

@@ -29,6 +29,7 @@
 #include "models/keras_json.h"
 #include "models/layer.h"
 #include "models/layer_state.h"
+#include "ops/ops.h"
 
 namespace graphgc {
 
@@ -125,6 +126,22 @@ struct LayerKind {
   std::vector<std::string> (*summary_fields)(
       const LayerState& layer, const std::string& name, const TensorShape& out,
       const ParamCount& params) = nullptr;
+
+  // A kind called on a list of values (a merge layer) sets these three;
+  // every other kind reads one value through output_shape and apply.
+  // The list's length: at least min_inputs, at most max_inputs (0: no
+  // bound).
+  int min_inputs = 0;
+  int max_inputs = 0;
+  // The per-sample output shape on per-sample inputs `in` (as many as the
+  // bounds allow), or InvalidArgument naming the layer and the shapes.
+  absl::StatusOr<TensorShape> (*list_output_shape)(
+      const LayerState& layer, const std::vector<TensorShape>& in) = nullptr;
+  // The forward nodes of the built layer on `xs` (accepted shapes).
+  absl::StatusOr<LayerOutputs> (*list_apply)(const LayerState& layer,
+                                             const BuiltLayer& built,
+                                             const std::vector<Output>& xs,
+                                             bool training) = nullptr;
 };
 
 // The registered kind of Keras class `class_name`, or null.
@@ -205,6 +222,29 @@ absl::StatusOr<LayerOutputs> ActivationOutputs(const std::string& activation,
 
 // The Keras spelling of an activation ("" is "linear").
 std::string ActivationName(const std::string& activation);
+
+// --- merge layers (models/layers/add.cc, concatenate.cc, ...) ---
+
+// The per-sample shapes `in` as Keras prints a list of them:
+// "[(None, 8), (None, 4)]".
+std::string KerasShapes(const std::vector<TensorShape>& in);
+
+// The output shape of an elementwise merge (Add, Subtract, ...) as Keras
+// computes it: inputs of one rank whose dimensions agree or are 1 (which
+// broadcasts). InvalidArgument with Keras's messages otherwise.
+absl::StatusOr<TensorShape> ElementwiseMergeShape(
+    const LayerState& layer, const std::vector<TensorShape>& in);
+
+// `xs` folded left with `op` (op(op(x0, x1), x2) ...), each node named
+// "<scope>/<op_name>", "<scope>/<op_name>_1", ...
+absl::StatusOr<Output> FoldInputs(
+    const std::vector<Output>& xs, const std::string& scope,
+    const std::string& op_name,
+    absl::StatusOr<Output> (*op)(const Output&, const Output&, ops::OpOptions));
+
+// A merge kind's config (just its name) and the layer read from one.
+Json MergeConfig(const LayerState& layer, const std::string& name);
+absl::StatusOr<std::string> MergeConfigName(const ConfigObject& config);
 
 }  // namespace models_internal
 }  // namespace graphgc

@@ -147,6 +147,29 @@ struct LayerOutputs {
 absl::StatusOr<LayerOutputs> ApplyLayer(const LayerState& layer,
                                         const Output& x, bool training);
 
+// --- calls on several values (merge layers) ---
+
+// Whether a call of `layer` may read `n` values: none for an input layer,
+// one for most kinds, a list within its kind's bounds for a merge layer.
+bool TakesInputCount(const LayerState& layer, size_t n);
+// How many values it reads, for messages: "1", "exactly 2", "at least 1".
+std::string InputCountText(const LayerState& layer);
+// Whether `layer` is called on a list of values (a merge layer).
+bool TakesList(const LayerState& layer);
+
+// OutputShape on a call's per-sample inputs `in` (one each for most kinds,
+// the list for a merge layer; TakesInputCount was checked). Pure.
+absl::StatusOr<TensorShape> CallOutputShape(const LayerState& layer,
+                                            const std::vector<TensorShape>& in);
+// CheckLayer for a call on `in`: the layer's own checks against in[0] (the
+// shape a merge layer is built for), then CallOutputShape.
+absl::StatusOr<TensorShape> CheckLayerCall(LayerState& layer, Graph& graph,
+                                           const std::vector<TensorShape>& in);
+// ApplyLayer on a call's values `xs`.
+absl::StatusOr<LayerOutputs> ApplyLayerCall(const LayerState& layer,
+                                            const std::vector<Output>& xs,
+                                            bool training);
+
 // The number of weights of the built layer, trainable and not.
 struct ParamCount {
   int64_t trainable = 0;

@@ -133,6 +133,20 @@ Layer Reshape(TensorShape target_shape, std::string name = "");
 // Applies an activation (linear, relu, sigmoid, tanh, softmax).
 Layer Activation(std::string activation, std::string name = "");
 
+// Merge layers (Keras's), called on a list of values in a functional model
+// (models/functional.h): elementwise over inputs of one shape, where a
+// dimension of 1 broadcasts (Subtract takes exactly two inputs, the others
+// at least one), or joined along `axis` (Concatenate; the axis counts the
+// batch, so -1 is the last, the one implemented). Shape errors are
+// reported by Functional::Create with Keras's messages.
+Layer Add(std::string name = "");
+Layer Subtract(std::string name = "");
+Layer Multiply(std::string name = "");
+Layer Average(std::string name = "");
+Layer Maximum(std::string name = "");
+Layer Minimum(std::string name = "");
+Layer Concatenate(int64_t axis = -1, std::string name = "");
+
 // A layer of any registered kind (the ones above and every kind of
 // models/layers/, e.g. "LeakyReLU") made from its Keras config object, as
 // LoadModel reads config.json's layers: FromConfig("LeakyReLU",

@@ -74,11 +74,10 @@ absl::Status CheckModelGraph(const ModelGraph& model,
           at, listed ? " is one of the model's inputs but not an Input layer"
                      : " is an Input layer but not one of the model's inputs"));
     }
-    const size_t reads = IsInput(*call.layer) ? 0 : 1;
-    if (call.inputs.size() != reads) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(at, " reads ", call.inputs.size(),
-                       " values; its layer takes ", reads));
+    if (!TakesInputCount(*call.layer, call.inputs.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          at, " reads ", call.inputs.size(), " values; its layer takes ",
+          InputCountText(*call.layer)));
     }
     for (int in : call.inputs) {
       if (in < 0 || in >= static_cast<int>(c)) {
@@ -90,11 +89,15 @@ absl::Status CheckModelGraph(const ModelGraph& model,
   return absl::OkStatus();
 }
 
-const TensorShape& CallInputShape(const ModelGraph& model,
-                                  const std::vector<TensorShape>& values,
-                                  int call) {
+std::vector<TensorShape> CallInputShapes(const ModelGraph& model,
+                                         const std::vector<TensorShape>& values,
+                                         int call) {
   const LayerCall& c = model.calls[call];
-  return c.inputs.empty() ? c.layer->input_shape : values[c.inputs[0]];
+  if (c.inputs.empty()) return {c.layer->input_shape};
+  std::vector<TensorShape> in;
+  in.reserve(c.inputs.size());
+  for (int i : c.inputs) in.push_back(values[i]);
+  return in;
 }
 
 absl::StatusOr<std::vector<TensorShape>> CheckCalls(const ModelGraph& model,
@@ -104,15 +107,14 @@ absl::StatusOr<std::vector<TensorShape>> CheckCalls(const ModelGraph& model,
   values.reserve(model.calls.size());
   for (size_t c = 0; c < model.calls.size(); ++c) {
     const int call = static_cast<int>(c);
-    // Copied: `values` grows below.
-    const TensorShape in = CallInputShape(model, values, call);
+    const std::vector<TensorShape> in = CallInputShapes(model, values, call);
     LayerState& layer = *model.calls[c].layer;
-    absl::StatusOr<TensorShape> out = CheckLayer(layer, graph, in);
+    absl::StatusOr<TensorShape> out = CheckLayerCall(layer, graph, in);
     if (!out.ok()) {
       return Annotate(out.status(), absl::StrCat(where, ": layer ", c));
     }
     // An Input's value is the shape it was given.
-    values.push_back(IsInput(layer) ? in : *std::move(out));
+    values.push_back(IsInput(layer) ? in[0] : *std::move(out));
   }
   return values;
 }

@@ -48,19 +48,20 @@ ModelGraph LinearGraph(std::vector<std::shared_ptr<LayerState>> layers);
 
 // Checks the graph's structure, naming `where` and the call: every call has
 // a layer; an Input layer's call reads nothing and is one of the model's
-// inputs, any other call reads exactly one earlier call (layers take one
-// input); inputs and outputs are non-empty, each a call, none twice.
-// InvalidArgument otherwise.
+// inputs, any other call reads as many earlier calls as its layer takes
+// (one for most layers, a list for a merge layer: TakesInputCount); inputs
+// and outputs are non-empty, each a call, none twice. InvalidArgument
+// otherwise.
 absl::Status CheckModelGraph(const ModelGraph& model, const std::string& where);
 
-// The shape each call's layer is applied to: its own Input shape for an
-// Input layer, else the value shape of the call it reads.
-const TensorShape& CallInputShape(const ModelGraph& model,
-                                  const std::vector<TensorShape>& values,
-                                  int call);
+// The shapes call `call`'s layer is applied to: its own Input shape for an
+// Input layer, else the value shapes of the calls it reads, in order.
+std::vector<TensorShape> CallInputShapes(const ModelGraph& model,
+                                         const std::vector<TensorShape>& values,
+                                         int call);
 
 // Checks every call's layer against `graph` and its input's shape (in call
-// order, with CheckLayer: nothing is built or changed) and returns each
+// order, with CheckLayerCall: nothing is built or changed) and returns each
 // call's value shape; an error names "<where>: layer <call>". The graph's
 // structure was checked (CheckModelGraph).
 absl::StatusOr<std::vector<TensorShape>> CheckCalls(const ModelGraph& model,

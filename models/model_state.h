@@ -36,7 +36,12 @@ namespace models_internal {
 struct ModelState {
   Graph* graph = nullptr;
   ScopeReservation scope;
-  std::string label;  // "Sequential '<name>'"
+  std::string label;       // "Sequential '<name>'"
+  std::string class_name;  // "Sequential", "Functional"
+  // The layer calls the model was built from: Summary's rows and
+  // connections.
+  ModelGraph calls;
+  // Each layer once, in the order of its first call (Keras's model.layers).
   std::vector<Layer> layers;
   // Each layer call's build (kept alive by `layers`), and those with
   // weights, in call order.

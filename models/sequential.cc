@@ -15,6 +15,7 @@
 #include "models/layer_state.h"
 #include "models/model_graph.h"
 #include "models/saving_access.h"
+#include "models/summary.h"
 #include "runtime/session.h"
 #include "util/mutex.h"
 #include "util/status_macros.h"
@@ -72,6 +73,12 @@ absl::Status CheckStack(
           "Sequential::Create: layer ", i, " is ", layers[i].kind(),
           i == 0 ? "; the first layer must be layers::Input"
                  : "; only the first layer may be an Input"));
+    }
+    if (models_internal::TakesList(*s)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Sequential::Create: layer ", i, " is ", layers[i].kind(),
+          ", a merge layer, which should be called on a list of inputs; "
+          "merge layers go in a functional model"));
     }
     if (std::find(states.begin(), states.begin() + i, states[i]) !=
         states.begin() + i) {
@@ -291,89 +298,10 @@ std::vector<NodeHandle> Sequential::GraphRoots() const {
   return roots;
 }
 
-namespace {
-
-// Keras's summary columns (its Sequential layout: 65 characters, columns
-// ending at 45%, 85% and 100%).
-constexpr int kSummaryWidth = 65;
-constexpr int kColumnEnds[] = {29, 55, 65};
-
-// One table row: each field starts at its column; a field too long for its
-// column (keeping one space before the next) continues on the next line, as
-// newer Kerases wrap it. Trailing spaces are left out.
-void AppendRow(std::string& out, const std::vector<std::string>& fields) {
-  std::vector<std::string> left = fields;
-  bool first = true;
-  while (first ||
-         std::any_of(left.begin(), left.end(),
-                     [](const std::string& f) { return !f.empty(); })) {
-    first = false;
-    std::string line;
-    int start = 0;
-    for (size_t c = 0; c < left.size(); ++c) {
-      const bool last = c + 1 == left.size();
-      const size_t room = last
-                              ? std::string::npos
-                              : static_cast<size_t>(kColumnEnds[c] - start - 1);
-      line.resize(start, ' ');
-      line += left[c].substr(0, room);
-      left[c] = room >= left[c].size() ? "" : left[c].substr(room);
-      start = kColumnEnds[c];
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-}
-
-// a + b for counts >= 0, at most INT64_MAX (parameter counts of weights
-// that exist in memory never get there).
-int64_t SaturatingAdd(int64_t a, int64_t b) {
-  int64_t sum = 0;
-  return __builtin_add_overflow(a, b, &sum)
-             ? std::numeric_limits<int64_t>::max()
-             : sum;
-}
-
-// 1234567 as "1,234,567" (Keras's "{:,}").
-std::string WithCommas(int64_t n) {
-  std::string digits = absl::StrCat(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-}  // namespace
-
 std::string Sequential::Summary() const {
   if (state_ == nullptr) return "";
-  ModelState& m = *state_;
-  ModelCall call(m);
-  const std::string rule(kSummaryWidth, '_');
-  const std::string double_rule(kSummaryWidth, '=');
-  std::string out = absl::StrCat("Model: \"", m.scope.name(), "\"\n");
-  out += rule + "\n";
-  AppendRow(out, {"Layer (type)", "Output Shape", "Param #"});
-  out += double_rule + "\n";
-  int64_t trainable = 0, non_trainable = 0;
-  // The Input layer is no row, as in Keras.
-  for (size_t i = 1; i < m.layers.size(); ++i) {
-    const models_internal::SummaryRow row = models_internal::LayerSummaryRow(
-        *m.layers[i].state_, m.layers[i].name(), m.layer_shapes[i]);
-    trainable = SaturatingAdd(trainable, row.params.trainable);
-    non_trainable = SaturatingAdd(non_trainable, row.params.non_trainable);
-    if (i > 1) out += rule + "\n";
-    AppendRow(out, row.fields);
-  }
-  out += double_rule + "\n";
-  absl::StrAppend(&out, "Total params: ",
-                  WithCommas(SaturatingAdd(trainable, non_trainable)), "\n",
-                  "Trainable params: ", WithCommas(trainable), "\n",
-                  "Non-trainable params: ", WithCommas(non_trainable), "\n");
-  out += rule + "\n";
-  return out;
+  ModelCall call(*state_);
+  return models_internal::ModelSummary(*state_);
 }
 
 // ---------------------------------------------------------------------------
@@ -381,9 +309,24 @@ std::string Sequential::Summary() const {
 
 namespace models_internal {
 
+namespace {
+
+// What the saving code (and the Keras config TensorBoard writes) reads: a
+// Sequential's stack of layers.
+absl::Status SavableModel(const ModelState& m) {
+  if (m.class_name == "Sequential") return absl::OkStatus();
+  return absl::UnimplementedError(
+      absl::StrCat(m.label,
+                   ": the Keras config and saving of functional models are "
+                   "not implemented yet"));
+}
+
+}  // namespace
+
 absl::StatusOr<ModelSnapshot> SavingAccess::Snapshot(const Sequential& model) {
   if (model.state_ == nullptr) return MovedFrom("Save");
   ModelState& m = *model.state_;
+  GG_RETURN_IF_ERROR(SavableModel(m));
   // Save, SaveWeights, ModelToJson: safe points.
   m.graph->collector().MaybeCollect();
   ModelCall call(m);
@@ -426,6 +369,7 @@ absl::Status SavingAccess::AssignWeights(Sequential& model,
                                          const std::string& where) {
   if (model.state_ == nullptr) return MovedFrom("SetWeights");
   ModelState& m = *model.state_;
+  GG_RETURN_IF_ERROR(SavableModel(m));
   m.graph->collector().MaybeCollect();
   ModelCall call(m);
   std::vector<const Variable*> vars;

@@ -179,6 +179,7 @@ class Sequential {
 
  private:
   friend struct models_internal::SavingAccess;  // models/saving.cc
+  friend class Functional;  // the same engine (models/functional.h)
   explicit Sequential(std::shared_ptr<models_internal::ModelState> state)
       : state_(std::move(state)) {}
   std::shared_ptr<models_internal::ModelState> state_;

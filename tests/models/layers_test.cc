@@ -17,6 +17,7 @@
 #include "runtime/graph.h"
 #include "runtime/session.h"
 #include "serialize/graph_def.h"
+#include "tests/testing/numeric_gradient.h"
 
 namespace graphgc {
 namespace {
@@ -548,38 +549,8 @@ TEST_F(LayersTest, AFitStepFollowsTheNumericalGradientThroughConvAndPooling) {
   ASSERT_TRUE(m.Compile({.optimizer = optimizers::SGD({.learning_rate = lr}),
                          .loss = losses::MeanSquaredError()})
                   .ok());
-  Tensor x = RandomImages(6, {5, 5, 2}, 6);
-  Tensor y = RandomImages(6, {2}, 7);
-  const std::vector<Tensor> w0 = m.GetWeights();
-  auto loss_at = [&](const std::vector<Tensor>& w) {
-    EXPECT_TRUE(m.SetWeights(w).ok());
-    return static_cast<double>(m.Evaluate(x, y, 6).value().at("loss"));
-  };
-  std::vector<std::vector<double>> numeric(w0.size());
-  const float h = 2e-3f;
-  for (size_t t = 0; t < w0.size(); ++t) {
-    for (int64_t i = 0; i < w0[t].num_elements(); ++i) {
-      std::vector<Tensor> plus = w0, minus = w0;
-      std::vector<float> p = Values(w0[t]), q = Values(w0[t]);
-      p[i] += h;
-      q[i] -= h;
-      plus[t] = Floats(w0[t].shape(), p);
-      minus[t] = Floats(w0[t].shape(), q);
-      numeric[t].push_back((loss_at(plus) - loss_at(minus)) / (2 * h));
-    }
-  }
-  ASSERT_TRUE(m.SetWeights(w0).ok());
-  ASSERT_TRUE(
-      m.Fit(x, y, {.batch_size = 6, .shuffle = false, .verbose = 0}).ok());
-  const std::vector<Tensor> w1 = m.GetWeights();
-  for (size_t t = 0; t < w0.size(); ++t) {
-    for (int64_t i = 0; i < w0[t].num_elements(); ++i) {
-      const double step = Values(w0[t])[i] - Values(w1[t])[i];
-      EXPECT_NEAR(step / lr, numeric[t][i],
-                  2e-2 + 2e-2 * std::abs(numeric[t][i]))
-          << "weight " << t << " element " << i;
-    }
-  }
+  testing_internal::ExpectSgdStepFollowsNumericalGradient(
+      m, RandomImages(6, {5, 5, 2}, 6), RandomImages(6, {2}, 7), lr);
 }
 
 // --- training and inference paths ---

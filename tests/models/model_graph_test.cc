@@ -99,6 +99,47 @@ TEST(CheckModelGraphTest, RefusesALayerCallReadingTwoValues) {
               HasSubstr("call 2 reads 2 values; its layer takes 1"));
 }
 
+// Input([6]) and Flatten of it, merged by `merge` (no options).
+ModelGraph Merged(const std::string& merge, std::vector<int> reads) {
+  ModelGraph g;
+  g.calls = {{.layer = InputState({6})},
+             {.layer = FlattenState(), .inputs = {0}},
+             {.layer = StateOf(merge), .inputs = std::move(reads)}};
+  g.inputs = {0};
+  g.outputs = {2};
+  return g;
+}
+
+TEST(CheckModelGraphTest, AcceptsAMergeCallReadingTheValuesItsKindAllows) {
+  EXPECT_TRUE(CheckModelGraph(Merged("Add", {0, 1}), "here").ok());
+  EXPECT_TRUE(CheckModelGraph(Merged("Add", {0, 1, 1}), "here").ok());
+  EXPECT_TRUE(CheckModelGraph(Merged("Subtract", {1, 0}), "here").ok());
+}
+
+TEST(CheckModelGraphTest, RefusesAMergeCallReadingMoreThanItsKindAllows) {
+  EXPECT_THAT(CheckModelGraph(Merged("Subtract", {0, 1, 1}), "here").message(),
+              HasSubstr("call 2 reads 3 values; its layer takes exactly 2"));
+}
+
+TEST(CheckCallsTest, GivesAMergeCallTheShapesOfEveryValueItReads) {
+  Graph graph;
+  absl::StatusOr<std::vector<TensorShape>> shapes =
+      CheckCalls(Merged("Add", {0, 1}), graph, "here");
+  ASSERT_TRUE(shapes.ok()) << shapes.status();
+  EXPECT_EQ((*shapes)[2], TensorShape({6}));
+}
+
+TEST(CheckCallsTest, RefusesAMergeOfIncompatibleShapesNamingTheCall) {
+  ModelGraph g = Merged("Add", {0, 1});
+  g.calls[0].layer = InputState({2, 3});
+  Graph graph;
+  absl::StatusOr<std::vector<TensorShape>> shapes =
+      CheckCalls(g, graph, "here");
+  EXPECT_THAT(shapes.status().message(),
+              HasSubstr("here: layer 2: Add: Inputs have incompatible shapes. "
+                        "Received shapes (2, 3) and (6,)"));
+}
+
 TEST(CheckModelGraphTest, RefusesAnInputLayerThatIsNotAModelInput) {
   ModelGraph g = Chain();
   g.calls[1] = {.layer = InputState({6})};
