@@ -38,6 +38,7 @@
 #include "models/model_graph.h"
 #include "models/model_options.h"
 #include "models/model_state.h"
+#include "models/optimizer_registry.h"
 #include "models/training.h"
 #include "runtime/graph.h"
 #include "runtime/session.h"
