@@ -176,3 +176,13 @@ def test_negative_learning_rate_assignment_is_value_error():
     with pytest.raises(ValueError, match="learning_rate"):
         model.optimizer.learning_rate = -1.0
     assert float(model.optimizer.learning_rate) == pytest.approx(0.001)
+
+
+def test_recompiling_detaches_the_previous_optimizer():
+    model = make_model()
+    first = model.optimizer
+    model.compile(optimizer=graphgc.optimizers.SGD(learning_rate=0.05),
+                  loss="sparse_categorical_crossentropy")
+    first.learning_rate = 0.5
+    assert float(model.optimizer.learning_rate) == pytest.approx(0.05)
+    assert float(first.learning_rate) == 0.5

@@ -151,6 +151,9 @@ class Sequential:
                                  f"\"accuracy\", not {metric!r}")
         model = self._build()
         model.compile(opt._cpp(), loss_obj._cpp(), list(metrics))
+        previous = getattr(self, "optimizer", None)
+        if previous is not None and previous is not opt:
+            previous._bind(None)  # no longer drives this model
         opt._bind(model)
         self.optimizer = opt
         self.loss = loss_obj
