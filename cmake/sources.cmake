@@ -66,6 +66,7 @@ set(GRAPHGC_SOURCES
     models/model_config.cc
     models/model_graph.cc
     models/model_weights.cc
+    models/optimizer_registry.cc
     models/saving.cc
     models/sequential.cc
     models/sequential_callback_access.cc
@@ -166,6 +167,7 @@ set(GRAPHGC_HEADERS
     models/model_options.h
     models/model_state.h
     models/model_weights.h
+    models/optimizer_registry.h
     models/optimizers.h
     models/saving.h
     models/saving_access.h
@@ -209,3 +211,10 @@ file(GLOB GRAPHGC_LAYER_KIND_SOURCES CONFIGURE_DEPENDS
      "${CMAKE_CURRENT_SOURCE_DIR}/models/layers/*.cc")
 list(SORT GRAPHGC_LAYER_KIND_SOURCES)
 list(APPEND GRAPHGC_SOURCES ${GRAPHGC_LAYER_KIND_SOURCES})
+
+# One file per optimizer (models/optimizers/), listed by hand in the table
+# of models/optimizer_registry.cc.
+file(GLOB GRAPHGC_OPTIMIZER_SOURCES CONFIGURE_DEPENDS
+     "${CMAKE_CURRENT_SOURCE_DIR}/models/optimizers/*.cc")
+list(SORT GRAPHGC_OPTIMIZER_SOURCES)
+list(APPEND GRAPHGC_SOURCES ${GRAPHGC_OPTIMIZER_SOURCES})

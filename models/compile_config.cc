@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "models/optimizer_registry.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -12,24 +13,10 @@ namespace models_internal {
 namespace {
 
 Json OptimizerJson(const Optimizer& optimizer) {
-  if (const auto* sgd = std::get_if<SGDOptions>(&optimizer.options)) {
-    const SGDOptions& o = *sgd;
-    return KerasObject("keras.optimizers", "SGD",
-                       {{"name", "SGD"},
-                        {"learning_rate", FloatJson(o.learning_rate)},
-                        {"momentum", FloatJson(o.momentum)},
-                        {"nesterov", o.nesterov}});
-  }
-  // Adam; no optimizer (never compiled) is written as Adam's defaults.
-  const auto* adam = std::get_if<AdamOptions>(&optimizer.options);
-  const AdamOptions o = adam != nullptr ? *adam : AdamOptions{};
-  return KerasObject("keras.optimizers", "Adam",
-                     {{"name", "adam"},
-                      {"learning_rate", FloatJson(o.learning_rate)},
-                      {"beta_1", FloatJson(o.beta_1)},
-                      {"beta_2", FloatJson(o.beta_2)},
-                      {"epsilon", FloatJson(o.epsilon)},
-                      {"amsgrad", false}});
+  // No optimizer (never compiled) is written as Adam's defaults.
+  const OptimizerKind* kind = FindOptimizerKind(optimizer);
+  if (kind == nullptr) return OptimizerJson(optimizers::Adam());
+  return kind->write_config(optimizer);
 }
 
 Json LossJson(const Loss& loss) {
@@ -72,26 +59,14 @@ absl::StatusOr<Optimizer> ReadOptimizer(const ConfigObject& compile) {
       config = &*it;
     }
   }
-  const ConfigObject c(*config, compile.where() + " optimizer config");
-  if (class_name == "Adam" || class_name == "adam") {
-    AdamOptions o;
-    GG_ASSIGN_OR_RETURN(o.learning_rate,
-                        c.Float("learning_rate", o.learning_rate));
-    GG_ASSIGN_OR_RETURN(o.beta_1, c.Float("beta_1", o.beta_1));
-    GG_ASSIGN_OR_RETURN(o.beta_2, c.Float("beta_2", o.beta_2));
-    GG_ASSIGN_OR_RETURN(o.epsilon, c.Float("epsilon", o.epsilon));
-    return optimizers::Adam(o);
+  const OptimizerKind* kind = FindOptimizerKindByName(class_name);
+  if (kind == nullptr) {
+    return compile.Error(absl::StrCat("unknown optimizer '", class_name,
+                                      "' (supported: ", KnownOptimizers(),
+                                      ")"));
   }
-  if (class_name == "SGD" || class_name == "sgd") {
-    SGDOptions o;
-    GG_ASSIGN_OR_RETURN(o.learning_rate,
-                        c.Float("learning_rate", o.learning_rate));
-    GG_ASSIGN_OR_RETURN(o.momentum, c.Float("momentum", o.momentum));
-    GG_ASSIGN_OR_RETURN(o.nesterov, c.Bool("nesterov", o.nesterov));
-    return optimizers::SGD(o);
-  }
-  return compile.Error(absl::StrCat("unknown optimizer '", class_name,
-                                    "' (supported: Adam, SGD)"));
+  return kind->read_config(
+      ConfigObject(*config, compile.where() + " optimizer config"));
 }
 
 // "mse" / {"class_name": "MeanSquaredError", "config": {...}}.

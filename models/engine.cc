@@ -195,10 +195,10 @@ namespace {
 // ("" for none).
 absl::StatusOr<std::string> CheckCompileOptions(const ModelState& m,
                                                 const CompileOptions& options) {
-  if (std::holds_alternative<std::monostate>(options.optimizer.options)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Compile of '", m.scope.name(),
-                     "': no optimizer (use optimizers::Adam() or SGD())"));
+  if (FindOptimizerKind(options.optimizer) == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Compile of '", m.scope.name(),
+        "': no optimizer (use one of optimizers::", KnownOptimizers(), ")"));
   }
   if (options.loss.kind == Loss::Kind::kNone) {
     return absl::InvalidArgumentError(

@@ -68,6 +68,18 @@ void RegisterLayers(py::module_& m) {
                                 .nesterov = nesterov});
       },
       arg("learning_rate"), arg("momentum"), arg("nesterov"));
+  m.def(
+      "rmsprop",
+      [](float learning_rate, float rho, float momentum, float epsilon,
+         bool centered) {
+        return optimizers::RMSprop({.learning_rate = learning_rate,
+                                    .rho = rho,
+                                    .momentum = momentum,
+                                    .epsilon = epsilon,
+                                    .centered = centered});
+      },
+      arg("learning_rate"), arg("rho"), arg("momentum"), arg("epsilon"),
+      arg("centered"));
 
   py::class_<Loss>(m, "Loss").def_property_readonly("name", &Loss::name);
   m.def(
