@@ -61,6 +61,7 @@ set(GRAPHGC_SOURCES
     models/keras_json.cc
     models/layer_registry.cc
     models/layers.cc
+    models/loss_registry.cc
     models/load_budget.cc
     models/model_config.cc
     models/model_graph.cc
@@ -156,6 +157,7 @@ set(GRAPHGC_HEADERS
     models/layer_registry.h
     models/layer_state.h
     models/layers.h
+    models/loss_registry.h
     models/load_budget.h
     models/losses.h
     models/model_config.h
@@ -205,3 +207,9 @@ file(GLOB GRAPHGC_LAYER_KIND_SOURCES CONFIGURE_DEPENDS
      "${CMAKE_CURRENT_SOURCE_DIR}/models/layers/*.cc")
 list(SORT GRAPHGC_LAYER_KIND_SOURCES)
 list(APPEND GRAPHGC_SOURCES ${GRAPHGC_LAYER_KIND_SOURCES})
+# One file per loss (models/losses/, globbed as Bazel does), and the
+# registry's list of them that models/gen_builtin_loss_kinds.sh writes.
+file(GLOB GRAPHGC_LOSS_KIND_SOURCES CONFIGURE_DEPENDS
+     "${CMAKE_CURRENT_SOURCE_DIR}/models/losses/*.cc")
+list(SORT GRAPHGC_LOSS_KIND_SOURCES)
+list(APPEND GRAPHGC_SOURCES ${GRAPHGC_LOSS_KIND_SOURCES})

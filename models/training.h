@@ -1,7 +1,8 @@
 // models/training.h
 //
-// The builders behind Sequential::Compile, private to models/: the loss,
-// the metrics and the optimizer's update nodes. Each builds into the model's
+// The builders behind Sequential::Compile, private to models/: the
+// optimizer's update nodes (the loss and its metrics are built by
+// models/loss_registry.h). Each builds into the model's
 // scope and returns Outputs; on error what it built is unreferenced (the
 // caller drops it, and the next collection sweeps it).
 #ifndef GRAPHGC_MODELS_TRAINING_H_
@@ -19,26 +20,6 @@
 
 namespace graphgc {
 namespace models_internal {
-
-// What the loss reads: the model's output and, when the last layer is a
-// softmax, its logits; `labels`, when given, is the labels placeholder to
-// use (a second loss over the same labels), else BuildLoss makes one.
-struct LossInputs {
-  Output output;
-  std::optional<Output> softmax_logits;
-  int64_t units = 0;
-  std::optional<Output> labels;
-};
-
-struct LossNodes {
-  Output labels;  // placeholder: int32 [batch] or float [batch, units]
-  Output loss;    // scalar, mean over the batch
-  std::optional<Output> accuracy;  // scalar, when asked for
-};
-
-absl::StatusOr<LossNodes> BuildLoss(const Loss& loss, const LossInputs& in,
-                                    const std::string& scope,
-                                    bool with_accuracy);
 
 // Refuses optimizer options that can only make NaN or infinite weights,
 // naming the option and its value. Adam: learning_rate finite and >= 0,
