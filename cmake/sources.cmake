@@ -62,6 +62,7 @@ set(GRAPHGC_SOURCES
     models/keras_json.cc
     models/layer_registry.cc
     models/layers.cc
+    models/loss_registry.cc
     models/load_budget.cc
     models/model_config.cc
     models/model_graph.cc
@@ -160,6 +161,7 @@ set(GRAPHGC_HEADERS
     models/layer_registry.h
     models/layer_state.h
     models/layers.h
+    models/loss_registry.h
     models/load_budget.h
     models/losses.h
     models/model_config.h
@@ -218,3 +220,10 @@ file(GLOB GRAPHGC_OPTIMIZER_SOURCES CONFIGURE_DEPENDS
      "${CMAKE_CURRENT_SOURCE_DIR}/models/optimizers/*.cc")
 list(SORT GRAPHGC_OPTIMIZER_SOURCES)
 list(APPEND GRAPHGC_SOURCES ${GRAPHGC_OPTIMIZER_SOURCES})
+
+# One file per loss (models/losses/, globbed as Bazel does), and the
+# registry's list of them that models/gen_builtin_loss_kinds.sh writes.
+file(GLOB GRAPHGC_LOSS_KIND_SOURCES CONFIGURE_DEPENDS
+     "${CMAKE_CURRENT_SOURCE_DIR}/models/losses/*.cc")
+list(SORT GRAPHGC_LOSS_KIND_SOURCES)
+list(APPEND GRAPHGC_SOURCES ${GRAPHGC_LOSS_KIND_SOURCES})

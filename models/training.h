@@ -1,10 +1,8 @@
 // models/training.h
 //
-// The builders behind Sequential::Compile, private to models/: the loss
-// and the metrics (the optimizer's update nodes: optimizer_registry.h), and
-// the tensor size checks the builders share. Each builds into the model's
-// scope and returns Outputs; on error what it built is unreferenced (the
-// caller drops it, and the next collection sweeps it).
+// The tensor size checks the layers, the loss and optimizer builders
+// (models/loss_registry.h, models/optimizer_registry.h) and the engine
+// share: each checks that a tensor fits before it is allocated.
 #ifndef GRAPHGC_MODELS_TRAINING_H_
 #define GRAPHGC_MODELS_TRAINING_H_
 
@@ -19,26 +17,6 @@
 
 namespace graphgc {
 namespace models_internal {
-
-// What the loss reads: the model's output and, when the last layer is a
-// softmax, its logits; `labels`, when given, is the labels placeholder to
-// use (a second loss over the same labels), else BuildLoss makes one.
-struct LossInputs {
-  Output output;
-  std::optional<Output> softmax_logits;
-  int64_t units = 0;
-  std::optional<Output> labels;
-};
-
-struct LossNodes {
-  Output labels;  // placeholder: int32 [batch] or float [batch, units]
-  Output loss;    // scalar, mean over the batch
-  std::optional<Output> accuracy;  // scalar, when asked for
-};
-
-absl::StatusOr<LossNodes> BuildLoss(const Loss& loss, const LossInputs& in,
-                                    const std::string& scope,
-                                    bool with_accuracy);
 
 // Checks, before anything is allocated, that `copies` tensors of `dtype`
 // and `shape` can be made for `what` (named in the status):

@@ -45,41 +45,6 @@ TEST(NewTensor, ZeroedWhenAskedTo) {
   for (float v : t->data<float>()) EXPECT_EQ(v, 0.f);
 }
 
-TEST(BuildLoss, RefusesNoLoss) {
-  Graph g;
-  Output y = *ops::Placeholder(g, DT_FLOAT, {-1, 2});
-  absl::StatusOr<LossNodes> nodes =
-      BuildLoss(Loss{}, {.output = y, .units = 2}, "m", false);
-  EXPECT_EQ(nodes.status().code(), absl::StatusCode::kInvalidArgument);
-}
-
-TEST(BuildLoss, SparseCrossentropyTakesInt32ClassIdsPerExample) {
-  Graph g;
-  Output y = *ops::Placeholder(g, DT_FLOAT, {-1, 3});
-  absl::StatusOr<LossNodes> nodes =
-      BuildLoss(losses::SparseCategoricalCrossentropy(),
-                {.output = y, .units = 3}, "m", false);
-  ASSERT_TRUE(nodes.ok()) << nodes.status();
-  EXPECT_EQ(nodes->labels.node_name(), "m/labels");
-  EXPECT_EQ(nodes->labels.dtype(), DT_INT32);
-}
-
-TEST(BuildLoss, MeanSquaredErrorIsTheMeanOfSquaredDifferences) {
-  Graph g;
-  Output y = *ops::Placeholder(g, DT_FLOAT, {-1, 1});
-  absl::StatusOr<LossNodes> nodes = BuildLoss(
-      losses::MeanSquaredError(), {.output = y, .units = 1}, "m", false);
-  ASSERT_TRUE(nodes.ok()) << nodes.status();
-  Session session(g);
-  absl::StatusOr<std::vector<Tensor>> out = session.Run(
-      {{y, *Tensor::FromData<float>({2, 1}, std::vector<float>{1, 2})},
-       {nodes->labels,
-        *Tensor::FromData<float>({2, 1}, std::vector<float>{0, 0})}},
-      {nodes->loss});
-  ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_FLOAT_EQ((*out)[0].data<float>()[0], 2.5f);  // (1 + 4) / 2
-}
-
 }  // namespace
 }  // namespace models_internal
 }  // namespace graphgc
