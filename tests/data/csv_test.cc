@@ -3,13 +3,14 @@
 
 #include <zlib.h>
 
-#include <cstdlib>
-#include <fstream>
+#include <filesystem>
 #include <string>
 
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/file_bytes.h"
+#include "tests/testing/temp_path.h"
 #include "tests/util/fifo.h"
 
 namespace graphgc::data {
@@ -17,16 +18,6 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir ? dir : "/tmp") + "/" + name;
-}
-
-void WriteFile(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-}
 
 // `text` as one gzip member.
 std::string Gzip(const std::string& text) {
@@ -150,8 +141,8 @@ TEST(ParseCsv, NoRowsOrASingleColumnIsRefused) {
 }
 
 TEST(ReadCsv, ReadsAPlainFile) {
-  const std::string path = TempPath("plain.csv");
-  WriteFile(path, "0.5,1\n0.25,0\n");
+  const std::string path = TestTempPath("_plain.csv");
+  WriteFileBytes(path, "0.5,1\n0.25,0\n");
   absl::StatusOr<CsvDataset> d = ReadCsv(path);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_THAT(d->x, ElementsAre(0.5f, 0.25f));
@@ -159,8 +150,8 @@ TEST(ReadCsv, ReadsAPlainFile) {
 }
 
 TEST(ReadCsv, ReadsAGzipFileAsItsText) {
-  const std::string path = TempPath("data.csv.gz");
-  WriteFile(path, Gzip("1,2,1\n3,4,0\n"));
+  const std::string path = TestTempPath("_data.csv.gz");
+  WriteFileBytes(path, Gzip("1,2,1\n3,4,0\n"));
   absl::StatusOr<CsvDataset> d = ReadCsv(path);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_THAT(d->x, ElementsAre(1, 2, 3, 4));
@@ -168,17 +159,17 @@ TEST(ReadCsv, ReadsAGzipFileAsItsText) {
 }
 
 TEST(ReadCsv, ReadsConcatenatedGzipMembers) {
-  const std::string path = TempPath("two.csv.gz");
-  WriteFile(path, Gzip("1,2,1\n") + Gzip("3,4,0\n"));
+  const std::string path = TestTempPath("_two.csv.gz");
+  WriteFileBytes(path, Gzip("1,2,1\n") + Gzip("3,4,0\n"));
   absl::StatusOr<CsvDataset> d = ReadCsv(path);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->rows, 2);
 }
 
 TEST(ReadCsv, ATruncatedGzipFileIsDataLossNamingTheFile) {
-  const std::string path = TempPath("cut.csv.gz");
+  const std::string path = TestTempPath("_cut.csv.gz");
   const std::string whole = Gzip("1,2,1\n3,4,0\n5,6,1\n");
-  WriteFile(path, whole.substr(0, whole.size() - 6));
+  WriteFileBytes(path, whole.substr(0, whole.size() - 6));
   absl::StatusOr<CsvDataset> d = ReadCsv(path);
   EXPECT_EQ(d.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(d.status().message(), HasSubstr(path));
@@ -186,16 +177,16 @@ TEST(ReadCsv, ATruncatedGzipFileIsDataLossNamingTheFile) {
 }
 
 TEST(ReadCsv, ACorruptGzipFileIsDataLoss) {
-  const std::string path = TempPath("bad.csv.gz");
+  const std::string path = TestTempPath("_bad.csv.gz");
   std::string bytes = Gzip("1,2,1\n3,4,0\n5,6,1\n");
   for (size_t i = 12; i < bytes.size() - 8; ++i) bytes[i] ^= 0x5a;
-  WriteFile(path, bytes);
+  WriteFileBytes(path, bytes);
   EXPECT_EQ(ReadCsv(path).status().code(), absl::StatusCode::kDataLoss);
 }
 
 TEST(ReadCsv, AGzipBombStopsAtMaxBytes) {
-  const std::string path = TempPath("bomb.csv.gz");
-  WriteFile(path, Gzip(std::string(1 << 20, '1')));
+  const std::string path = TestTempPath("_bomb.csv.gz");
+  WriteFileBytes(path, Gzip(std::string(1 << 20, '1')));
   absl::StatusOr<CsvDataset> d = ReadCsv(path, {.max_bytes = 4096});
   EXPECT_EQ(d.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(d.status().message(), HasSubstr("more than the 4096 bytes"));
@@ -206,8 +197,8 @@ TEST(ReadCsv, AGzipBombOfShortRowsIsRefusedByTheMemoryBudget) {
   // budget though the text alone fits.
   std::string rows;
   for (int i = 0; i < 16384; ++i) rows += "0,0\n";
-  const std::string path = TempPath("rows_bomb.csv.gz");
-  WriteFile(path, Gzip(rows));
+  const std::string path = TestTempPath("_rows_bomb.csv.gz");
+  WriteFileBytes(path, Gzip(rows));
   absl::StatusOr<CsvDataset> d = ReadCsv(path, {.max_memory_bytes = 96 << 10});
   EXPECT_EQ(d.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(d.status().message(), HasSubstr(path));
@@ -216,8 +207,8 @@ TEST(ReadCsv, AGzipBombOfShortRowsIsRefusedByTheMemoryBudget) {
 }
 
 TEST(ReadCsv, AGzipBombIsInflatedNoFurtherThanTheMemoryBudget) {
-  const std::string path = TempPath("text_bomb.csv.gz");
-  WriteFile(path, Gzip(std::string(1 << 20, '1')));
+  const std::string path = TestTempPath("_text_bomb.csv.gz");
+  WriteFileBytes(path, Gzip(std::string(1 << 20, '1')));
   absl::StatusOr<CsvDataset> d = ReadCsv(path, {.max_memory_bytes = 4096});
   EXPECT_EQ(d.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(d.status().message(), HasSubstr(path));
@@ -225,19 +216,21 @@ TEST(ReadCsv, AGzipBombIsInflatedNoFurtherThanTheMemoryBudget) {
 }
 
 TEST(ReadCsv, AFileLargerThanMaxBytesIsRefused) {
-  const std::string path = TempPath("big.csv");
-  WriteFile(path, std::string(5000, '1') + ",0\n");
+  const std::string path = TestTempPath("_big.csv");
+  WriteFileBytes(path, std::string(5000, '1') + ",0\n");
   EXPECT_EQ(ReadCsv(path, {.max_bytes = 4096}).status().code(),
             absl::StatusCode::kResourceExhausted);
 }
 
 TEST(ReadCsv, ADirectoryIsRefused) {
-  absl::StatusOr<CsvDataset> d = ReadCsv(TempPath(""));
+  const std::string dir = TestTempPath();
+  std::filesystem::create_directories(dir);
+  absl::StatusOr<CsvDataset> d = ReadCsv(dir);
   EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ReadCsv, AFifoIsRefusedWithoutWaitingForAWriter) {
-  const std::string fifo = TempPath("data.fifo");
+  const std::string fifo = TestTempPath("_data.fifo");
   ASSERT_TRUE(MakeFifo(fifo));
   std::optional<absl::Status> s =
       CallUnlessItBlocks(fifo, [&] { return ReadCsv(fifo).status(); });
@@ -246,7 +239,7 @@ TEST(ReadCsv, AFifoIsRefusedWithoutWaitingForAWriter) {
 }
 
 TEST(ReadCsv, AMissingFileIsNotFound) {
-  EXPECT_EQ(ReadCsv(TempPath("missing.csv")).status().code(),
+  EXPECT_EQ(ReadCsv(TestTempPath("_missing.csv")).status().code(),
             absl::StatusCode::kNotFound);
 }
 

@@ -17,6 +17,7 @@
 #include "models/optimizers.h"
 #include "models/sequential.h"
 #include "serialize/event_file.h"
+#include "tests/testing/temp_path.h"
 
 namespace graphgc {
 namespace {
@@ -45,7 +46,7 @@ namespace {
 }
 
 TEST(KilledWriter, SigkillMidEpochLeavesAReadablePrefix) {
-  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/killed";
+  const std::string dir = TestTempPath();
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) TrainUntilKilled(dir);

@@ -2,9 +2,7 @@
 // tests/models/save_golden_cases.h, the very bytes checked in under
 // tests/models/testdata/save_golden/ (see save_golden_gen.cc).
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -12,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/models/save_golden_cases.h"
+#include "tests/testing/file_bytes.h"
+#include "tests/testing/temp_path.h"
 
 namespace graphgc {
 namespace {
@@ -19,12 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kGoldenRoot[] = "tests/models/testdata/save_golden";
-
-std::string ReadBytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
-}
 
 // The regular files under `dir`, relative to it, sorted.
 std::vector<std::string> FilesUnder(const fs::path& dir) {
@@ -61,9 +55,7 @@ class SaveGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SaveGolden, WritesTheCheckedInBytes) {
   const std::string name = GetParam();
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string root =
-      absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/save_golden_test");
+  const std::string root = TestTempPath();
   ASSERT_TRUE(testing::WriteGoldenCase(name, root).ok());
   const fs::path golden = fs::path(kGoldenRoot) / name;
   const fs::path saved = fs::path(root) / name;
@@ -71,7 +63,9 @@ TEST_P(SaveGolden, WritesTheCheckedInBytes) {
   ASSERT_FALSE(files.empty()) << "no golden files in " << golden;
   ASSERT_EQ(FilesUnder(saved), files);
   for (const std::string& file : files) {
-    EXPECT_EQ(Difference(ReadBytes(golden / file), ReadBytes(saved / file)), "")
+    EXPECT_EQ(
+        Difference(ReadFileBytes(golden / file), ReadFileBytes(saved / file)),
+        "")
         << name << "/" << file;
   }
 }

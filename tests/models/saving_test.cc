@@ -2,10 +2,8 @@
 
 #include <sys/resource.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <string>
 #include <thread>
@@ -24,6 +22,8 @@
 #include "serialize/graph.pb.h"
 #include "serialize/graph_def.h"
 #include "serialize/keras_weights.h"
+#include "tests/testing/file_bytes.h"
+#include "tests/testing/temp_path.h"
 #include "tests/util/fifo.h"
 
 namespace graphgc {
@@ -31,24 +31,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
-
-std::string TempDir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string dir =
-      absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/saving_test/", name);
-  fs::remove_all(dir);
-  return dir;
-}
-
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
-}
-
-void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
 
 Tensor X() {
   std::mt19937 rng(7);
@@ -87,7 +69,9 @@ bool SameBits(const Tensor& a, const Tensor& b) {
                      a.num_elements() * sizeof(float)) == 0;
 }
 
-Json ReadJson(const std::string& path) { return Json::parse(ReadText(path)); }
+Json ReadJson(const std::string& path) {
+  return Json::parse(ReadFileBytes(path));
+}
 
 // Live nodes of `g` after a full collection.
 int64_t LiveAfterCollect(Graph& g) {
@@ -118,7 +102,7 @@ TEST(Save, CollectsGarbageFirst) {
     garbage = WeakNodeHandle(dropped.GraphRoots().front());
   }
   ASSERT_FALSE(garbage.expired());
-  ASSERT_TRUE(m.Save(TempDir("safe_point")).ok());
+  ASSERT_TRUE(m.Save(TestTempPath()).ok());
   EXPECT_TRUE(garbage.expired());
 }
 
@@ -126,7 +110,7 @@ TEST(Save, CollectsGarbageFirst) {
 // Save: what it writes
 
 TEST(Save, WritesTheConfigTheWeightsTheFrozenGraphAndItsSignature) {
-  const std::string dir = TempDir("four_files");
+  const std::string dir = TestTempPath();
   SaveAModel(dir);
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) {
@@ -139,7 +123,7 @@ TEST(Save, WritesTheConfigTheWeightsTheFrozenGraphAndItsSignature) {
 }
 
 TEST(Save, ConfigIsKerasSequentialJson) {
-  const std::string dir = TempDir("config_shape");
+  const std::string dir = TestTempPath();
   Graph g;
   Sequential m = TrainedModel(g);
   ASSERT_TRUE(m.Save(dir).ok());
@@ -160,7 +144,7 @@ TEST(Save, ConfigIsKerasSequentialJson) {
 }
 
 TEST(Save, ConfigHoldsTheCompileSettingsAsKerasCompileConfig) {
-  const std::string dir = TempDir("compile_config");
+  const std::string dir = TestTempPath();
   SaveAModel(dir);
   const Json cc = ReadJson(dir + "/config.json")["compile_config"];
   EXPECT_EQ(cc["optimizer"]["class_name"], "Adam");
@@ -174,7 +158,7 @@ TEST(Save, ConfigHoldsTheCompileSettingsAsKerasCompileConfig) {
 }
 
 TEST(Save, AnUncompiledModelHasANullCompileConfig) {
-  const std::string dir = TempDir("uncompiled");
+  const std::string dir = TestTempPath();
   Graph g;
   Sequential m =
       Sequential::Create({layers::Input({2}), layers::Dense(1)}, {.graph = &g})
@@ -186,7 +170,7 @@ TEST(Save, AnUncompiledModelHasANullCompileConfig) {
 // Keras 3 names weight groups by class, uniqued per model, whatever the
 // layers' own names.
 TEST(Save, WeightsAreInKerasGroupsWhateverTheLayerNames) {
-  const std::string dir = TempDir("weights_groups");
+  const std::string dir = TestTempPath();
   Graph g;
   // Other layers take "dense" and "dense_1" first.
   Sequential other = TrainedModel(g);
@@ -194,7 +178,7 @@ TEST(Save, WeightsAreInKerasGroupsWhateverTheLayerNames) {
   ASSERT_EQ(m.layers()[1].name(), "dense_2");
   ASSERT_TRUE(m.Save(dir).ok());
   auto values =
-      DecodeKerasWeights(ReadText(dir + "/model.weights.h5"),
+      DecodeKerasWeights(ReadFileBytes(dir + "/model.weights.h5"),
                          {{.path = "layers/dense", .shapes = {{4, 8}, {8}}},
                           {.path = "layers/dense_1", .shapes = {{8, 3}, {3}}}},
                          "w.h5");
@@ -207,7 +191,7 @@ TEST(Save, WeightsAreInKerasGroupsWhateverTheLayerNames) {
 }
 
 TEST(Save, SignatureNamesThePlaceholderAndThePrediction) {
-  const std::string dir = TempDir("signature");
+  const std::string dir = TestTempPath();
   SaveAModel(dir);
   absl::StatusOr<Signature> sig = ReadSignature(dir);
   ASSERT_TRUE(sig.ok()) << sig.status();
@@ -218,14 +202,14 @@ TEST(Save, SignatureNamesThePlaceholderAndThePrediction) {
 }
 
 TEST(Save, TheFrozenGraphHasNoVariablesAndPredictsBitForBitTheSame) {
-  const std::string dir = TempDir("frozen");
+  const std::string dir = TestTempPath();
   Graph g;
   Sequential m = TrainedModel(g);
   ASSERT_TRUE(m.Save(dir).ok());
   const Tensor expected = m.Predict(X()).value();
 
   proto::GraphDef def;
-  ASSERT_TRUE(def.ParseFromString(ReadText(dir + "/model.pb")));
+  ASSERT_TRUE(def.ParseFromString(ReadFileBytes(dir + "/model.pb")));
   for (const auto& node : def.node()) {
     EXPECT_NE(node.op(), "VarHandleOp") << node.name();
     EXPECT_NE(node.op(), "ReadVariableOp") << node.name();
@@ -251,7 +235,7 @@ TEST(Save, TheFrozenGraphHasNoVariablesAndPredictsBitForBitTheSame) {
 // Save: where it writes
 
 TEST(Save, ReplacesAnEarlierSaveWholeAndLeavesNoStagingBehind) {
-  const std::string dir = TempDir("replace/model");
+  const std::string dir = TestTempPath() + "/model";
   Graph g;
   Sequential first = TrainedModel(g);
   ASSERT_TRUE(first.Save(dir).ok());
@@ -271,20 +255,20 @@ TEST(Save, ReplacesAnEarlierSaveWholeAndLeavesNoStagingBehind) {
 }
 
 TEST(Save, CreatesMissingParentDirectories) {
-  const std::string dir = TempDir("parents") + "/a/b/model";
+  const std::string dir = TestTempPath() + "/a/b/model";
   SaveAModel(dir);
   EXPECT_TRUE(fs::exists(dir + "/config.json"));
 }
 
 TEST(Save, RefusesADirectoryHoldingOtherFilesAndLeavesItAlone) {
-  const std::string dir = TempDir("foreign/model");
+  const std::string dir = TestTempPath() + "/model";
   fs::create_directories(dir);
-  WriteText(dir + "/notes.txt", "mine");
+  WriteFileBytes(dir + "/notes.txt", "mine");
   Graph g;
   const absl::Status s = TrainedModel(g).Save(dir);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(absl::StrContains(s.message(), "notes.txt")) << s;
-  EXPECT_EQ(ReadText(dir + "/notes.txt"), "mine");
+  EXPECT_EQ(ReadFileBytes(dir + "/notes.txt"), "mine");
   EXPECT_FALSE(fs::exists(dir + "/config.json"));
   int siblings = 0;
   for (const auto& e : fs::directory_iterator(fs::path(dir).parent_path())) {
@@ -302,7 +286,7 @@ TEST(Save, RefusesAnEmptyPath) {
 }
 
 TEST(Save, RefusesAPathWithANulByteAndCreatesNothing) {
-  const std::string dir = TempDir("nul");
+  const std::string dir = TestTempPath();
   Graph g;
   const absl::Status s = TrainedModel(g).Save(dir + std::string("\0x", 2));
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
@@ -314,7 +298,7 @@ TEST(Save, OfAMovedFromModelIsRefused) {
   Graph g;
   Sequential m = TrainedModel(g);
   Sequential taken = std::move(m);
-  EXPECT_EQ(m.Save(TempDir("moved")).code(),  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(m.Save(TestTempPath()).code(),  // NOLINT(bugprone-use-after-move)
             absl::StatusCode::kFailedPrecondition);
 }
 
@@ -336,7 +320,7 @@ TEST(Save, WorksFromACallbackOfTheModelsOwnFit) {
     std::string dir_;
     const Sequential* model_ = nullptr;
   };
-  const std::string dir = TempDir("from_callback");
+  const std::string dir = TestTempPath();
   Graph g;
   Sequential m = TrainedModel(g);
   ASSERT_TRUE(m.Fit(X(), Y(),
@@ -352,7 +336,7 @@ TEST(Save, WorksFromACallbackOfTheModelsOwnFit) {
 // LoadModel
 
 TEST(LoadModel, PredictsBitForBitWhatTheSavedModelPredicted) {
-  const std::string dir = TempDir("bit_for_bit");
+  const std::string dir = TestTempPath();
   Graph g;
   Sequential m = TrainedModel(g);
   ASSERT_TRUE(m.Save(dir).ok());
@@ -403,7 +387,7 @@ Sequential EveryKindModel(Graph& g) {
 }
 
 TEST(LoadModel, RoundTripsEveryLayerKindBitForBit) {
-  const std::string dir = TempDir("every_kind");
+  const std::string dir = TestTempPath();
   Graph g;
   Sequential m = EveryKindModel(g);
   ASSERT_TRUE(m.Save(dir).ok());
@@ -431,8 +415,8 @@ TEST(LoadModel, RoundTripsEveryLayerKindBitForBit) {
 TEST(LoadModel, KeepsEveryLayerKindsOptions) {
   // Saving the loaded model writes the same config.json byte for byte
   // (names included: the loaded graph is fresh, like the saved one's).
-  const std::string dir = TempDir("every_kind_options");
-  const std::string again = TempDir("every_kind_options_again");
+  const std::string dir = TestTempPath();
+  const std::string again = TestTempPath("_again");
   {
     Graph g;
     ASSERT_TRUE(EveryKindModel(g).Save(dir).ok());
@@ -441,7 +425,8 @@ TEST(LoadModel, KeepsEveryLayerKindsOptions) {
   absl::StatusOr<Sequential> loaded = LoadModel(dir, {.graph = &other});
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   ASSERT_TRUE(loaded->Save(again).ok());
-  EXPECT_EQ(ReadText(again + "/config.json"), ReadText(dir + "/config.json"));
+  EXPECT_EQ(ReadFileBytes(again + "/config.json"),
+            ReadFileBytes(dir + "/config.json"));
   const Json c = ReadJson(dir + "/config.json");
   const Json& conv = c["config"]["layers"][1]["config"];
   EXPECT_EQ(conv["kernel_size"], Json({3, 3}));
@@ -453,7 +438,7 @@ TEST(LoadModel, KeepsEveryLayerKindsOptions) {
 }
 
 TEST(LoadModel, ALoadedModelWithEveryLayerKindContinuesTraining) {
-  const std::string dir = TempDir("every_kind_training");
+  const std::string dir = TestTempPath();
   {
     Graph g;
     ASSERT_TRUE(EveryKindModel(g).Save(dir).ok());
@@ -469,7 +454,7 @@ TEST(LoadModel, ALoadedModelWithEveryLayerKindContinuesTraining) {
 }
 
 TEST(LoadModel, UsesTheDefaultGraphUnlessGivenOne) {
-  const std::string dir = TempDir("default_graph");
+  const std::string dir = TestTempPath();
   SaveAModel(dir);
   absl::StatusOr<Sequential> on_default = LoadModel(dir);
   ASSERT_TRUE(on_default.ok()) << on_default.status();
@@ -481,7 +466,7 @@ TEST(LoadModel, UsesTheDefaultGraphUnlessGivenOne) {
 }
 
 TEST(LoadModel, KeepsEveryDenseOption) {
-  const std::string dir = TempDir("dense_options");
+  const std::string dir = TestTempPath();
   Graph g;
   Sequential m =
       Sequential::Create(
@@ -502,13 +487,14 @@ TEST(LoadModel, KeepsEveryDenseOption) {
   EXPECT_EQ(loaded.GetWeights().size(), 3u);  // no bias in "hidden"
   EXPECT_TRUE(SameBits(loaded.Predict(X()).value(), m.Predict(X()).value()));
   // Saved again, it writes the same config.
-  const std::string again = TempDir("dense_options_again");
+  const std::string again = TestTempPath("_again");
   ASSERT_TRUE(loaded.Save(again).ok());
-  EXPECT_EQ(ReadText(again + "/config.json"), ReadText(dir + "/config.json"));
+  EXPECT_EQ(ReadFileBytes(again + "/config.json"),
+            ReadFileBytes(dir + "/config.json"));
 }
 
 TEST(LoadModel, ACompiledModelCanContinueTraining) {
-  const std::string dir = TempDir("continue");
+  const std::string dir = TestTempPath();
   SaveAModel(dir);
   Graph g;
   Sequential loaded = LoadModel(dir, {.graph = &g}).value();
@@ -521,7 +507,7 @@ TEST(LoadModel, ACompiledModelCanContinueTraining) {
 }
 
 TEST(LoadModel, KeepsSgdSettingsAndMeanSquaredError) {
-  const std::string dir = TempDir("sgd");
+  const std::string dir = TestTempPath();
   Graph g;
   Sequential m =
       Sequential::Create({layers::Input({4}), layers::Dense(3)}, {.graph = &g})
@@ -584,7 +570,7 @@ TEST(LoadModel, ReadsKerasLossAliases) {
 }
 
 TEST(LoadModel, WithCompileFalseGivesAnUncompiledModel) {
-  const std::string dir = TempDir("no_compile");
+  const std::string dir = TestTempPath();
   SaveAModel(dir);
   Graph g;
   Sequential loaded = LoadModel(dir, {.graph = &g, .compile = false}).value();
@@ -592,7 +578,7 @@ TEST(LoadModel, WithCompileFalseGivesAnUncompiledModel) {
 }
 
 TEST(LoadModel, ReadsKerasStringsForOptimizerAndLoss) {
-  const std::string dir = TempDir("strings");
+  const std::string dir = TestTempPath();
   SaveAModel(dir);
   Json c = ReadJson(dir + "/config.json");
   c["compile_config"]["optimizer"] = "sgd";
@@ -600,7 +586,7 @@ TEST(LoadModel, ReadsKerasStringsForOptimizerAndLoss) {
   c["compile_config"]["metrics"] = nullptr;
   // Keras 3 writes only batch_shape.
   c["config"]["layers"][0]["config"].erase("batch_input_shape");
-  WriteText(dir + "/config.json", c.dump());
+  WriteFileBytes(dir + "/config.json", c.dump());
   Graph g;
   absl::StatusOr<Sequential> loaded = LoadModel(dir, {.graph = &g});
   ASSERT_TRUE(loaded.ok()) << loaded.status();
@@ -614,8 +600,7 @@ TEST(LoadModel, ReadsKerasStringsForOptimizerAndLoss) {
 class BadFileTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ =
-        TempDir(testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = TestTempPath();
     SaveAModel(dir_);
     baseline_ = LiveAfterCollect(g_);
   }
@@ -630,7 +615,7 @@ class BadFileTest : public testing::Test {
   void EditConfig(const std::function<void(Json&)>& edit) {
     Json c = ReadJson(config());
     edit(c);
-    WriteText(config(), c.dump());
+    WriteFileBytes(config(), c.dump());
   }
 
   std::string dir_;
@@ -655,8 +640,8 @@ TEST_F(BadFileTest, AMissingWeightsFileIsNotFoundNamingIt) {
 }
 
 TEST_F(BadFileTest, ATruncatedWeightsFileIsDataLossNamingIt) {
-  const std::string bytes = ReadText(weights());
-  WriteText(weights(), bytes.substr(0, bytes.size() / 2));
+  const std::string bytes = ReadFileBytes(weights());
+  WriteFileBytes(weights(), bytes.substr(0, bytes.size() / 2));
   const absl::Status s = Load();
   EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
   EXPECT_TRUE(absl::StartsWith(s.message(), weights())) << s;
@@ -664,12 +649,12 @@ TEST_F(BadFileTest, ATruncatedWeightsFileIsDataLossNamingIt) {
 }
 
 TEST_F(BadFileTest, ACorruptWeightsFileIsRefusedNamingIt) {
-  std::string bytes = ReadText(weights());
+  std::string bytes = ReadFileBytes(weights());
   // Overwrite the superblock and the object headers after it.
   for (size_t i = 0; i < std::min<size_t>(bytes.size(), 2048); ++i) {
     bytes[i] = static_cast<char>(0x5A ^ i);
   }
-  WriteText(weights(), bytes);
+  WriteFileBytes(weights(), bytes);
   const absl::Status s = Load();
   EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
   EXPECT_TRUE(absl::StartsWith(s.message(), weights())) << s;
@@ -677,7 +662,7 @@ TEST_F(BadFileTest, ACorruptWeightsFileIsRefusedNamingIt) {
 }
 
 TEST_F(BadFileTest, ConfigThatIsNotJsonIsRefusedNamingIt) {
-  WriteText(config(), "{\"class_name\": \"Sequential\", ");
+  WriteFileBytes(config(), "{\"class_name\": \"Sequential\", ");
   const absl::Status s = Load();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StartsWith(s.message(), config())) << s;
@@ -731,7 +716,7 @@ TEST_F(BadFileTest, AnUnknownLayerClassIsRefusedNamingIt) {
 TEST(LoadModelConfig, AKerasOptionGraphgcLacksIsRefusedNamingTheFile) {
   // channels_first images, dilated convolutions: Keras options graphgc
   // does not implement are refused, not silently changed.
-  const std::string dir = TempDir("channels_first");
+  const std::string dir = TestTempPath();
   {
     Graph g;
     ASSERT_TRUE(EveryKindModel(g).Save(dir).ok());
@@ -741,7 +726,7 @@ TEST(LoadModelConfig, AKerasOptionGraphgcLacksIsRefusedNamingTheFile) {
     Json c = ReadJson(dir + "/config.json");
     const Json saved = c;
     c["config"]["layers"][1]["config"][key] = value;
-    WriteText(dir + "/config.json", c.dump());
+    WriteFileBytes(dir + "/config.json", c.dump());
     Graph g;
     absl::StatusOr<Sequential> m = LoadModel(dir, {.graph = &g});
     EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument) << key;
@@ -750,7 +735,7 @@ TEST(LoadModelConfig, AKerasOptionGraphgcLacksIsRefusedNamingTheFile) {
     EXPECT_TRUE(absl::StrContains(m.status().message(), key)) << m.status();
     g.Collect();
     EXPECT_EQ(g.num_nodes(), 0);
-    WriteText(dir + "/config.json", saved.dump());
+    WriteFileBytes(dir + "/config.json", saved.dump());
   }
 }
 
@@ -882,7 +867,7 @@ TEST_F(BadFileTest, KerasOptimizerStateInTheWeightsFileIsIgnored) {
   layers[2].values = {w[0], w[1], w[2], w[3]};  // Adam's m, say
   absl::StatusOr<std::string> h5 = EncodeKerasWeights(layers);
   ASSERT_TRUE(h5.ok()) << h5.status();
-  WriteText(weights(), *h5);
+  WriteFileBytes(weights(), *h5);
   absl::StatusOr<Sequential> m = LoadModel(dir_, {.graph = &g_});
   EXPECT_TRUE(m.ok()) << m.status();
 }
@@ -910,12 +895,12 @@ TEST_F(BadFileTest, ConfigJsonOfTooManyValuesIsRefusedBeforeItIsBuilt) {
 }
 
 TEST(ReadSignature, AShapeWhoseElementCountOverflowsIsRefused) {
-  const std::string dir = TempDir("signature_overflow");
+  const std::string dir = TestTempPath();
   SaveAModel(dir);
   const std::string file = dir + "/signature.json";
   Json sig = ReadJson(file);
   sig["outputs"]["predictions"]["shape"] = {nullptr, int64_t{1} << 62, 8};
-  WriteText(file, sig.dump());
+  WriteFileBytes(file, sig.dump());
   const absl::StatusOr<Signature> s = ReadSignature(dir);
   EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument)
       << s.status();
@@ -927,10 +912,10 @@ TEST(ReadSignature, AShapeWhoseElementCountOverflowsIsRefused) {
 }
 
 TEST(ParseModelConfig, SumsTheWeightsOfASavedConfig) {
-  const std::string dir = TempDir("parse_config");
+  const std::string dir = TestTempPath();
   SaveAModel(dir);
   absl::StatusOr<ModelConfigSummary> summary =
-      ParseModelConfig(ReadText(dir + "/config.json"), "config.json");
+      ParseModelConfig(ReadFileBytes(dir + "/config.json"), "config.json");
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_EQ(summary->num_layers, 3);
   // Dense(4 -> 8) and Dense(8 -> 3), with biases.
@@ -942,7 +927,7 @@ TEST(ParseModelConfig, SumsTheWeightsOfASavedConfig) {
 // The self-play pattern
 
 TEST(LoadModel, LoadingAndDroppingAModelRepeatedlyKeepsTheGraphBounded) {
-  const std::string dir = TempDir("self_play");
+  const std::string dir = TestTempPath();
   SaveAModel(dir);
   Graph g;
   const int64_t baseline = LiveAfterCollect(g);
@@ -968,8 +953,11 @@ TEST(LoadModel, LoadingAndDroppingAModelRepeatedlyKeepsTheGraphBounded) {
 }
 
 TEST(LoadModel, ConcurrentLoadsAndSavesAreSafe) {
-  const std::string dir = TempDir("concurrent");
+  const std::string dir = TestTempPath();
   SaveAModel(dir);
+  std::vector<std::string> outs;
+  for (int t = 0; t < 3; ++t)
+    outs.push_back(TestTempPath(absl::StrCat("_", t)));
   std::vector<std::thread> threads;
   std::vector<int> failures(3, 0);
   for (int t = 0; t < 3; ++t) {
@@ -977,8 +965,7 @@ TEST(LoadModel, ConcurrentLoadsAndSavesAreSafe) {
       Graph g;
       for (int i = 0; i < 5; ++i) {
         absl::StatusOr<Sequential> m = LoadModel(dir, {.graph = &g});
-        if (!m.ok() ||
-            !m->Save(absl::StrCat(TempDir("concurrent_out"), "_", t)).ok()) {
+        if (!m.ok() || !m->Save(outs[t]).ok()) {
           ++failures[t];
         }
       }

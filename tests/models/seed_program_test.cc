@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <random>
 
@@ -20,6 +19,7 @@
 #include "runtime/tensor.h"
 #include "serialize/event_file.h"
 #include "serialize/graph.pb.h"
+#include "tests/testing/temp_path.h"
 
 namespace gg = graphgc;
 
@@ -100,7 +100,7 @@ GraphFacts ReadFacts(const std::string& dir) {
 class SeedProgram : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
-    dir_ = absl::StrCat(std::getenv("TEST_TMPDIR"), "/seed_", GetParam());
+    dir_ = gg::TestTempPath();
     std::filesystem::create_directories(dir_);
     ASSERT_EQ(chdir(dir_.c_str()), 0);
   }

@@ -8,6 +8,7 @@
 #include "runtime/graph.h"
 #include "runtime/plan.h"
 #include "runtime/plan_builder.h"
+#include "tests/runtime/executor_fixture.h"
 #include "tests/runtime/test_ops.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 #include "unsupported/Eigen/CXX11/ThreadPool"
@@ -20,17 +21,13 @@ namespace {
 using testing::Values;
 using testing::Vec;
 
-class ExecutorTest : public ::testing::Test {
+class ExecutorTest : public ExecutorFixture {
  protected:
   PinnedRun Pinned(const Feeds& feeds, const std::vector<Output>& fetches) {
     std::shared_ptr<const Plan> plan =
         BuildPlan(g_, executor_.device(), feeds, fetches, {}).value();
     return PinnedRun::Pin(g_, std::move(plan)).value();
   }
-
-  testing::TestOps ops_;  // before g_: nodes point at its OpDefs
-  Graph g_;
-  Executor executor_{1};
 };
 
 TEST_F(ExecutorTest, RunsThePlansStepsAndReturnsTheFetches) {

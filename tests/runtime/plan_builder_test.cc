@@ -16,6 +16,7 @@
 #include "runtime/graph.h"
 #include "runtime/plan.h"
 #include "runtime/session.h"
+#include "tests/runtime/executor_fixture.h"
 #include "tests/runtime/test_ops.h"
 #include "util/float_mode.h"
 
@@ -25,17 +26,13 @@ namespace {
 
 using testing::Vec;
 
-class PlanBuilderTest : public ::testing::Test {
+class PlanBuilderTest : public ExecutorFixture {
  protected:
   absl::StatusOr<std::shared_ptr<const Plan>> Build(
       const Feeds& feeds, const std::vector<Output>& fetches,
       const std::vector<Output>& targets = {}) {
     return BuildPlan(g_, executor_.device(), feeds, fetches, targets);
   }
-
-  testing::TestOps ops_;  // before g_: nodes point at its OpDefs
-  Graph g_;
-  Executor executor_{1};
 };
 
 TEST_F(PlanBuilderTest, WalkSubgraphPutsInputsBeforeTheirReaders) {

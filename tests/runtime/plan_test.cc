@@ -8,6 +8,7 @@
 #include "runtime/executor.h"
 #include "runtime/graph.h"
 #include "runtime/plan_builder.h"
+#include "tests/runtime/executor_fixture.h"
 #include "tests/runtime/test_ops.h"
 #include "util/mutex.h"
 
@@ -15,15 +16,11 @@ namespace graphgc {
 namespace exec {
 namespace {
 
-class PlanTest : public ::testing::Test {
+class PlanTest : public ExecutorFixture {
  protected:
   std::shared_ptr<const Plan> Build(const std::vector<Output>& fetches) {
     return BuildPlan(g_, executor_.device(), {}, fetches, {}).value();
   }
-
-  testing::TestOps ops_;  // before g_: nodes point at its OpDefs
-  Graph g_;
-  Executor executor_{1};
 };
 
 TEST_F(PlanTest, APlanKeepsNoNodeAlive) {

@@ -6,9 +6,7 @@
 
 #include <csignal>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,7 +18,9 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "serialize/tfrecord.h"
+#include "tests/testing/file_bytes.h"
 #include "tests/testing/packed_zeros_events.h"
+#include "tests/testing/temp_path.h"
 #include "tests/util/fifo.h"
 
 namespace graphgc {
@@ -30,24 +30,7 @@ namespace fs = std::filesystem;
 
 class EventFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/", info->name());
-    fs::remove_all(dir_);
-  }
-
-  static std::string ReadFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-
-  static void WriteFile(const std::string& path, const std::string& bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  }
+  void SetUp() override { dir_ = TestTempPath(); }
 
   static proto::GraphDef SmallGraph() {
     proto::GraphDef g;
@@ -130,7 +113,7 @@ TEST_F(EventFileTest, CreatesMissingDirectoriesRecursively) {
 
 TEST_F(EventFileTest, DirectoryUnderARegularFileIsAnError) {
   fs::create_directories(dir_);
-  WriteFile(dir_ + "/plain_file", "not a directory");
+  WriteFileBytes(dir_ + "/plain_file", "not a directory");
   auto w = EventFileWriter::Create(dir_ + "/plain_file/logs");
   ASSERT_FALSE(w.ok());
   EXPECT_TRUE(absl::StrContains(w.status().message(), "plain_file/logs"))
@@ -280,12 +263,12 @@ TEST_F(EventFileTest, EveryPrefixReadsItsWholeEventsAndReportsTheTornTail) {
     ends.push_back(fs::file_size((*w)->path()));
   }
   ASSERT_TRUE((*w)->Close().ok());
-  const std::string full = ReadFile((*w)->path());
+  const std::string full = ReadFileBytes((*w)->path());
   ASSERT_EQ(full.size(), ends.back());
 
   const std::string cut_path = dir_ + "/cut.tfevents";
   for (size_t cut = 0; cut <= full.size(); ++cut) {
-    WriteFile(cut_path, full.substr(0, cut));
+    WriteFileBytes(cut_path, full.substr(0, cut));
     size_t whole = 0;
     while (whole < ends.size() && ends[whole] <= cut) ++whole;
     bool torn = false;
@@ -322,9 +305,9 @@ TEST_F(EventFileTest, CorruptRecordIsDataLossFromReadAll) {
   ASSERT_TRUE(w.ok());
   ASSERT_TRUE((*w)->WriteScalar("loss", 1, 1.0f).ok());
   ASSERT_TRUE((*w)->Close().ok());
-  std::string bytes = ReadFile((*w)->path());
+  std::string bytes = ReadFileBytes((*w)->path());
   bytes[bytes.size() - 6] ^= 0x40;  // inside the last event's data
-  WriteFile((*w)->path(), bytes);
+  WriteFileBytes((*w)->path(), bytes);
   auto events = EventFileReader::ReadAll((*w)->path());
   EXPECT_EQ(events.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_TRUE(absl::StrContains(events.status().message(), "data CRC"))

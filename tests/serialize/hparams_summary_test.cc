@@ -1,7 +1,6 @@
 // tests/serialize/hparams_summary_test.cc: serialize/hparams_summary.h.
 #include "serialize/hparams_summary.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -11,16 +10,10 @@
 #include "gtest/gtest.h"
 #include "serialize/event.pb.h"
 #include "serialize/event_file.h"
+#include "tests/testing/temp_path.h"
 
 namespace graphgc::hparams {
 namespace {
-
-std::string TempDir(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
-  std::filesystem::remove_all(path);
-  return path;
-}
 
 // The events of the one events file in `dir`.
 std::vector<proto::Event> ReadDir(const std::string& dir) {
@@ -142,7 +135,7 @@ TEST(DecodePluginData, RefusesAnotherPluginsSummary) {
 }
 
 TEST(WriteSummaries, WritesOneEventPerSummaryAfterTheFileVersion) {
-  const std::string dir = TempDir("hparams_write");
+  const std::string dir = TestTempPath();
   ASSERT_TRUE(WriteSummaries(dir,
                              {SessionStartSummary({{"u", 1.0}}, "", 5),
                               SessionEndSummary(STATUS_SUCCESS, 6)},

@@ -3,9 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <optional>
 #include <string>
@@ -14,9 +12,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hdf5.h"
+#include "tests/testing/file_bytes.h"
+#include "tests/testing/temp_path.h"
 
 // Debian's HDF5 1.10.8 leaks a few hundred bytes on some error paths of a
 // corrupt image (inside libhdf5, nothing graphgc holds): LeakSanitizer
@@ -34,16 +33,11 @@ Tensor Floats(TensorShape shape, float start) {
   return Tensor::FromData<float>(shape, v).value();
 }
 
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(dir != nullptr ? dir : "/tmp", "/keras_weights_", name);
-}
-
 // Writes `bytes` to a temporary file named for `name` and opens it with
 // HDF5 (read-only); a negative id if it cannot.
 hid_t OpenAsFile(const std::string& bytes, const std::string& name) {
-  const std::string path = TempPath(name);
-  std::ofstream(path, std::ios::binary) << bytes;
+  const std::string path = TestTempPath("_" + name);
+  WriteFileBytes(path, bytes);
   return H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
 }
 
@@ -221,7 +215,7 @@ TEST(KerasWeights, AMissingGroupIsRefusedNamingIt) {
 
 // h5py writes float64 arrays as such; they are read as float32.
 TEST(KerasWeights, Float64DatasetsAreReadAsFloat32) {
-  const std::string path = TempPath("float64.h5");
+  const std::string path = TestTempPath("_float64.h5");
   {
     const hid_t file =
         H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -242,9 +236,7 @@ TEST(KerasWeights, Float64DatasetsAreReadAsFloat32) {
     H5Pclose(lcpl);
     H5Fclose(file);
   }
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)),
-                          std::istreambuf_iterator<char>());
+  const std::string bytes = ReadFileBytes(path);
   auto values = DecodeKerasWeights(
       bytes, {{.path = "layers/dense", .shapes = {{2}}}}, "w.h5");
   ASSERT_TRUE(values.ok()) << values.status();
@@ -253,7 +245,7 @@ TEST(KerasWeights, Float64DatasetsAreReadAsFloat32) {
 }
 
 TEST(KerasWeights, AnIntegerDatasetIsRefused) {
-  const std::string path = TempPath("int.h5");
+  const std::string path = TestTempPath("_int.h5");
   {
     const hid_t file =
         H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -273,9 +265,7 @@ TEST(KerasWeights, AnIntegerDatasetIsRefused) {
     H5Pclose(lcpl);
     H5Fclose(file);
   }
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)),
-                          std::istreambuf_iterator<char>());
+  const std::string bytes = ReadFileBytes(path);
   const absl::Status s =
       DecodeKerasWeights(bytes, {{.path = "layers/dense", .shapes = {{2}}}},
                          "w.h5")
@@ -309,23 +299,13 @@ TEST(KerasWeights, ConcurrentEncodesAndDecodesAreSafe) {
 // must be refused naming the file and the object, without its data (or any
 // other file's) reaching the caller.
 
-std::string ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
-}
-
-void WriteBytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
-
 // Eight bytes that are two float32 values no test writes otherwise.
 const std::string kMarker = "MARKER!!";
 
 // An HDF5 file on disk whose "/data" is a float32 [2] dataset holding
 // kMarker's bytes: what links and virtual datasets point at.
 std::string MarkerHdf5File(const std::string& name) {
-  const std::string path = TempPath(name);
+  const std::string path = TestTempPath("_" + name);
   const hid_t file =
       H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   const hsize_t dims[1] = {2};
@@ -343,7 +323,7 @@ std::string MarkerHdf5File(const std::string& name) {
 // "layers/dense/vars" is made by `build(file, group)`: it adds "0".
 std::string CraftedFile(const std::string& name,
                         const std::function<void(hid_t, hid_t)>& build) {
-  const std::string path = TempPath(name);
+  const std::string path = TestTempPath("_" + name);
   const hid_t file =
       H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   const hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
@@ -354,7 +334,7 @@ std::string CraftedFile(const std::string& name,
   H5Gclose(group);
   H5Pclose(lcpl);
   H5Fclose(file);
-  return ReadBytes(path);
+  return ReadFileBytes(path);
 }
 
 std::vector<LayerWeightsSpec> OneWeightSpecs() {
@@ -405,8 +385,8 @@ absl::Status Decode(const std::string& bytes) {
 }
 
 TEST(KerasWeights, ExternalStorageAtAnAbsolutePathIsRefused) {
-  const std::string secret = TempPath("secret_abs");
-  WriteBytes(secret, kMarker);
+  const std::string secret = TestTempPath("_secret_abs");
+  WriteFileBytes(secret, kMarker);
   ExpectRefused(Decode(ExternalStorageFile("ext_abs.h5", secret)),
                 absl::StatusCode::kInvalidArgument, "layers/dense/vars/0",
                 "external files");
@@ -415,8 +395,8 @@ TEST(KerasWeights, ExternalStorageAtAnAbsolutePathIsRefused) {
 // HDF5 resolves a relative external file name against the working
 // directory.
 TEST(KerasWeights, ExternalStorageAtARelativePathIsRefused) {
-  const std::string secret = TempPath("secret_rel");
-  WriteBytes(secret, kMarker);
+  const std::string secret = TestTempPath("_secret_rel");
+  WriteFileBytes(secret, kMarker);
   char cwd[4096];
   ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
   std::string relative;
@@ -431,7 +411,7 @@ TEST(KerasWeights, ExternalStorageAtARelativePathIsRefused) {
 
 // Reading a FIFO would block until a writer comes: refused before any read.
 TEST(KerasWeights, ExternalStorageInAFifoIsRefusedWithoutOpeningIt) {
-  const std::string fifo = TempPath("fifo");
+  const std::string fifo = TestTempPath("_fifo");
   unlink(fifo.c_str());
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   ExpectRefused(Decode(ExternalStorageFile("ext_fifo.h5", fifo)),
@@ -459,7 +439,7 @@ TEST(KerasWeights, ASoftLinkToADatasetIsRefused) {
 
 TEST(KerasWeights, ASoftLinkOnTheWayToTheGroupIsRefused) {
   const float data[2] = {1, 2};
-  const std::string path = TempPath("soft_group.h5");
+  const std::string path = TestTempPath("_soft_group.h5");
   const hid_t file =
       H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   const hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
@@ -473,7 +453,7 @@ TEST(KerasWeights, ASoftLinkOnTheWayToTheGroupIsRefused) {
       H5Lcreate_soft("/elsewhere", file, "layers/dense", lcpl, H5P_DEFAULT), 0);
   H5Pclose(lcpl);
   H5Fclose(file);
-  ExpectRefused(Decode(ReadBytes(path)), absl::StatusCode::kInvalidArgument,
+  ExpectRefused(Decode(ReadFileBytes(path)), absl::StatusCode::kInvalidArgument,
                 "'layers/dense'", "soft link");
 }
 
@@ -621,8 +601,8 @@ TEST(KerasWeights, AFloatOfAnotherSizeIsRefused) {
 // `datasets`.
 std::vector<std::pair<size_t, size_t>> RawDataRanges(
     const std::string& bytes, const std::vector<std::string>& datasets) {
-  const std::string path = TempPath("ranges.h5");
-  WriteBytes(path, bytes);
+  const std::string path = TestTempPath("_ranges.h5");
+  WriteFileBytes(path, bytes);
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   std::vector<std::pair<size_t, size_t>> out;
   for (const std::string& name : datasets) {

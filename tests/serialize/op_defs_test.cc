@@ -11,10 +11,8 @@
 // there, with that op's input count, every required attr, attrs of the
 // declared kinds and allowed dtypes, and no attr the op does not declare.
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,7 +30,9 @@
 #include "serialize/event_file.h"
 #include "serialize/graph.pb.h"
 #include "serialize/graph_def.h"
-#include "tests/serialize/tensorboard_schema.h"
+#include "tests/testing/file_bytes.h"
+#include "tests/testing/temp_path.h"
+#include "tests/testing/tensorboard_schema.h"
 
 namespace graphgc {
 namespace {
@@ -41,13 +41,6 @@ namespace pb = ::google::protobuf;
 
 using ::graphgc::testing::RunfilePath;
 using ::graphgc::testing::TensorBoardSchema;
-
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // One OpDef, read through reflection of TensorBoard's tensorboard.OpDef.
 class OpDefView {
@@ -111,7 +104,8 @@ class OpDefs {
     }
     list_ = schema_.New(type);
     if (!pb::TextFormat::ParseFromString(
-            ReadText(RunfilePath("tests/serialize/testdata/op_defs.pbtxt")),
+            ReadFileBytes(
+                RunfilePath("tests/serialize/testdata/op_defs.pbtxt")),
             list_.get())) {
       ADD_FAILURE() << "testdata/op_defs.pbtxt does not parse as an OpList";
       return;
@@ -216,8 +210,7 @@ std::vector<std::string> Check(const proto::NodeDef& node,
 // The graph the TensorBoard callback writes for `model` after one epoch.
 proto::GraphDef TrainingGraph(Sequential& model, const Tensor& x,
                               const Tensor& y, const std::string& name) {
-  const std::string log_dir = absl::StrCat(::testing::TempDir(), "/", name);
-  std::filesystem::remove_all(log_dir);
+  const std::string log_dir = TestTempPath("_" + name);
   auto tensorboard = callbacks::TensorBoard::Create({.log_dir = log_dir});
   absl::StatusOr<History> h = model.Fit(
       x, y, {.batch_size = 4, .verbose = 0, .callbacks = {tensorboard}});

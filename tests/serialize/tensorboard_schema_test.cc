@@ -8,7 +8,8 @@
 // every record of a real fit's event files is parsed with it: nothing may be
 // left as an unknown field, and the text form must equal our own classes' text
 // form field for field.
-#include "tests/serialize/tensorboard_schema.h"
+
+#include "tests/testing/tensorboard_schema.h"
 
 #include <filesystem>
 #include <memory>
@@ -29,6 +30,7 @@
 #include "serialize/event.pb.h"
 #include "serialize/graph.pb.h"
 #include "serialize/tfrecord.h"
+#include "tests/testing/temp_path.h"
 
 namespace graphgc {
 namespace {
@@ -83,8 +85,7 @@ std::vector<std::string> Records(const std::string& path) {
 class TensorBoardSchemaTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    log_dir_ = absl::StrCat(::testing::TempDir(), "/tensorboard_schema");
-    std::filesystem::remove_all(log_dir_);
+    log_dir_ = TestTempPath();
     absl::StatusOr<Sequential> model = Sequential::Create({
         layers::Input({4}),
         layers::Dense(8, {.activation = "relu"}),

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "serialize/crc32c.h"
+#include "tests/testing/file_bytes.h"
+#include "tests/testing/temp_path.h"
 #include "tests/util/fifo.h"
 
 namespace graphgc {
@@ -49,23 +50,6 @@ auto WithAllocationsOverFailing(size_t limit, F f) {
   auto result = f();
   g_fail_new_above = 0;
   return result;
-}
-
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(dir != nullptr ? dir : "/tmp", "/", name);
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void WriteFile(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 // Reads records until end of data or error.
@@ -108,7 +92,7 @@ void WriteRecords(const std::string& path,
 }
 
 std::string WriteSample(const std::string& name) {
-  const std::string path = TempPath(name);
+  const std::string path = TestTempPath("_" + name);
   WriteRecords(path, kRecords);
   return path;
 }
@@ -144,18 +128,18 @@ TEST(TFRecord, WriteThenReadRoundTrips) {
 }
 
 TEST(TFRecord, WriterCountsBytesWritten) {
-  const std::string path = TempPath("count.tfrecord");
+  const std::string path = TestTempPath("_count.tfrecord");
   auto writer = TFRecordWriter::Open(path);
   ASSERT_TRUE(writer.ok());
   ASSERT_TRUE((*writer)->Write("hello").ok());
   EXPECT_EQ((*writer)->bytes_written(), 12u + 5u + 4u);
   ASSERT_TRUE((*writer)->Close().ok());
-  EXPECT_EQ(ReadFile(path).size(), 21u);
+  EXPECT_EQ(ReadFileBytes(path).size(), 21u);
 }
 
 TEST(TFRecord, EmptyFileHasNoRecordsAndNoTornTail) {
-  const std::string path = TempPath("empty.tfrecord");
-  WriteFile(path, "");
+  const std::string path = TestTempPath("_empty.tfrecord");
+  WriteFileBytes(path, "");
   ReadResult r = ReadRecords(path);
   EXPECT_TRUE(r.status.ok()) << r.status;
   EXPECT_TRUE(r.records.empty());
@@ -164,10 +148,10 @@ TEST(TFRecord, EmptyFileHasNoRecordsAndNoTornTail) {
 
 TEST(TFRecord, CorruptLengthCrcIsReportedWithItsOffset) {
   const std::string path = WriteSample("badlen.tfrecord");
-  std::string bytes = ReadFile(path);
+  std::string bytes = ReadFileBytes(path);
   const uint64_t off = OffsetOf(2);
   bytes[off + 9] ^= 0x01;  // inside the stored length CRC of record 2
-  WriteFile(path, bytes);
+  WriteFileBytes(path, bytes);
   ReadResult r = ReadRecords(path);
   EXPECT_EQ(r.records.size(), 2u);
   EXPECT_EQ(r.status.code(), absl::StatusCode::kDataLoss);
@@ -179,9 +163,9 @@ TEST(TFRecord, CorruptLengthCrcIsReportedWithItsOffset) {
 
 TEST(TFRecord, CorruptLengthIsReportedAsLengthCrcMismatch) {
   const std::string path = WriteSample("badlen2.tfrecord");
-  std::string bytes = ReadFile(path);
+  std::string bytes = ReadFileBytes(path);
   bytes[OffsetOf(1) + 3] = 0x7f;  // a huge length, CRC no longer matches
-  WriteFile(path, bytes);
+  WriteFileBytes(path, bytes);
   ReadResult r = ReadRecords(path);
   EXPECT_EQ(r.records.size(), 1u);
   EXPECT_TRUE(absl::StrContains(
@@ -192,10 +176,10 @@ TEST(TFRecord, CorruptLengthIsReportedAsLengthCrcMismatch) {
 
 TEST(TFRecord, CorruptDataIsReportedWithItsOffset) {
   const std::string path = WriteSample("baddata.tfrecord");
-  std::string bytes = ReadFile(path);
+  std::string bytes = ReadFileBytes(path);
   const uint64_t off = OffsetOf(2);
   bytes[off + kTFRecordHeaderSize + 500] ^= 0x20;
-  WriteFile(path, bytes);
+  WriteFileBytes(path, bytes);
   ReadResult r = ReadRecords(path);
   EXPECT_EQ(r.records.size(), 2u);
   EXPECT_EQ(r.status.code(), absl::StatusCode::kDataLoss);
@@ -207,9 +191,9 @@ TEST(TFRecord, CorruptDataIsReportedWithItsOffset) {
 
 TEST(TFRecord, CorruptionIsStickyAcrossReads) {
   const std::string path = WriteSample("sticky.tfrecord");
-  std::string bytes = ReadFile(path);
+  std::string bytes = ReadFileBytes(path);
   bytes[OffsetOf(0) + kTFRecordHeaderSize] ^= 0x01;
-  WriteFile(path, bytes);
+  WriteFileBytes(path, bytes);
   auto reader = TFRecordReader::Open(path);
   ASSERT_TRUE(reader.ok());
   absl::Status first = (*reader)->Read().status();
@@ -220,9 +204,9 @@ TEST(TFRecord, CorruptionIsStickyAcrossReads) {
 
 TEST(TFRecord, TornLastRecordIsEndOfData) {
   const std::string path = WriteSample("torn.tfrecord");
-  std::string bytes = ReadFile(path);
+  std::string bytes = ReadFileBytes(path);
   bytes.resize(bytes.size() - 3);  // cut inside the last data CRC
-  WriteFile(path, bytes);
+  WriteFileBytes(path, bytes);
   ReadResult r = ReadRecords(path);
   EXPECT_TRUE(r.status.ok()) << r.status;
   EXPECT_EQ(r.records.size(), kRecords.size() - 1);
@@ -230,10 +214,10 @@ TEST(TFRecord, TornLastRecordIsEndOfData) {
 }
 
 TEST(TFRecord, EveryPrefixReadsItsWholeRecords) {
-  const std::string full = ReadFile(WriteSample("prefix_src.tfrecord"));
-  const std::string path = TempPath("prefix.tfrecord");
+  const std::string full = ReadFileBytes(WriteSample("prefix_src.tfrecord"));
+  const std::string path = TestTempPath("_prefix.tfrecord");
   for (size_t cut = 0; cut <= full.size(); ++cut) {
-    WriteFile(path, full.substr(0, cut));
+    WriteFileBytes(path, full.substr(0, cut));
     size_t whole = 0;
     while (whole < kRecords.size() && OffsetOf(whole + 1) <= cut) ++whole;
     ReadResult r = ReadRecords(path);
@@ -245,10 +229,10 @@ TEST(TFRecord, EveryPrefixReadsItsWholeRecords) {
 }
 
 TEST(TFRecord, ReadAfterTornTailPicksUpTheRestOnceWritten) {
-  const std::string full = ReadFile(WriteSample("grow_src.tfrecord"));
-  const std::string path = TempPath("grow.tfrecord");
+  const std::string full = ReadFileBytes(WriteSample("grow_src.tfrecord"));
+  const std::string path = TestTempPath("_grow.tfrecord");
   const size_t cut = OffsetOf(1) + 5;
-  WriteFile(path, full.substr(0, cut));
+  WriteFileBytes(path, full.substr(0, cut));
   auto reader = TFRecordReader::Open(path);
   ASSERT_TRUE(reader.ok());
   auto rec = (*reader)->Read();
@@ -269,7 +253,7 @@ TEST(TFRecord, ReadAfterTornTailPicksUpTheRestOnceWritten) {
 }
 
 TEST(TFRecord, OpeningAMissingFileIsNotFound) {
-  auto reader = TFRecordReader::Open(TempPath("does/not/exist"));
+  auto reader = TFRecordReader::Open(TestTempPath("_does/not/exist"));
   EXPECT_EQ(reader.status().code(), absl::StatusCode::kNotFound);
 }
 
@@ -284,7 +268,7 @@ TEST(TFRecord, WritingToAFullDeviceIsAnErrorThatSticks) {
 }
 
 TEST(TFRecord, WriteAfterCloseFails) {
-  auto writer = TFRecordWriter::Open(TempPath("closed.tfrecord"));
+  auto writer = TFRecordWriter::Open(TestTempPath("_closed.tfrecord"));
   ASSERT_TRUE(writer.ok());
   ASSERT_TRUE((*writer)->Close().ok());
   EXPECT_EQ((*writer)->Write("x").code(),
@@ -304,12 +288,12 @@ std::string HeaderClaiming(uint64_t length) {
 // rest: a sparse file, which takes no disk.
 void WriteSparseFile(const std::string& path, const std::string& header,
                      uint64_t size) {
-  WriteFile(path, header);
+  WriteFileBytes(path, header);
   ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(size)), 0) << path;
 }
 
 TEST(TFRecord, ReadRefusesASparseRecordLongerThanTheCap) {
-  const std::string path = TempPath("sparse64g.tfrecord");
+  const std::string path = TestTempPath("_sparse64g.tfrecord");
   const uint64_t claimed = uint64_t{64} << 30;  // 64 GiB
   WriteSparseFile(path, HeaderClaiming(claimed),
                   kTFRecordHeaderSize + claimed + kTFRecordFooterSize);
@@ -325,8 +309,8 @@ TEST(TFRecord, ReadRefusesASparseRecordLongerThanTheCap) {
 }
 
 TEST(TFRecord, ReadRefusesALengthOf2To63EvenWithTheCapRaisedToTheMaximum) {
-  const std::string path = TempPath("length2to63.tfrecord");
-  WriteFile(path, HeaderClaiming(uint64_t{1} << 63));
+  const std::string path = TestTempPath("_length2to63.tfrecord");
+  WriteFileBytes(path, HeaderClaiming(uint64_t{1} << 63));
   auto reader = TFRecordReader::Open(path, {.max_record_bytes = UINT64_MAX});
   ASSERT_TRUE(reader.ok()) << reader.status();
   auto rec = (*reader)->Read();
@@ -338,8 +322,8 @@ TEST(TFRecord, ReadRefusesALengthOf2To63EvenWithTheCapRaisedToTheMaximum) {
 }
 
 TEST(TFRecord, ReadOfAHeaderOverTheCapInAShortFileIsCorruptionNotATornTail) {
-  const std::string path = TempPath("overcap_short.tfrecord");
-  WriteFile(path, HeaderClaiming(kMaxTFRecordBytes + 1));
+  const std::string path = TestTempPath("_overcap_short.tfrecord");
+  WriteFileBytes(path, HeaderClaiming(kMaxTFRecordBytes + 1));
   ReadResult r = ReadRecords(path);
   EXPECT_EQ(r.status.code(), absl::StatusCode::kDataLoss) << r.status;
   EXPECT_FALSE(r.truncated_tail);
@@ -362,7 +346,7 @@ TEST(TFRecord, ReadHonoursALowerCapFromOptions) {
 }
 
 TEST(TFRecord, ReadOfACorruptSparseRecordUnderTheCapAllocatesAtMostAChunk) {
-  const std::string path = TempPath("sparse8m.tfrecord");
+  const std::string path = TestTempPath("_sparse8m.tfrecord");
   const uint64_t claimed = 8 * kTFRecordReadChunkBytes;
   WriteSparseFile(path, HeaderClaiming(claimed),
                   kTFRecordHeaderSize + claimed + kTFRecordFooterSize);
@@ -375,7 +359,7 @@ TEST(TFRecord, ReadOfACorruptSparseRecordUnderTheCapAllocatesAtMostAChunk) {
 }
 
 TEST(TFRecord, ReadThatRunsOutOfMemoryIsResourceExhaustedAndCanBeRetried) {
-  const std::string path = TempPath("oom.tfrecord");
+  const std::string path = TestTempPath("_oom.tfrecord");
   const std::string big(2 * kTFRecordReadChunkBytes, 'b');
   WriteRecords(path, {big});
   auto reader = TFRecordReader::Open(path);
@@ -396,7 +380,7 @@ TEST(TFRecord, ReadThatRunsOutOfMemoryIsResourceExhaustedAndCanBeRetried) {
 }
 
 TEST(TFRecord, RecordsLongerThanOneChunkRoundTrip) {
-  const std::string path = TempPath("big.tfrecord");
+  const std::string path = TestTempPath("_big.tfrecord");
   std::string big(5 * kTFRecordReadChunkBytes / 2 + 7, '\0');
   for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 31);
   WriteRecords(path, {big, "after"});
@@ -408,12 +392,12 @@ TEST(TFRecord, RecordsLongerThanOneChunkRoundTrip) {
 }
 
 TEST(TFRecord, CorruptDataInALaterChunkIsReportedWithItsOffset) {
-  const std::string path = TempPath("bigbad.tfrecord");
+  const std::string path = TestTempPath("_bigbad.tfrecord");
   WriteRecords(path, {"small", std::string(3 * kTFRecordReadChunkBytes, 'z')});
-  std::string bytes = ReadFile(path);
+  std::string bytes = ReadFileBytes(path);
   const uint64_t off = kTFRecordHeaderSize + 5 + kTFRecordFooterSize;
   bytes[off + kTFRecordHeaderSize + 2 * kTFRecordReadChunkBytes + 9] ^= 0x40;
-  WriteFile(path, bytes);
+  WriteFileBytes(path, bytes);
   ReadResult r = ReadRecords(path);
   EXPECT_EQ(r.status.code(), absl::StatusCode::kDataLoss) << r.status;
   EXPECT_TRUE(absl::StrContains(
@@ -423,11 +407,11 @@ TEST(TFRecord, CorruptDataInALaterChunkIsReportedWithItsOffset) {
 }
 
 TEST(TFRecord, RecordLongerThanOneChunkCutShortIsATornTail) {
-  const std::string path = TempPath("bigtorn.tfrecord");
+  const std::string path = TestTempPath("_bigtorn.tfrecord");
   WriteRecords(path, {std::string(2 * kTFRecordReadChunkBytes, 'q')});
-  std::string bytes = ReadFile(path);
+  std::string bytes = ReadFileBytes(path);
   bytes.resize(bytes.size() - 2);
-  WriteFile(path, bytes);
+  WriteFileBytes(path, bytes);
   ReadResult r = ReadRecords(path);
   EXPECT_TRUE(r.status.ok()) << r.status;
   EXPECT_TRUE(r.records.empty());
@@ -435,7 +419,7 @@ TEST(TFRecord, RecordLongerThanOneChunkCutShortIsATornTail) {
 }
 
 TEST(TFRecord, WriteRefusesDataOverTheLimitWithoutWritingOrSticking) {
-  const std::string path = TempPath("overlimit.tfrecord");
+  const std::string path = TestTempPath("_overlimit.tfrecord");
   auto writer = TFRecordWriter::Open(path);
   ASSERT_TRUE(writer.ok()) << writer.status();
   // An untouched anonymous mapping: a view of 1 GiB + 1 bytes that costs
@@ -455,7 +439,7 @@ TEST(TFRecord, WriteRefusesDataOverTheLimitWithoutWritingOrSticking) {
 }
 
 TEST(TFRecord, OpenRefusesAFifoWithoutWaitingForAWriter) {
-  const std::string path = TempPath("fifo.tfrecord");
+  const std::string path = TestTempPath("_fifo.tfrecord");
   ASSERT_TRUE(MakeFifo(path));
   std::optional<absl::Status> s = CallUnlessItBlocks(
       path, [&] { return TFRecordReader::Open(path).status(); });
@@ -464,14 +448,14 @@ TEST(TFRecord, OpenRefusesAFifoWithoutWaitingForAWriter) {
 }
 
 TEST(TFRecord, OpenRefusesADirectory) {
-  const std::string path = TempPath("a_directory");
+  const std::string path = TestTempPath("_a_directory");
   std::filesystem::create_directories(path);
   EXPECT_EQ(TFRecordReader::Open(path).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
 TEST(TFRecord, WriterOpenOfAFifoWithoutAReaderFailsInsteadOfWaiting) {
-  const std::string path = TempPath("fifo_out.tfrecord");
+  const std::string path = TestTempPath("_fifo_out.tfrecord");
   ASSERT_TRUE(MakeFifo(path));
   std::optional<absl::Status> s = CallUnlessItBlocks(
       path, [&] { return TFRecordWriter::Open(path).status(); });
@@ -480,7 +464,7 @@ TEST(TFRecord, WriterOpenOfAFifoWithoutAReaderFailsInsteadOfWaiting) {
 }
 
 TEST(TFRecord, PathsWithANulByteAreRefusedAndCreateNothing) {
-  const std::string stem = TempPath("nul_stem");
+  const std::string stem = TestTempPath("_nul_stem");
   const std::string path = stem + std::string("\0.tfrecord", 10);
   EXPECT_EQ(TFRecordWriter::Open(path).status().code(),
             absl::StatusCode::kInvalidArgument);

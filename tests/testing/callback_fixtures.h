@@ -9,8 +9,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -125,11 +123,6 @@ inline bool SameWeights(const std::vector<Tensor>& a,
     }
   }
   return true;
-}
-
-inline std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // Every weight of `model`, flattened, to tell whether a fit moved any.

@@ -2,7 +2,8 @@
 //
 // A scratch path for the running test: "<dir>/<test name><suffix>", where
 // <dir> is $TEST_TMPDIR (Bazel gives each test its own) or /tmp outside
-// Bazel, and <test name> is gtest's name of the running test. Whatever an
+// Bazel, and <test name> is gtest's name of the running test (a
+// parameterized test's "Name/0" as "Name_0"). Whatever an
 // earlier run left there is removed first, so the test starts from nothing
 // at that path (the test makes the file or directory it needs); a test
 // removes it again in its TearDown.

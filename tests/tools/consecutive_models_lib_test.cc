@@ -1,6 +1,5 @@
 #include "tools/consecutive_models_lib.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -9,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "runtime/graph.h"
+#include "tests/testing/temp_path.h"
 
 namespace graphgc::consecutive {
 namespace {
@@ -17,12 +17,7 @@ namespace fs = std::filesystem;
 
 class ConsecutiveModelsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/", info->name());
-    fs::remove_all(dir_);
-  }
+  void SetUp() override { dir_ = TestTempPath(); }
 
   // A small run on its own graph: 200 samples keep it fast.
   RunResult RunOn(Graph& g, int models, bool gc) {
@@ -87,9 +82,12 @@ TEST_F(ConsecutiveModelsTest, LeakReportNamesTheLastModel) {
   options.graph = &g;
   absl::StatusOr<RunResult> r = RunConsecutiveModels(options);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_TRUE(absl::StrContains(r->leak_report, "Leak report")) << r->leak_report;
-  EXPECT_TRUE(absl::StrContains(r->leak_report, "Sequential '")) << r->leak_report;
-  EXPECT_TRUE(absl::StrContains(r->leak_report, "ExplainRetention")) << r->leak_report;
+  EXPECT_TRUE(absl::StrContains(r->leak_report, "Leak report"))
+      << r->leak_report;
+  EXPECT_TRUE(absl::StrContains(r->leak_report, "Sequential '"))
+      << r->leak_report;
+  EXPECT_TRUE(absl::StrContains(r->leak_report, "ExplainRetention"))
+      << r->leak_report;
 }
 
 TEST_F(ConsecutiveModelsTest, RejectsBadOptions) {

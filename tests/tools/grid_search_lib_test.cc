@@ -1,7 +1,6 @@
 // tests/tools/grid_search_lib_test.cc: tools/grid_search_lib.h.
 #include "tools/grid_search_lib.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -15,18 +14,12 @@
 #include "serialize/event.pb.h"
 #include "serialize/event_file.h"
 #include "serialize/hparams_summary.h"
+#include "tests/testing/temp_path.h"
 
 namespace graphgc::grid {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string TempDir(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
-  fs::remove_all(path);
-  return path;
-}
 
 // `rows` rows of `classes` well-separated clusters in 4 features (values
 // 0..16 like the digits), labels dealt in turn.
@@ -266,7 +259,7 @@ TEST(GridSearchCreate, RefusesMoreTrialsThanMaxTrials) {
 }
 
 TEST(CheckOutputPath, RefusesAPathThatCannotBeCreatedOrIsOfTheWrongKind) {
-  const std::string dir = TempDir("outputs");
+  const std::string dir = TestTempPath();
   fs::create_directories(dir);
   const std::string file = dir + "/a_file";
   {
@@ -384,7 +377,7 @@ TEST(RunTrial, OverAHundredTrialsTheGraphAndRssStayBounded) {
 
 TEST(RunTrial, WritesTensorBoardRunsAndHParamsSessionsTheExperimentToo) {
   Graph g;
-  const std::string logdir = TempDir("grid_logs");
+  const std::string logdir = TestTempPath();
   std::vector<Config> configs = {{.units = 8}, {.units = 16, .dropout = 0.5}};
   absl::StatusOr<GridSearch> s = GridSearch::Create(
       Clusters(60, 3, 1), configs,
@@ -456,7 +449,7 @@ TEST(RunTrial, WritesTensorBoardRunsAndHParamsSessionsTheExperimentToo) {
 
 TEST(TrainAndSave, SavesAModelThatLoadsBack) {
   Graph g;
-  const std::string dir = TempDir("grid_best");
+  const std::string dir = TestTempPath();
   absl::StatusOr<GridSearch> s = GridSearch::Create(
       Clusters(60, 3, 1), {{.units = 8}}, {.folds = 2, .graph = &g});
   ASSERT_TRUE(s.ok());

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "serialize/event_file.h"
 #include "tests/testing/packed_zeros_events.h"
+#include "tests/testing/temp_path.h"
 #include "tests/util/fifo.h"
 
 namespace graphgc::tfevents {
@@ -19,12 +20,7 @@ namespace fs = std::filesystem;
 
 class TfeventsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/", info->name());
-    fs::remove_all(dir_);
-  }
+  void SetUp() override { dir_ = TestTempPath(); }
 
   // A file with a 3-node graph (Const, Const, MatMul) and two scalar tags.
   std::string WriteSampleFile(const std::string& log_dir) {

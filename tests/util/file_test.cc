@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -15,17 +14,12 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tests/testing/temp_path.h"
 #include "tests/util/fifo.h"
 
 namespace graphgc {
 namespace {
-
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(dir != nullptr ? dir : "/tmp", "/file_test_", name);
-}
 
 TEST(FileError, MapsTheErrnoAndNamesWhat) {
   const absl::Status s =
@@ -52,7 +46,7 @@ TEST(CheckPath, RefusesAPathWithANulByteNamingWhereItIs) {
 }
 
 TEST(OpenRegularFileForReading, OpensARegularFile) {
-  const std::string path = TempPath("regular");
+  const std::string path = TestTempPath("_regular");
   std::ofstream(path) << "data";
   absl::StatusOr<ScopedFd> fd = OpenRegularFileForReading(path);
   ASSERT_TRUE(fd.ok()) << fd.status();
@@ -61,12 +55,12 @@ TEST(OpenRegularFileForReading, OpensARegularFile) {
 }
 
 TEST(OpenRegularFileForReading, MissingFileIsNotFound) {
-  EXPECT_EQ(OpenRegularFileForReading(TempPath("missing")).status().code(),
+  EXPECT_EQ(OpenRegularFileForReading(TestTempPath("_missing")).status().code(),
             absl::StatusCode::kNotFound);
 }
 
 TEST(OpenRegularFileForReading, RefusesADirectory) {
-  const std::string path = TempPath("dir");
+  const std::string path = TestTempPath("_dir");
   std::filesystem::create_directories(path);
   const absl::Status s = OpenRegularFileForReading(path).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
@@ -74,7 +68,7 @@ TEST(OpenRegularFileForReading, RefusesADirectory) {
 }
 
 TEST(OpenRegularFileForReading, RefusesAFifoWithoutWaitingForAWriter) {
-  const std::string path = TempPath("fifo");
+  const std::string path = TestTempPath("_fifo");
   ASSERT_TRUE(MakeFifo(path));
   std::optional<absl::Status> s = CallUnlessItBlocks(
       path, [&] { return OpenRegularFileForReading(path).status(); });
@@ -91,7 +85,7 @@ TEST(OpenRegularFileForReading, RefusesACharacterDevice) {
 }
 
 TEST(OpenRegularFileForReading, RefusesAPathWithANulByte) {
-  const std::string path = TempPath("regular_nul");
+  const std::string path = TestTempPath("_regular_nul");
   std::ofstream(path) << "data";
   const absl::Status s =
       OpenRegularFileForReading(path + std::string("\0.x", 3)).status();
@@ -99,7 +93,7 @@ TEST(OpenRegularFileForReading, RefusesAPathWithANulByte) {
 }
 
 TEST(ReadRegularFile, ReturnsTheWholeFile) {
-  const std::string path = TempPath("read_whole");
+  const std::string path = TestTempPath("_read_whole");
   std::ofstream(path) << "hello, file";
   absl::StatusOr<std::string> text = ReadRegularFile(path, 1024);
   ASSERT_TRUE(text.ok()) << text.status();
@@ -107,7 +101,7 @@ TEST(ReadRegularFile, ReturnsTheWholeFile) {
 }
 
 TEST(ReadRegularFile, RefusesAFileOverTheCapBeforeReadingIt) {
-  const std::string path = TempPath("read_big");
+  const std::string path = TestTempPath("_read_big");
   std::ofstream(path) << std::string(100, 'x');
   const absl::Status s = ReadRegularFile(path, 99).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
@@ -116,13 +110,14 @@ TEST(ReadRegularFile, RefusesAFileOverTheCapBeforeReadingIt) {
 }
 
 TEST(ReadRegularFile, MissingFileIsNotFoundNamingIt) {
-  const absl::Status s = ReadRegularFile(TempPath("read_missing"), 10).status();
+  const absl::Status s =
+      ReadRegularFile(TestTempPath("_read_missing"), 10).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
   EXPECT_TRUE(absl::StrContains(s.message(), "read_missing")) << s;
 }
 
 TEST(ReadRegularFile, RefusesAFifoWithoutWaitingForAWriter) {
-  const std::string path = TempPath("read_fifo");
+  const std::string path = TestTempPath("_read_fifo");
   ASSERT_TRUE(MakeFifo(path));
   std::optional<absl::Status> s = CallUnlessItBlocks(
       path, [&] { return ReadRegularFile(path, 10).status(); });
@@ -146,10 +141,9 @@ std::vector<std::string> Entries(const std::string& dir) {
   return out;
 }
 
-// A fresh, empty directory.
-std::string FreshDir(const std::string& name) {
-  const std::string dir = TempPath(name);
-  std::filesystem::remove_all(dir);
+// A fresh, empty directory for the running test.
+std::string FreshDir() {
+  const std::string dir = TestTempPath();
   std::filesystem::create_directories(dir);
   return dir;
 }
@@ -159,13 +153,13 @@ absl::Status AnyDirectoryMayBeReplaced(const std::string&) {
 }
 
 TEST(WriteNewFile, WritesTheBytes) {
-  const std::string dir = FreshDir("new_file");
+  const std::string dir = FreshDir();
   ASSERT_TRUE(WriteNewFile(dir + "/f", std::string("a\0b", 3)).ok());
   EXPECT_EQ(Contents(dir + "/f"), std::string("a\0b", 3));
 }
 
 TEST(WriteNewFile, RefusesAnExistingFileAndLeavesIt) {
-  const std::string dir = FreshDir("new_file_exists");
+  const std::string dir = FreshDir();
   std::ofstream(dir + "/f") << "old";
   const absl::Status s = WriteNewFile(dir + "/f", "new");
   EXPECT_EQ(s.code(), absl::StatusCode::kAlreadyExists) << s;
@@ -181,14 +175,14 @@ TEST(StagingPath, GivesADifferentSiblingEachCall) {
 }
 
 TEST(WriteFileAtomically, CreatesTheParentsAndTheFile) {
-  const std::string dir = FreshDir("atomic_file");
+  const std::string dir = FreshDir();
   ASSERT_TRUE(WriteFileAtomically(dir + "/a/b/f", "bytes").ok());
   EXPECT_EQ(Contents(dir + "/a/b/f"), "bytes");
   EXPECT_EQ(Entries(dir + "/a/b"), std::vector<std::string>{"f"});
 }
 
 TEST(WriteFileAtomically, ReplacesAnExistingFile) {
-  const std::string dir = FreshDir("atomic_file_replace");
+  const std::string dir = FreshDir();
   std::ofstream(dir + "/f") << "old";
   ASSERT_TRUE(WriteFileAtomically(dir + "/f", "new").ok());
   EXPECT_EQ(Contents(dir + "/f"), "new");
@@ -196,7 +190,7 @@ TEST(WriteFileAtomically, ReplacesAnExistingFile) {
 }
 
 TEST(WriteFileAtomically, FailingRenameLeavesNoStagedFile) {
-  const std::string dir = FreshDir("atomic_file_onto_dir");
+  const std::string dir = FreshDir();
   std::filesystem::create_directories(dir + "/f/inside");
   const absl::Status s = WriteFileAtomically(dir + "/f", "new");
   EXPECT_FALSE(s.ok());
@@ -205,7 +199,7 @@ TEST(WriteFileAtomically, FailingRenameLeavesNoStagedFile) {
 }
 
 TEST(WriteDirectoryAtomically, CreatesTheDirectoryWithTheFilesInOrder) {
-  const std::string root = FreshDir("atomic_dir");
+  const std::string root = FreshDir();
   bool asked = false;
   ASSERT_TRUE(WriteDirectoryAtomically(root + "/p/d/", "test dir",
                                        {{"b", "2"}, {"a", "1"}},
@@ -221,7 +215,7 @@ TEST(WriteDirectoryAtomically, CreatesTheDirectoryWithTheFilesInOrder) {
 }
 
 TEST(WriteDirectoryAtomically, ReplacesAnExistingDirectoryWhole) {
-  const std::string root = FreshDir("atomic_dir_replace");
+  const std::string root = FreshDir();
   std::filesystem::create_directories(root + "/d");
   std::ofstream(root + "/d/old") << "old";
   std::string asked_about;
@@ -237,7 +231,7 @@ TEST(WriteDirectoryAtomically, ReplacesAnExistingDirectoryWhole) {
 }
 
 TEST(WriteDirectoryAtomically, KeepsAnExistingDirectoryMayReplaceRefuses) {
-  const std::string root = FreshDir("atomic_dir_refused");
+  const std::string root = FreshDir();
   std::filesystem::create_directories(root + "/d");
   std::ofstream(root + "/d/old") << "old";
   const absl::Status s = WriteDirectoryAtomically(
@@ -256,7 +250,7 @@ TEST(WriteDirectoryAtomically, RefusesTheRootNamingWhat) {
 }
 
 TEST(WriteDirectoryAtomically, AFailedWriteLeavesNoStagedDirectory) {
-  const std::string root = FreshDir("atomic_dir_bad_name");
+  const std::string root = FreshDir();
   const absl::Status s =
       WriteDirectoryAtomically(root + "/d", "test dir", {{"no/such/sub", "1"}},
                                AnyDirectoryMayBeReplaced);

@@ -28,6 +28,7 @@
 #include "serialize/keras_weights.h"
 #include "serialize/summary.pb.h"
 #include "tests/testing/callback_fixtures.h"
+#include "tests/testing/file_bytes.h"
 
 namespace graphgc {
 namespace {
@@ -164,7 +165,7 @@ TEST_F(CheckpointTest, WeightsOnlyWritesAKerasWeightsFile) {
   const std::string path = dir_ + "/w-2.weights.h5";
   const std::vector<Tensor> weights = model_.GetWeights();
   absl::StatusOr<std::vector<std::vector<Tensor>>> read =
-      DecodeKerasWeights(ReadFile(path),
+      DecodeKerasWeights(ReadFileBytes(path),
                          {{.path = "layers/dense",
                            .shapes = {weights[0].shape(), weights[1].shape()}}},
                          path);
@@ -180,8 +181,8 @@ TEST_F(CheckpointTest, WeightsOnlyFileIsWhatSaveWritesAsModelWeights) {
       model_.Fit(x_, y_, {.epochs = 1, .verbose = 0, .callbacks = {checkpoint}})
           .ok());
   ASSERT_TRUE(model_.Save(dir_ + "/model").ok());
-  EXPECT_EQ(ReadFile(dir_ + "/w.weights.h5"),
-            ReadFile(dir_ + "/model/model.weights.h5"));
+  EXPECT_EQ(ReadFileBytes(dir_ + "/w.weights.h5"),
+            ReadFileBytes(dir_ + "/model/model.weights.h5"));
 }
 
 TEST_F(CheckpointTest, MalformedPlaceholderStopsTheFitNamingIt) {

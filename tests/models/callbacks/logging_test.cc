@@ -29,6 +29,7 @@
 #include "serialize/keras_weights.h"
 #include "serialize/summary.pb.h"
 #include "tests/testing/callback_fixtures.h"
+#include "tests/testing/file_bytes.h"
 
 namespace graphgc {
 namespace {
@@ -351,7 +352,7 @@ TEST_F(WatchingCallbackTest, CSVLoggerWritesKerasHeaderAndOneRowPerEpoch) {
     }
     expected += "\r\n";
   }
-  EXPECT_EQ(ReadFile(csv_path_), expected);
+  EXPECT_EQ(ReadFileBytes(csv_path_), expected);
 }
 
 TEST_F(WatchingCallbackTest, CSVLoggerWritesNaForAKeyMissingLater) {
@@ -360,7 +361,7 @@ TEST_F(WatchingCallbackTest, CSVLoggerWritesNaForAKeyMissingLater) {
   ASSERT_TRUE(csv->OnEpochEnd(0, {{"b", 0.5f}, {"a", 1.0f}}).ok());
   ASSERT_TRUE(csv->OnEpochEnd(1, {{"a", 2.0f}}).ok());
   ASSERT_TRUE(csv->OnTrainEnd({}).ok());
-  EXPECT_EQ(ReadFile(csv_path_), "epoch,a,b\r\n0,1.0,0.5\r\n1,2.0,NA\r\n");
+  EXPECT_EQ(ReadFileBytes(csv_path_), "epoch,a,b\r\n0,1.0,0.5\r\n1,2.0,NA\r\n");
 }
 
 TEST_F(WatchingCallbackTest, CSVLoggerRewritesTheFileForEachFit) {
@@ -369,7 +370,7 @@ TEST_F(WatchingCallbackTest, CSVLoggerRewritesTheFileForEachFit) {
       model_.Fit(x_, y_, {.epochs = 3, .verbose = 0, .callbacks = {csv}}).ok());
   ASSERT_TRUE(
       model_.Fit(x_, y_, {.epochs = 1, .verbose = 0, .callbacks = {csv}}).ok());
-  const std::string text = ReadFile(csv_path_);
+  const std::string text = ReadFileBytes(csv_path_);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
 }
 

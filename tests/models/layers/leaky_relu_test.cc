@@ -1,14 +1,11 @@
 // models/layers/leaky_relu.cc: the LeakyReLU kind, reached only through the
 // layer registry (layers::FromConfig, LoadModel), in models, Summary and
 // save/load.
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "models/layers.h"
 #include "models/losses.h"
@@ -18,19 +15,12 @@
 #include "nlohmann/json.hpp"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
+#include "tests/testing/temp_path.h"
 
 namespace graphgc {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string TempDir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string dir =
-      absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/leaky_relu_test/", name);
-  std::filesystem::remove_all(dir);
-  return dir;
-}
 
 Json ReadJson(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -155,7 +145,7 @@ TEST(LeakyReLU, TrainsBehindADenseLayer) {
 }
 
 TEST(LeakyReLU, SaveWritesKerasConfigAndLoadsBack) {
-  const std::string dir = TempDir("round_trip");
+  const std::string dir = TestTempPath();
   Graph g;
   absl::StatusOr<Sequential> m = Sequential::Create(
       {layers::Input({3}),

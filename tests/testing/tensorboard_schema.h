@@ -1,13 +1,13 @@
-// tests/serialize/tensorboard_schema.h
+// tests/testing/tensorboard_schema.h
 //
 // TensorBoard's own .proto schema for tests: the FileDescriptorSet protoc
-// made of the vendored protos in testdata/tensorboard_proto (the BUILD's
-// :tensorboard_descriptors.pb, package `tensorboard`), built into a
-// DescriptorPool so messages can be parsed with TensorBoard's types rather
-// than graphgc's. A test target that uses it lists
-// ":tensorboard_descriptors.pb" in its data.
-#ifndef GRAPHGC_TESTS_SERIALIZE_TENSORBOARD_SCHEMA_H_
-#define GRAPHGC_TESTS_SERIALIZE_TENSORBOARD_SCHEMA_H_
+// made of the protos vendored in tests/serialize/testdata/tensorboard_proto
+// (//tests/serialize:tensorboard_descriptors.pb, package `tensorboard`,
+// in the runfiles of every test that depends on this library), built into
+// a DescriptorPool so messages can be parsed with TensorBoard's types rather
+// than graphgc's.
+#ifndef GRAPHGC_TESTS_TESTING_TENSORBOARD_SCHEMA_H_
+#define GRAPHGC_TESTS_TESTING_TENSORBOARD_SCHEMA_H_
 
 #include <cstdlib>
 #include <fstream>
@@ -69,4 +69,4 @@ class TensorBoardSchema {
 
 }  // namespace graphgc::testing
 
-#endif  // GRAPHGC_TESTS_SERIALIZE_TENSORBOARD_SCHEMA_H_
+#endif  // GRAPHGC_TESTS_TESTING_TENSORBOARD_SCHEMA_H_
