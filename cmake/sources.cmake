@@ -84,7 +84,6 @@ set(GRAPHGC_SOURCES
     serialize/hparams_summary.cc
     serialize/keras_weights.cc
     serialize/parse_budget.cc
-    serialize/keras_weights_layout.cc
     serialize/scope_renaming.cc
     serialize/tfrecord.cc
 )
@@ -188,7 +187,6 @@ set(GRAPHGC_HEADERS
     serialize/hparams_summary.h
     serialize/keras_weights.h
     serialize/parse_budget.h
-    serialize/keras_weights_layout.h
     serialize/scope_renaming.h
     serialize/tfrecord.h
 )

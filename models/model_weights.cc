@@ -8,7 +8,6 @@
 #include "models/layer_registry.h"
 #include "models/layer_state.h"
 #include "serialize/keras_weights.h"
-#include "serialize/keras_weights_layout.h"
 #include "util/os_error.h"
 #include "util/status_macros.h"
 
@@ -36,6 +35,32 @@ std::vector<std::string> WeightsPaths(const std::vector<Layer>& layers) {
   return paths;
 }
 
+// Refuses a weights file holding a layer group not in `expected`, as Keras
+// refuses a layer count mismatch. `saved` holds up to expected.size() + 1
+// names, so an extra group is among them when there is one.
+absl::Status CheckSavedLayers(const KerasWeightsLayers& saved,
+                              const std::set<std::string>& expected,
+                              const std::string& file) {
+  std::string unknown;
+  for (const std::string& name : saved.names) {
+    if (expected.count(name) == 0) {
+      unknown = name;
+      break;
+    }
+  }
+  if (unknown.empty() && saved.count <= expected.size()) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      file,
+      ": Layer count mismatch when loading weights from file. Model "
+      "expected ",
+      expected.size(), " layers, found ", saved.count, " saved layers",
+      unknown.empty() ? std::string()
+                      : absl::StrCat(" ('layers/", unknown,
+                                     "' is no layer of config.json)")));
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
@@ -61,43 +86,15 @@ absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
   return h5;
 }
 
-absl::Status CheckSavedLayers(std::string_view h5,
-                              const std::vector<Layer>& layers,
-                              const std::string& file) {
-  std::set<std::string> expected;
-  for (const std::string& path : WeightsPaths(layers)) {
-    if (!path.empty()) expected.insert(path.substr(sizeof("layers/") - 1));
-  }
-  absl::StatusOr<KerasWeightsLayers> saved = ListKerasWeightsLayers(
-      absl::string_view(h5.data(), h5.size()), expected.size() + 1, file);
-  GG_RETURN_IF_ERROR(saved.status());
-  std::string unknown;
-  for (const std::string& name : saved->names) {
-    if (expected.count(name) == 0) {
-      unknown = name;
-      break;
-    }
-  }
-  if (unknown.empty() && saved->count <= expected.size()) {
-    return absl::OkStatus();
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      file,
-      ": Layer count mismatch when loading weights from file. Model "
-      "expected ",
-      expected.size(), " layers, found ", saved->count, " saved layers",
-      unknown.empty() ? std::string()
-                      : absl::StrCat(" ('layers/", unknown,
-                                     "' is no layer of config.json)")));
-}
-
 absl::StatusOr<std::vector<Tensor>> DecodeModelWeights(
     const std::string& h5, const std::vector<Layer>& layers,
     const std::string& file) {
   const std::vector<std::string> paths = WeightsPaths(layers);
+  std::set<std::string> expected;
   std::vector<LayerWeightsSpec> specs;
   for (size_t i = 0; i < paths.size(); ++i) {
     if (paths[i].empty()) continue;
+    expected.insert(paths[i].substr(sizeof("layers/") - 1));
     LayerWeightsSpec spec{.path = paths[i]};
     const BuiltLayer* built = SavingAccess::State(layers[i])->built();
     if (built == nullptr) {
@@ -107,8 +104,15 @@ absl::StatusOr<std::vector<Tensor>> DecodeModelWeights(
     for (const auto& v : built->variables) spec.shapes.push_back(v.shape);
     specs.push_back(std::move(spec));
   }
+  // The layer groups are listed and checked in the same open of the image,
+  // before any weight is read.
   absl::StatusOr<std::vector<std::vector<Tensor>>> values =
-      DecodeKerasWeights(h5, specs, file);
+      DecodeKerasWeights(h5, specs, file,
+                         {.check_layers =
+                              [&](const KerasWeightsLayers& saved) {
+                                return CheckSavedLayers(saved, expected, file);
+                              },
+                          .max_layer_names = expected.size() + 1});
   GG_RETURN_IF_ERROR(values.status());
   std::vector<Tensor> flat;
   for (auto& layer : *values) {

@@ -9,10 +9,8 @@
 #define GRAPHGC_MODELS_MODEL_WEIGHTS_H_
 
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "models/layers.h"
 #include "models/saving_access.h"
@@ -26,16 +24,12 @@ namespace models_internal {
 absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
                                          const std::string& where);
 
-// Refuses a weights file holding a layer group no layer of `layers` has,
-// as Keras refuses a layer count mismatch. Groups outside "layers"
-// (Keras's "optimizer") are not looked at.
-absl::Status CheckSavedLayers(std::string_view h5,
-                              const std::vector<Layer>& layers,
-                              const std::string& file);
-
 // The weights of `layers` (built, as Sequential::Create leaves them) read
 // from `h5` (`file` names it in statuses), in layer order and each layer's
-// variables in order: what AssignWeights takes.
+// variables in order: what AssignWeights takes. A file holding a layer
+// group no layer of `layers` has is refused before any weight is read, as
+// Keras refuses a layer count mismatch; groups outside "layers" (Keras's
+// "optimizer") are not looked at.
 absl::StatusOr<std::vector<Tensor>> DecodeModelWeights(
     const std::string& h5, const std::vector<Layer>& layers,
     const std::string& file);

@@ -24,7 +24,6 @@
 namespace graphgc {
 
 using models_internal::CheckLoadBudget;
-using models_internal::CheckSavedLayers;
 using models_internal::ConfigJson;
 using models_internal::DecodeModelWeights;
 using models_internal::Freeze;
@@ -124,7 +123,7 @@ absl::StatusOr<Sequential> LoadModelUnguarded(const std::string& dir,
   GG_RETURN_IF_ERROR(CheckPath(dir, "LoadModel directory"));
   const std::string config_file = Join(dir, kConfigFile);
   const std::string weights_file = Join(dir, kWeightsFile);
-  // Everything is read and checked before anything is built.
+  // Both files are read, and the config checked, before anything is built.
   GG_ASSIGN_OR_RETURN(const std::string text,
                       ReadRegularFile(config_file, kMaxJsonBytes));
   GG_ASSIGN_OR_RETURN(ParsedConfig parsed, ParseConfig(text, config_file));
@@ -145,10 +144,11 @@ absl::StatusOr<Sequential> LoadModelUnguarded(const std::string& dir,
   }
   GG_RETURN_IF_ERROR(read.status());
   const std::string& h5 = *read;
-  GG_RETURN_IF_ERROR(CheckSavedLayers(h5, parsed.layers, weights_file));
 
   // From here a failure drops what was built: unreferenced, it goes at the
-  // next collection.
+  // next collection. The weights file is opened once, to check its layer
+  // groups against the model's and read the weights, which needs the
+  // model's built shapes.
   auto in = [](const std::string& file, const absl::Status& s) {
     return Annotate(s, file);
   };

@@ -1,17 +1,27 @@
 // serialize/hdf5_handles.h
 //
-// What every HDF5 caller of serialize/ shares: Hid, an identifier closed
-// with its own close function when dropped, and Hdf5Message(), HDF5's
-// innermost error message. Both are used only under Hdf5Mutex()
-// (serialize/keras_weights_layout.h): HDF5's state is unguarded.
+// What every HDF5 caller of serialize/ shares: Hdf5Mutex(), the lock every
+// HDF5 call is made under; Hid, an identifier closed with its own close
+// function when dropped; and Hdf5Message(), HDF5's innermost error message.
+// Hid and Hdf5Message() are used only under Hdf5Mutex(): HDF5's state is
+// unguarded.
 #ifndef GRAPHGC_SERIALIZE_HDF5_HANDLES_H_
 #define GRAPHGC_SERIALIZE_HDF5_HANDLES_H_
 
 #include <string>
 
 #include "hdf5.h"
+#include "util/mutex.h"
 
 namespace graphgc {
+
+// The process-wide lock every HDF5 call is made under: Debian's HDF5 is the
+// serial build, whose library state is unguarded. Never destroyed, so a
+// call during static destruction still finds it.
+inline Mutex& Hdf5Mutex() {
+  static Mutex* mu = new Mutex;
+  return *mu;
+}
 
 class Hid {
  public:

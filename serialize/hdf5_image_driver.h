@@ -1,12 +1,11 @@
 // serialize/hdf5_image_driver.h
 //
 // A read-only HDF5 virtual file driver over a file image in memory, for
-// decoding untrusted weights files (serialize/keras_weights.h and
-// keras_weights_layout.h). HDF5's own core driver copies the image and
-// declares the metadata accumulator, whose bookkeeping trusts addresses
-// read from the file: with a corrupt image HDF5 1.10.8 reads at its
-// "undefined" address (all ones) and copies into a NULL buffer. This
-// driver instead:
+// decoding untrusted weights files (serialize/keras_weights.h). HDF5's own
+// core driver copies the image and declares the metadata accumulator, whose
+// bookkeeping trusts addresses read from the file: with a corrupt image
+// HDF5 1.10.8 reads at its "undefined" address (all ones) and copies into a
+// NULL buffer. This driver instead:
 //   - reads the caller's bytes in place (no copy);
 //   - declares no feature (no metadata accumulator, no sieve buffer), so
 //     every read HDF5 makes reaches its read callback as asked;
@@ -27,7 +26,7 @@
 //     decode wider lengths).
 //
 // Every function here calls HDF5: the caller holds Hdf5Mutex()
-// (serialize/keras_weights_layout.h), as for any HDF5 call of the process.
+// (serialize/hdf5_handles.h), as for any HDF5 call of the process.
 //
 // Example (under Hdf5Mutex()):
 //   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

@@ -14,7 +14,6 @@
 #include "hdf5.h"
 #include "serialize/hdf5_handles.h"
 #include "serialize/hdf5_image_driver.h"
-#include "serialize/keras_weights_layout.h"
 #include "util/mutex.h"
 #include "util/status_macros.h"
 
@@ -26,7 +25,7 @@ namespace {
 // files, free lists, the error stack, the identifier table) is unguarded.
 // A Mutex (annotated for ThreadSanitizer, util/mutex.h) so TSan sees it;
 // HDF5 itself is not instrumented, and is only ever entered under it. The
-// one lock of serialize/keras_weights_layout.h, which calls HDF5 too.
+// one lock of serialize/hdf5_handles.h, which the driver's callers hold too.
 Mutex& hdf5_mu = Hdf5Mutex();
 
 // The name an image is opened under: the image driver opens no file, so
@@ -370,9 +369,58 @@ absl::StatusOr<Tensor> ReadDataset(hid_t group, const std::string& name,
   return out;
 }
 
+// The groups under "layers" of the open image `h5`, keeping the first
+// `max_names` names. The link is checked to be hard before it is followed.
+absl::StatusOr<KerasWeightsLayers> ListLayers(hid_t h5, hid_t lapl, hid_t gapl,
+                                              uint64_t max_names,
+                                              const std::string& file)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(hdf5_mu) {
+  auto not_hdf5 = [&] {
+    return absl::DataLossError(absl::StrCat(
+        file, ": not a valid HDF5 file (truncated or corrupt: ", Hdf5Message(),
+        ")"));
+  };
+  KerasWeightsLayers out;
+  const htri_t exists = H5Lexists(h5, "layers", lapl);
+  if (exists < 0) return not_hdf5();
+  if (exists == 0) return out;
+  H5L_info_t link;
+  if (H5Lget_info(h5, "layers", &link, lapl) < 0) return not_hdf5();
+  if (link.type != H5L_TYPE_HARD) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file,
+                     ": 'layers' is a soft or external link, not a "
+                     "group of the file"));
+  }
+  Hid group(H5Gopen2(h5, "layers", gapl), H5Gclose);
+  if (!group.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ": 'layers' is not a group: ", Hdf5Message()));
+  }
+  H5G_info_t info;
+  if (H5Gget_info(group.get(), &info) < 0) return not_hdf5();
+  out.count = info.nlinks;
+  struct State {
+    uint64_t max_names;
+    std::vector<std::string>* names;
+  } state{max_names, &out.names};
+  hsize_t index = 0;
+  const herr_t walked = H5Literate(
+      group.get(), H5_INDEX_NAME, H5_ITER_INC, &index,
+      [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
+        auto* s = static_cast<State*>(data);
+        if (s->names->size() >= s->max_names) return 1;  // enough: stop
+        s->names->emplace_back(name);
+        return 0;
+      },
+      &state);
+  if (walked < 0) return not_hdf5();
+  return out;
+}
+
 absl::StatusOr<std::vector<std::vector<Tensor>>> Decode(
     absl::string_view bytes, const std::vector<LayerWeightsSpec>& specs,
-    const std::string& file) {
+    const std::string& file, const KerasWeightsDecodeOptions& options) {
   if (bytes.empty()) {
     return absl::DataLossError(
         absl::StrCat(file, ": not a valid HDF5 file (it is empty)"));
@@ -409,6 +457,12 @@ absl::StatusOr<std::vector<std::vector<Tensor>>> Decode(
     return absl::DataLossError(absl::StrCat(
         file, ": not a valid HDF5 file (truncated or corrupt: ", Hdf5Message(),
         ")"));
+  }
+  if (options.check_layers) {
+    GG_ASSIGN_OR_RETURN(const KerasWeightsLayers layers,
+                        ListLayers(h5.get(), lapl.get(), gapl.get(),
+                                   options.max_layer_names, file));
+    GG_RETURN_IF_ERROR(options.check_layers(layers));
   }
   // The budget (keras_weights.h): every weight is stored in at least 4
   // bytes of the image, so weights needing more than the image's size
@@ -555,9 +609,9 @@ uint64_t KerasWeightsDecodeBudget(uint64_t image_bytes) {
 
 absl::StatusOr<std::vector<std::vector<Tensor>>> DecodeKerasWeights(
     absl::string_view bytes, const std::vector<LayerWeightsSpec>& specs,
-    const std::string& file) {
+    const std::string& file, const KerasWeightsDecodeOptions& options) {
   try {
-    return Decode(bytes, specs, file);
+    return Decode(bytes, specs, file, options);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(
         absl::StrCat(file, ": out of memory decoding the weights (budget ",

@@ -41,9 +41,11 @@
 #define GRAPHGC_SERIALIZE_KERAS_WEIGHTS_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "runtime/tensor.h"
@@ -81,6 +83,26 @@ inline constexpr uint64_t kKerasWeightsHdf5WorkingBytes = uint64_t{64} << 20;
 // kKerasWeightsHdf5WorkingBytes.
 uint64_t KerasWeightsDecodeBudget(uint64_t image_bytes);
 
+// The per-layer groups under "layers" of a weights file ("dense",
+// "dense_1", "flatten", ...), as DecodeKerasWeights found them.
+struct KerasWeightsLayers {
+  // How many links "layers" holds (0 when the file has no "layers").
+  uint64_t count = 0;
+  // The first `max_layer_names` of their names, in HDF5's name order.
+  std::vector<std::string> names;
+};
+
+struct KerasWeightsDecodeOptions {
+  // When set, DecodeKerasWeights lists the groups under "layers" once the
+  // image is open, before it reads any weight, and returns what this
+  // returns when it is not OK: a loader refuses there a file with layers
+  // its config does not have, without opening the image a second time.
+  // Called under the HDF5 lock: it must not call HDF5 or this file.
+  std::function<absl::Status(const KerasWeightsLayers&)> check_layers;
+  // How many names the listing keeps (its count is always the whole).
+  uint64_t max_layer_names = 0;
+};
+
 // Reads the weights `specs` describe from the HDF5 file image `bytes` (the
 // contents of `file`, named in every status). All or nothing; each check is
 // made before anything is allocated for the data:
@@ -89,7 +111,10 @@ uint64_t KerasWeightsDecodeBudget(uint64_t image_bytes);
 //     when a dataset's chunks are larger than the dataset (or 1 MiB), or
 //     when memory runs out (std::bad_alloc is caught);
 //   - DataLoss "<file>: not a valid HDF5 file (...)" for bytes HDF5 cannot
-//     open (truncated, corrupt, not HDF5);
+//     open (truncated, corrupt, not HDF5) or, with
+//     options.check_layers, whose "layers" it cannot list;
+//   - with options.check_layers: InvalidArgument when "layers" is not a
+//     hard link to a group, then what check_layers returns;
 //   - InvalidArgument naming the object for anything reached through a
 //     link that is not a hard link (soft, external to another file,
 //     user-defined), a dataset whose data is outside the image (external
@@ -112,7 +137,7 @@ uint64_t KerasWeightsDecodeBudget(uint64_t image_bytes);
 // ignored.
 absl::StatusOr<std::vector<std::vector<Tensor>>> DecodeKerasWeights(
     absl::string_view bytes, const std::vector<LayerWeightsSpec>& specs,
-    const std::string& file);
+    const std::string& file, const KerasWeightsDecodeOptions& options = {});
 
 }  // namespace graphgc
 

@@ -11,8 +11,8 @@
 #include "gtest/gtest.h"
 #include "hdf5.h"
 #include "runtime/tensor.h"
+#include "serialize/hdf5_handles.h"
 #include "serialize/keras_weights.h"
-#include "serialize/keras_weights_layout.h"
 #include "util/mutex.h"
 
 // Debian's HDF5 1.10.8 leaks a few hundred bytes on some error paths

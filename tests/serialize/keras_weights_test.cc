@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -211,6 +212,114 @@ TEST(KerasWeights, AMissingGroupIsRefusedNamingIt) {
   const absl::Status s = DecodeKerasWeights(bytes, specs, "w.h5").status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(s.message(), "layers/dense_2/vars")) << s;
+}
+
+// Options that list the layer groups into `*seen` and return `status`.
+KerasWeightsDecodeOptions ListInto(KerasWeightsLayers* seen, uint64_t max_names,
+                                   absl::Status status = absl::OkStatus()) {
+  return {.check_layers =
+              [seen, status](const KerasWeightsLayers& layers) {
+                *seen = layers;
+                return status;
+              },
+          .max_layer_names = max_names};
+}
+
+TEST(KerasWeights, ReportsTheLayerGroupsItFindsInNameOrder) {
+  std::vector<LayerWeights> layers = TwoDenseLayers();
+  layers.push_back({.path = "layers/flatten"});
+  const std::string bytes = EncodeKerasWeights(layers).value();
+  KerasWeightsLayers seen;
+  ASSERT_TRUE(
+      DecodeKerasWeights(bytes, TwoDenseSpecs(), "w.h5", ListInto(&seen, 8))
+          .ok());
+  EXPECT_EQ(seen.count, 3u);
+  EXPECT_EQ(seen.names,
+            (std::vector<std::string>{"dense", "dense_1", "flatten"}));
+}
+
+TEST(KerasWeights, ReportsAtMostMaxLayerNamesButCountsEveryGroup) {
+  const std::string bytes = EncodeKerasWeights(TwoDenseLayers()).value();
+  KerasWeightsLayers seen;
+  ASSERT_TRUE(
+      DecodeKerasWeights(bytes, TwoDenseSpecs(), "w.h5", ListInto(&seen, 1))
+          .ok());
+  EXPECT_EQ(seen.count, 2u);
+  EXPECT_EQ(seen.names, (std::vector<std::string>{"dense"}));
+}
+
+TEST(KerasWeights, ReportsNoLayerGroupsForAFileWithoutLayers) {
+  const std::string bytes = EncodeKerasWeights({}).value();
+  KerasWeightsLayers seen{.count = 7, .names = {"stale"}};
+  ASSERT_TRUE(DecodeKerasWeights(bytes, {}, "w.h5", ListInto(&seen, 8)).ok());
+  EXPECT_EQ(seen.count, 0u);
+  EXPECT_TRUE(seen.names.empty());
+}
+
+TEST(KerasWeights, ALayerCheckThatRefusesIsReturnedBeforeAnyWeightIsRead) {
+  const std::string bytes = EncodeKerasWeights(TwoDenseLayers()).value();
+  std::vector<LayerWeightsSpec> specs = TwoDenseSpecs();
+  specs[0].shapes[0] = TensorShape({3, 5});  // reading would refuse this
+  KerasWeightsLayers seen;
+  const absl::Status s =
+      DecodeKerasWeights(bytes, specs, "w.h5",
+                         ListInto(&seen, 8, absl::InvalidArgumentError("mine")))
+          .status();
+  EXPECT_EQ(s, absl::InvalidArgumentError("mine"));
+  EXPECT_EQ(seen.count, 2u);
+}
+
+// The image of an HDF5 file `build` fills in memory (core driver, no
+// backing store: nothing is written to disk).
+std::string InMemoryImage(const std::function<void(hid_t)>& build) {
+  const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_core(fapl, size_t{1} << 16, /*backing_store=*/0);
+  // The core driver checks that no file of that name exists: none can in
+  // /proc/self.
+  const hid_t file = H5Fcreate("/proc/self/keras_weights_test_image",
+                               H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  build(file);
+  H5Fflush(file, H5F_SCOPE_GLOBAL);
+  std::string bytes(static_cast<size_t>(std::max<ssize_t>(
+                        H5Fget_file_image(file, nullptr, 0), 0)),
+                    '\0');
+  H5Fget_file_image(file, bytes.data(), bytes.size());
+  H5Fclose(file);
+  H5Pclose(fapl);
+  return bytes;
+}
+
+TEST(KerasWeights, ListingRefusesALayersThatIsASoftLink) {
+  const std::string bytes = InMemoryImage([](hid_t file) {
+    H5Gclose(
+        H5Gcreate2(file, "elsewhere", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Lcreate_soft("/elsewhere", file, "layers", H5P_DEFAULT, H5P_DEFAULT);
+  });
+  ASSERT_FALSE(bytes.empty());
+  KerasWeightsLayers seen;
+  const absl::Status s =
+      DecodeKerasWeights(bytes, {}, "w.h5", ListInto(&seen, 8)).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(absl::StartsWith(s.message(), "w.h5: ")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "'layers' is a soft")) << s;
+  // Without the listing, nothing is read through "layers".
+  EXPECT_TRUE(DecodeKerasWeights(bytes, {}, "w.h5").ok());
+}
+
+TEST(KerasWeights, ListingRefusesALayersThatIsNotAGroup) {
+  const std::string bytes = InMemoryImage([](hid_t file) {
+    const hsize_t dims[1] = {2};
+    const hid_t space = H5Screate_simple(1, dims, nullptr);
+    H5Dclose(H5Dcreate2(file, "layers", H5T_IEEE_F32LE, space, H5P_DEFAULT,
+                        H5P_DEFAULT, H5P_DEFAULT));
+    H5Sclose(space);
+  });
+  ASSERT_FALSE(bytes.empty());
+  KerasWeightsLayers seen;
+  const absl::Status s =
+      DecodeKerasWeights(bytes, {}, "w.h5", ListInto(&seen, 8)).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "'layers' is not a group")) << s;
 }
 
 // h5py writes float64 arrays as such; they are read as float32.
