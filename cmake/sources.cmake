@@ -30,6 +30,7 @@ set(GRAPHGC_SOURCES
     runtime/session.cc
     runtime/tensor.cc
     ops/array_ops.cc
+    ops/concat_ops.cc
     ops/conv_ops.cc
     ops/core_ops.cc
     ops/elementwise.cc
@@ -128,6 +129,7 @@ set(GRAPHGC_HEADERS
     runtime/session.h
     runtime/tensor.h
     ops/array_ops.h
+    ops/concat_ops.h
     ops/conv_ops.h
     ops/elementwise.h
     ops/gradients.h

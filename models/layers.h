@@ -136,9 +136,9 @@ Layer Activation(std::string activation, std::string name = "");
 // Merge layers (Keras's), called on a list of values in a functional model
 // (models/functional.h): elementwise over inputs of one shape, where a
 // dimension of 1 broadcasts (Subtract takes exactly two inputs, the others
-// at least one), or joined along `axis` (Concatenate; the axis counts the
-// batch, so -1 is the last, the one implemented). Shape errors are
-// reported by Functional::Create with Keras's messages.
+// at least one), or joined along `axis` (Concatenate, with ConcatV2; the
+// axis counts the batch, so -1 is the last and 0 joins batches). Shape
+// errors are reported by Functional::Create with Keras's messages.
 Layer Add(std::string name = "");
 Layer Subtract(std::string name = "");
 Layer Multiply(std::string name = "");

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "ops/array_ops.h"
+#include "ops/concat_ops.h"
 #include "ops/conv_ops.h"
 #include "ops/fused_kernels.h"
 #include "ops/fused_training_kernels.h"
@@ -61,6 +62,7 @@ absl::Status RegisterFusionRules(OpRegistry& registry) {
 
 void RegisterCoreOps(OpRegistry& registry) {
   RegisterArrayOps(registry);
+  RegisterConcatOps(registry);
   RegisterMathOps(registry);
   RegisterNnOps(registry);
   RegisterStateOps(registry);

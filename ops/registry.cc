@@ -57,8 +57,15 @@ absl::StatusOr<NodeToBuild> Begin(const OpRegistry& registry,
 }
 
 // The name errors and helper constants give input `i` of `op`.
-std::string InputName(const RegisteredOp& op, int i) {
-  if (op.variadic) return absl::StrCat(op.input_names[0], "_", i);
+std::string InputName(const RegisteredOp& op, int i, int n) {
+  if (op.variadic) {
+    // The list, then the inputs after it (ConcatV2's axis).
+    const int list = n - (static_cast<int>(op.input_names.size()) - 1);
+    if (i < list) return absl::StrCat(op.input_names[0], "_", i);
+    const size_t after = static_cast<size_t>(i - list + 1);
+    if (after < op.input_names.size()) return op.input_names[after];
+    return absl::StrCat(i);
+  }
   return i < static_cast<int>(op.input_names.size()) ? op.input_names[i]
                                                      : absl::StrCat(i);
 }
@@ -114,10 +121,13 @@ absl::Status OpRegistry::Register(RegisteredOp op) {
     return absl::InvalidArgumentError(absl::StrCat(
         "OpRegistry::Register: op ", op.def.type, " has no shape function"));
   }
-  if (op.variadic && op.input_names.size() != 1) {
+  if (op.variadic &&
+      (op.input_names.empty() ||
+       op.min_inputs < static_cast<int>(op.input_names.size()))) {
     return absl::InvalidArgumentError(
         absl::StrCat("OpRegistry::Register: variadic op ", op.def.type,
-                     " must name exactly one input"));
+                     " must name its list input and take at least one "
+                     "input per name"));
   }
   std::string type = op.def.type;
   auto [it, inserted] =
@@ -253,6 +263,8 @@ absl::StatusOr<StagedNode> StageNode(const OpRegistry& registry,
   auto error = [&](absl::string_view what) { return node.Error(what); };
   const std::string& base = node.base;
   const int n = static_cast<int>(infos.size());
+  // A variadic op's list is its inputs but the named ones after it.
+  const int list_size = n - (static_cast<int>(op->input_names.size()) - 1);
   if (op->variadic) {
     if (n < op->min_inputs) {
       return error(
@@ -269,7 +281,7 @@ absl::StatusOr<StagedNode> StageNode(const OpRegistry& registry,
     if (spec.name == "T" && spec.type == "type" && n > 0) {
       attrs[spec.name] = infos[0].dtype;
     } else if (spec.name == "N" && op->variadic) {
-      attrs[spec.name] = static_cast<int64_t>(n);
+      attrs[spec.name] = static_cast<int64_t>(list_size);
     } else if (spec.default_value.has_value()) {
       attrs[spec.name] = *spec.default_value;
     } else {
@@ -296,11 +308,11 @@ absl::StatusOr<StagedNode> StageNode(const OpRegistry& registry,
                                 ", got a ", AttrTypeName(value)));
     }
   }
-  if (op->variadic &&
-      GetAttrOr<int64_t>(attrs, "N", n) != static_cast<int64_t>(n)) {
-    return error(absl::StrCat("attribute N is ",
-                              GetAttrOr<int64_t>(attrs, "N", n), " but ", n,
-                              " inputs were given"));
+  if (op->variadic && GetAttrOr<int64_t>(attrs, "N", list_size) !=
+                          static_cast<int64_t>(list_size)) {
+    return error(absl::StrCat(
+        "attribute N is ", GetAttrOr<int64_t>(attrs, "N", list_size), " but ",
+        list_size, " inputs were given to '", op->input_names[0], "'"));
   }
 
   absl::StatusOr<std::vector<OutputInfo>> outs = op->shape_fn(attrs, infos);
@@ -344,11 +356,11 @@ absl::StatusOr<NodeHandle> BuildNode(const OpRegistry& registry, Graph& graph,
     if (inputs[i].constant.has_value()) continue;
     const Output& in = inputs[i].output;
     if (!in.valid()) {
-      return error(absl::StrCat("input ", i, " (", InputName(*op, i),
+      return error(absl::StrCat("input ", i, " (", InputName(*op, i, n),
                                 ") is an empty Output"));
     }
     if (in.graph() != &graph) {
-      return error(absl::StrCat("input ", i, " (", InputName(*op, i),
+      return error(absl::StrCat("input ", i, " (", InputName(*op, i, n),
                                 ") belongs to another graph"));
     }
     const NodeView producer(in);
@@ -391,7 +403,7 @@ absl::StatusOr<NodeHandle> BuildNode(const OpRegistry& registry, Graph& graph,
     GG_ASSIGN_OR_RETURN(
         NodeHandle c,
         BuildNode(registry, graph, "Const",
-                  absl::StrCat(base, "/", InputName(*op, i)), {}, {},
+                  absl::StrCat(base, "/", InputName(*op, i, n)), {}, {},
                   {{"value", *inputs[i].constant},
                    {"dtype", inputs[i].constant->dtype()}}));
     spec.inputs.emplace_back(std::move(c), 0);

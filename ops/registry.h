@@ -92,8 +92,9 @@ struct AttrSpec {
 struct RegisteredOp {
   OpDef def;
   // Names of the data inputs, in order (TensorFlow's argument names). For a
-  // variadic op this holds one name and the op takes `min_inputs` or more,
-  // their count recorded in attribute "N".
+  // variadic op the first name is a list (its length recorded in attribute
+  // "N") followed by one input per further name (ConcatV2's `axis`), and the
+  // op takes `min_inputs` or more inputs in all.
   std::vector<std::string> input_names;
   bool variadic = false;
   int min_inputs = 0;
@@ -160,10 +161,10 @@ class OpRegistry {
   absl::Status builtin_ops_status_;
 };
 
-// Registers every op of ops/ (math, nn, array, state, random, conv), then
-// RegisterFusionRules, whose result the registry keeps
-// (fusion_rules_status()): a rule that cannot be registered leaves its
-// chain unfused and is never fatal.
+// Registers every op of ops/ (math, nn, array, concat, state, random, conv),
+// then RegisterFusionRules, whose result the registry keeps
+// (fusion_rules_status()): a rule that cannot be registered leaves its chain
+// unfused and is never fatal.
 void RegisterCoreOps(OpRegistry& registry);
 
 // Registers ops/'s fusion rules (ops/fused_kernels.h: FusedMatMulRules and

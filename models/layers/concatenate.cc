@@ -1,10 +1,8 @@
-// Concatenate: joins its inputs along one axis (Keras's Concatenate; the
-// axis counts the batch, so -1 is the last). The inputs agree on every
-// other dimension. The join is composed from differentiable ops: each input,
-// as rows of its last dimension, is multiplied by a constant 0/1 matrix
-// placing its columns in the output's (x_i @ E_i summed), so gradients flow
-// through MatMul's; a NaN or infinity in one input therefore reaches the
-// whole row. Only the last axis is implemented.
+// Concatenate: joins its inputs along one axis with ConcatV2 (Keras's
+// Concatenate). The axis counts the batch: 0 (or -rank - 1) joins batches,
+// -1 is the last. The inputs agree on every other dimension (an unknown one
+// agrees with any). Each output element is a copy of one input element, and
+// the gradient is the upstream gradient sliced back per input.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -13,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "models/layer_registry.h"
 #include "models/layers.h"
-#include "ops/ops.h"
+#include "ops/concat_ops.h"
 #include "runtime/tensor.h"
 #include "util/status_macros.h"
 
@@ -44,6 +42,21 @@ absl::StatusOr<Layer> ReadConcatenateConfig(const ConfigObject& config) {
   return layers::Concatenate(axis, std::move(name));
 }
 
+// The axis of the batched inputs (rank counts the batch) that Keras's
+// `axis` names: [-rank, rank).
+absl::StatusOr<int> BatchedAxis(const LayerState& layer,
+                                const std::vector<TensorShape>& in) {
+  const int rank = in[0].dims() + 1;
+  const int64_t axis = Config(layer).axis;
+  if (axis < -rank || axis >= rank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        LayerLabel(layer), ": axis ", axis, " is out of range for ",
+        KerasShape(in[0]), " inputs (rank ", rank, ")"));
+  }
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+// The output's sample shape: `in` are the inputs' sample shapes (no batch).
 absl::StatusOr<TensorShape> ConcatenateShape(
     const LayerState& layer, const std::vector<TensorShape>& in) {
   const std::string mismatch = absl::StrCat(
@@ -52,47 +65,30 @@ absl::StatusOr<TensorShape> ConcatenateShape(
       "for the concatenation axis. Received: input_shape=",
       KerasShapes(in));
   const int rank = in[0].dims();
-  // Keras's axis counts the batch dimension: [-rank - 1, rank].
-  const int64_t axis = Config(layer).axis;
-  if (axis == 0 || axis < -rank - 1 || axis > rank) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        LayerLabel(layer), ": axis ", axis, " is not a feature axis of ",
-        KerasShape(in[0]), " inputs"));
-  }
-  const int sample_axis =
-      static_cast<int>(axis < 0 ? axis + rank + 1 : axis) - 1;
+  GG_ASSIGN_OR_RETURN(const int batched_axis, BatchedAxis(layer, in));
+  // -1: the batch axis, along which every sample dimension must agree.
+  const int sample_axis = batched_axis - 1;
   std::vector<int64_t> dims(in[0].dim_sizes().begin(), in[0].dim_sizes().end());
-  dims[sample_axis] = 0;
-  for (const TensorShape& s : in) {
+  for (size_t i = 1; i < in.size(); ++i) {
+    const TensorShape& s = in[i];
     if (s.dims() != rank) return absl::InvalidArgumentError(mismatch);
     for (int d = 0; d < rank; ++d) {
-      if (d != sample_axis && s[d] != dims[d]) {
+      if (d == sample_axis) {
+        if (dims[d] < 0 || s[d] < 0) {
+          dims[d] = -1;
+        } else if (__builtin_add_overflow(dims[d], s[d], &dims[d])) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(LayerLabel(layer), ": the joined axis of ",
+                           KerasShapes(in), " has too many elements"));
+        }
+      } else if (dims[d] < 0) {
+        dims[d] = s[d];
+      } else if (s[d] >= 0 && s[d] != dims[d]) {
         return absl::InvalidArgumentError(mismatch);
       }
     }
-    if (__builtin_add_overflow(dims[sample_axis], s[sample_axis],
-                               &dims[sample_axis])) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(LayerLabel(layer), ": the joined axis of ",
-                       KerasShapes(in), " has too many elements"));
-    }
-  }
-  if (sample_axis != rank - 1) {
-    return absl::UnimplementedError(absl::StrCat(
-        LayerLabel(layer), ": axis ", axis, " of ", KerasShape(in[0]),
-        " inputs; only the last axis (-1) is implemented"));
   }
   return TensorShape(dims);
-}
-
-// The constant [width, total] matrix placing `width` columns at `offset`.
-absl::StatusOr<Output> Placement(Graph& g, int64_t width, int64_t offset,
-                                 int64_t total, const std::string& name) {
-  GG_ASSIGN_OR_RETURN(Tensor e, Filled(TensorShape({width, total}), 0.f, name));
-  float* data = e.mutable_data<float>().data();
-  // The shape's size was checked by Filled: these indices fit.
-  for (int64_t j = 0; j < width; ++j) data[j * total + offset + j] = 1.f;
-  return ops::Const(g, std::move(e), {.name = name});
 }
 
 absl::StatusOr<LayerOutputs> ApplyConcatenate(const LayerState& layer,
@@ -105,37 +101,15 @@ absl::StatusOr<LayerOutputs> ApplyConcatenate(const LayerState& layer,
     std::vector<int64_t> sample(s.dim_sizes().begin() + 1, s.dim_sizes().end());
     in.emplace_back(sample);
   }
-  GG_ASSIGN_OR_RETURN(TensorShape out, ConcatenateShape(layer, in));
-  const int rank = out.dims();
-  const int64_t total = out[rank - 1];
-  const std::string& scope = built.name();
-  Graph& g = *xs[0].graph();
-  std::vector<Output> parts;
-  int64_t offset = 0;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    const int64_t width = in[i][rank - 1];
-    const std::string suffix = i == 0 ? "" : absl::StrCat("_", i);
-    Output rows = xs[i];
-    if (rank > 1) {
-      GG_ASSIGN_OR_RETURN(rows,
-                          ops::Reshape(xs[i], TensorShape({-1, width}),
-                                       {.name = scope + "/rows" + suffix}));
-    }
-    GG_ASSIGN_OR_RETURN(Output e, Placement(g, width, offset, total,
-                                            scope + "/place" + suffix));
-    GG_ASSIGN_OR_RETURN(
-        Output part,
-        ops::MatMul(rows, e, {.name = scope + "/MatMul" + suffix}));
-    parts.push_back(part);
-    offset += width;
-  }
-  GG_ASSIGN_OR_RETURN(Output y, FoldInputs(parts, scope, "add", ops::Add));
-  if (rank > 1) {
-    std::vector<int64_t> dims = {-1};
-    dims.insert(dims.end(), out.dim_sizes().begin(), out.dim_sizes().end());
-    GG_ASSIGN_OR_RETURN(
-        y, ops::Reshape(y, TensorShape(dims), {.name = scope + "/Reshape"}));
-  }
+  GG_RETURN_IF_ERROR(ConcatenateShape(layer, in).status());
+  GG_ASSIGN_OR_RETURN(const int axis, BatchedAxis(layer, in));
+  // Keras's Concatenate of one input is that input; ConcatV2 takes two or
+  // more.
+  GG_ASSIGN_OR_RETURN(
+      Output y,
+      xs.size() == 1
+          ? ops::Identity(xs[0], {.name = built.name() + "/Identity"})
+          : ops::ConcatV2(xs, axis, {.name = built.name() + "/concat"}));
   return LayerOutputs{.pre_activation = y, .output = y};
 }
 

@@ -4,9 +4,9 @@
 // arithmetic and comparisons, AddN, unary math, Cast, BiasAdd, MatMul,
 // softmax and cross-entropy, Conv2D and its backprops, MaxPool and its
 // gradient, FusedBatchNormV3 and its gradient, Transpose, Fill,
-// BroadcastGradientArgs) with fuzzed attributes, fed by Placeholders of
-// fuzzed shapes and values -> a GraphDef -> ImportGraphDef into a fresh
-// Graph -> Session::Run of every output. Statuses are fine; a crash, a
+// BroadcastGradientArgs, ConcatV2, Slice) with fuzzed attributes, fed by
+// Placeholders of fuzzed shapes and values -> a GraphDef -> ImportGraphDef into
+// a fresh Graph -> Session::Run of every output. Statuses are fine; a crash, a
 // sanitizer report (signed overflow and float-to-int overflow included) or
 // an output whose element count disagrees with its shape is not.
 // Input layout:
@@ -21,7 +21,8 @@
 //           its size: < 0xf0 the byte mod 6, else one of 7, 16, 64, 300.
 //   per input, in order: its elements. Float inputs take 4 bytes each;
 //           int32/int64 "size" inputs (Conv2DBackpropInput's input_sizes,
-//           Fill's dims, Transpose's perm, labels) take one signed byte each
+//           Fill's dims, Transpose's perm, ConcatV2's axis, Slice's begin
+//           and size, labels) take one signed byte each
 //           (small values, negative ones included); T-typed integer inputs
 //           take sizeof(T) bytes each. Bytes are cycled over the rest of
 //           the input when too few.
@@ -67,7 +68,9 @@ enum class AttrKind {
   kXent,
   kTranspose,
   kFill,
-  kBroadcastArgs
+  kBroadcastArgs,
+  kConcat,
+  kSlice
 };
 
 struct OpSpec {
@@ -125,6 +128,8 @@ const std::vector<OpSpec>& Ops() {
       {"Transpose", {kT, kSizes}, AttrKind::kTranspose, 1},
       {"Fill", {kSizes, kT}, AttrKind::kFill, 1},
       {"BroadcastGradientArgs", {kSizes, kSizes}, AttrKind::kBroadcastArgs, 2},
+      {"ConcatV2", {kT, kT, kSizes}, AttrKind::kConcat, 1},
+      {"Slice", {kT, kSizes, kSizes}, AttrKind::kSlice, 1},
   };
   return *ops;
 }
@@ -235,6 +240,16 @@ void Attrs(const OpSpec& op, DataType t, DataType labels, uint8_t a, Reader& in,
       break;
     case AttrKind::kBroadcastArgs:
       SetType(n, "T", graphgc::DT_INT32);
+      break;
+    case AttrKind::kConcat:
+      // The axis is a kSizes input: a scalar only when its rank byte is 0.
+      SetType(n, "T", t);
+      SetType(n, "Tidx", graphgc::DT_INT32);
+      (*n->mutable_attr())["N"].set_i(2);
+      break;
+    case AttrKind::kSlice:
+      SetType(n, "T", t);
+      SetType(n, "Index", graphgc::DT_INT32);
       break;
   }
 }

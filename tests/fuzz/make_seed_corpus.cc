@@ -294,6 +294,16 @@ void WriteKernelSeeds(const std::filesystem::path& dir) {
        {{2}, {}},
        ints({2, 3}) + std::string("\x07\0\0\0", 4)},
       {"BroadcastGradientArgs", 0, 0, {{2}, {1}}, ints({2, 3, 3})},
+      {"ConcatV2",
+       kStatic,
+       0,
+       {m22, {2, 1}, {}},
+       floats.substr(0, 24) + ints({1})},
+      {"Slice",
+       kStatic,
+       0,
+       {{2, 3}, {2}, {2}},
+       floats.substr(0, 24) + ints({0, 1, -1, 2})},
   };
   for (size_t k = 0; k < seeds.size(); ++k) {
     const Seed& seed = seeds[k];

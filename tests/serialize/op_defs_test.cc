@@ -26,6 +26,9 @@
 #include "models/losses.h"
 #include "models/optimizers.h"
 #include "models/sequential.h"
+#include "ops/concat_ops.h"
+#include "ops/gradients.h"
+#include "ops/ops.h"
 #include "runtime/tensor.h"
 #include "serialize/event_file.h"
 #include "serialize/graph.pb.h"
@@ -302,6 +305,35 @@ TEST(OpDefs, EveryLayerKindsTrainingGraphMatchesTensorFlowsOpDefs) {
       *model, Filled({8, 8, 8, 1}, 8 * 64), Labels(8), "layers_op_defs");
   ASSERT_GT(graph.node_size(), 0);
   EXPECT_EQ(Problems(graph, op_defs), "");
+}
+
+// ConcatV2 along a middle axis and its gradient (Slice), exported, and
+// imported back.
+TEST(OpDefs, AConcatV2AndItsGradientMatchTensorFlowsOpDefs) {
+  OpDefs op_defs;
+  Graph g;
+  Output a = ops::Placeholder(g, DT_FLOAT, {-1, 2, 3}).value();
+  Output b = ops::Placeholder(g, DT_FLOAT, {-1, 1, 3}).value();
+  Output y = ops::ConcatV2({a, b}, 1, {.name = "concat"}).value();
+  absl::StatusOr<std::vector<Output>> grads = AddGradients(y, {a, b});
+  ASSERT_TRUE(grads.ok()) << grads.status();
+  std::vector<Output> roots = *grads;
+  roots.push_back(y);
+  absl::StatusOr<proto::GraphDef> graph = ExportGraphDef(roots);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::set<std::string> ops;
+  for (const proto::NodeDef& node : graph->node()) ops.insert(node.op());
+  EXPECT_TRUE(ops.contains("ConcatV2"));
+  EXPECT_TRUE(ops.contains("Slice"));
+  EXPECT_EQ(Problems(*graph, op_defs), "");
+  Graph copy;
+  absl::StatusOr<std::vector<NodeHandle>> imported =
+      ImportGraphDef(*graph, copy);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  std::optional<NodeHandle> concat = copy.FindNode("concat");
+  ASSERT_TRUE(concat.has_value());
+  EXPECT_EQ(copy.Describe(*concat).value().output_shapes[0],
+            TensorShape({-1, 3, 3}));
 }
 
 TEST(OpDefs, TheCheckFindsAnUndeclaredAttrAndAMissingInput) {
