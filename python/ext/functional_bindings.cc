@@ -1,0 +1,66 @@
+// KerasTensor, Input and layer calls: the symbolic half of the functional
+// API (models/functional.h), from which graphgc/layers.py makes Keras's
+// tensors. A refused call raises at once (ValueError for InvalidArgument),
+// as Keras's layer calls do; the C++ KerasTensor would carry the error to
+// Functional::Create. The calls release the GIL: a layer's call takes the
+// layer's lock, which a running fit (whose Python callbacks need the GIL)
+// may hold.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/functional.h"
+#include "models/layer.h"
+#include "pybind11/pybind11.h"
+#include "pybind11/stl.h"
+#include "python/ext/bindings.h"
+#include "python/ext/gil.h"
+#include "python/ext/status_exception.h"
+#include "runtime/tensor.h"
+
+namespace graphgc::python {
+namespace {
+
+namespace py = pybind11;
+using py::arg;
+
+KerasTensor Checked(KerasTensor out) {
+  OkOrThrow(out.status());
+  return out;
+}
+
+}  // namespace
+
+void RegisterFunctional(py::module_& m) {
+  py::class_<KerasTensor>(m, "KerasTensor")
+      .def_property_readonly(
+          "shape",
+          [](const KerasTensor& t) {
+            const absl::Span<const int64_t> dims = t.shape().dim_sizes();
+            return std::vector<int64_t>(dims.begin(), dims.end());
+          })
+      .def_property_readonly("layer", &KerasTensor::layer);
+
+  m.def(
+      "input",
+      [](std::vector<int64_t> shape, std::string name) {
+        return WithoutGil(
+            [&] { return Input(TensorShape(shape), std::move(name)); });
+      },
+      arg("shape"), arg("name") = "");
+  m.def(
+      "call_layer",
+      [](const Layer& layer, const KerasTensor& x) {
+        return Checked(WithoutGil([&] { return layer(x); }));
+      },
+      arg("layer"), arg("x"));
+  m.def(
+      "call_layer_on_list",
+      [](const Layer& layer, const std::vector<KerasTensor>& xs) {
+        return Checked(WithoutGil([&] { return layer(xs); }));
+      },
+      arg("layer"), arg("xs"));
+}
+
+}  // namespace graphgc::python
