@@ -134,6 +134,29 @@ def test_set_weights_round_trips():
         np.testing.assert_array_equal(got, want)
 
 
+class StopAfterFirstEpoch(keras.callbacks.Callback):
+    def on_epoch_end(self, epoch, logs=None):
+        self.model.stop_training = True
+
+
+def test_a_callback_stops_a_functional_fit():
+    x, y = regression_data()
+    model = residual_model()
+    model.compile(optimizer="sgd", loss="mse")
+    history = model.fit(x, y, epochs=5, verbose=0,
+                        callbacks=[StopAfterFirstEpoch()])
+    assert history.epoch == [0]
+
+
+def test_learning_rate_of_a_functional_model_is_settable():
+    model = residual_model()
+    model.compile(optimizer=keras.optimizers.SGD(learning_rate=0.25),
+                  loss="mse")
+    assert model.learning_rate == 0.25
+    model.learning_rate = 0.5
+    assert model.learning_rate == 0.5
+
+
 def test_save_of_a_functional_model_is_not_implemented(tmp_path):
     with pytest.raises(NotImplementedError):
         residual_model().save(tmp_path / "model")

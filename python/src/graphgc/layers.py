@@ -109,7 +109,7 @@ class KerasTensor:
 
     def __repr__(self):
         return (f"<KerasTensor shape={self.shape}, dtype={self.dtype}, "
-                f"sparse=False, name={self.name}>")
+                f"sparse=False, ragged=False, name={self.name}>")
 
 
 class Layer:
