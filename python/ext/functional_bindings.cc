@@ -1,10 +1,9 @@
 // KerasTensor, Input and layer calls: the symbolic half of the functional
 // API (models/functional.h), from which graphgc/layers.py makes Keras's
-// tensors. A refused call raises at once (ValueError for InvalidArgument),
-// as Keras's layer calls do; the C++ KerasTensor would carry the error to
-// Functional::Create. The calls release the GIL: a layer's call takes the
-// layer's lock, which a running fit (whose Python callbacks need the GIL)
-// may hold.
+// tensors. A refused Input or call raises at once (ValueError for
+// InvalidArgument), as Keras's layer calls do; the C++ KerasTensor would
+// carry the error to Functional::Create. They keep the GIL: a call only
+// checks shapes, takes no lock and waits for no model.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -15,7 +14,6 @@
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
 #include "python/ext/bindings.h"
-#include "python/ext/gil.h"
 #include "python/ext/status_exception.h"
 #include "runtime/tensor.h"
 
@@ -45,20 +43,19 @@ void RegisterFunctional(py::module_& m) {
   m.def(
       "input",
       [](std::vector<int64_t> shape, std::string name) {
-        return WithoutGil(
-            [&] { return Input(TensorShape(shape), std::move(name)); });
+        return Checked(Input(TensorShape(shape), std::move(name)));
       },
       arg("shape"), arg("name") = "");
   m.def(
       "call_layer",
       [](const Layer& layer, const KerasTensor& x) {
-        return Checked(WithoutGil([&] { return layer(x); }));
+        return Checked(layer(x));
       },
       arg("layer"), arg("x"));
   m.def(
       "call_layer_on_list",
       [](const Layer& layer, const std::vector<KerasTensor>& xs) {
-        return Checked(WithoutGil([&] { return layer(xs); }));
+        return Checked(layer(xs));
       },
       arg("layer"), arg("xs"));
 }

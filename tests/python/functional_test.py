@@ -34,6 +34,11 @@ def test_input_returns_a_symbolic_tensor_with_keras_shape():
     assert isinstance(x._keras_history[0], layers.InputLayer)
 
 
+def test_input_of_an_unknown_dimension_is_value_error():
+    with pytest.raises(ValueError, match="sizes >= 1"):
+        keras.Input((0,))
+
+
 def test_layer_call_returns_a_tensor_of_the_output_shape():
     dense = layers.Dense(5)
     y = dense(keras.Input((3,)))
