@@ -62,10 +62,12 @@ set(GRAPHGC_SOURCES
     models/keras_json.cc
     models/layer_registry.cc
     models/layers.cc
+    models/loss_registry.cc
     models/load_budget.cc
     models/model_config.cc
     models/model_graph.cc
     models/model_weights.cc
+    models/optimizer_registry.cc
     models/saving.cc
     models/sequential.cc
     models/sequential_callback_access.cc
@@ -159,6 +161,7 @@ set(GRAPHGC_HEADERS
     models/layer_registry.h
     models/layer_state.h
     models/layers.h
+    models/loss_registry.h
     models/load_budget.h
     models/losses.h
     models/model_config.h
@@ -166,6 +169,7 @@ set(GRAPHGC_HEADERS
     models/model_options.h
     models/model_state.h
     models/model_weights.h
+    models/optimizer_registry.h
     models/optimizers.h
     models/saving.h
     models/saving_access.h
@@ -209,3 +213,17 @@ file(GLOB GRAPHGC_LAYER_KIND_SOURCES CONFIGURE_DEPENDS
      "${CMAKE_CURRENT_SOURCE_DIR}/models/layers/*.cc")
 list(SORT GRAPHGC_LAYER_KIND_SOURCES)
 list(APPEND GRAPHGC_SOURCES ${GRAPHGC_LAYER_KIND_SOURCES})
+
+# One file per optimizer (models/optimizers/), listed by hand in the table
+# of models/optimizer_registry.cc.
+file(GLOB GRAPHGC_OPTIMIZER_SOURCES CONFIGURE_DEPENDS
+     "${CMAKE_CURRENT_SOURCE_DIR}/models/optimizers/*.cc")
+list(SORT GRAPHGC_OPTIMIZER_SOURCES)
+list(APPEND GRAPHGC_SOURCES ${GRAPHGC_OPTIMIZER_SOURCES})
+
+# One file per loss (models/losses/, globbed as Bazel does), and the
+# registry's list of them that models/gen_builtin_loss_kinds.sh writes.
+file(GLOB GRAPHGC_LOSS_KIND_SOURCES CONFIGURE_DEPENDS
+     "${CMAKE_CURRENT_SOURCE_DIR}/models/losses/*.cc")
+list(SORT GRAPHGC_LOSS_KIND_SOURCES)
+list(APPEND GRAPHGC_SOURCES ${GRAPHGC_LOSS_KIND_SOURCES})

@@ -1,5 +1,6 @@
 #include "models/batches.h"
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -54,7 +55,9 @@ absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
   }
   if (LabelsOf(m.compile.loss) == LabelKind::kSparse) {
     const bool column = y.shape().dims() == 2 && y.shape()[1] == 1;
-    if ((y.dtype() != DT_INT32 && y.dtype() != DT_INT64) ||
+    // Keras takes class ids as integers or as floats holding integers.
+    if ((y.dtype() != DT_INT32 && y.dtype() != DT_INT64 &&
+         y.dtype() != DT_FLOAT) ||
         (y.shape().dims() != 1 && !column)) {
       return absl::InvalidArgumentError(absl::StrCat(
           where, ": ", m.compile.loss.name(),
@@ -62,6 +65,17 @@ absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
           DataTypeString(y.dtype()), " ", y.shape().DebugString()));
     }
     for (int64_t i = 0; i < samples; ++i) {
+      if (y.dtype() == DT_FLOAT) {
+        const float f = y.data<float>()[i];
+        // Written so that NaN fails too.
+        if (!(f == std::floor(f) && f >= 0.f &&
+              f < static_cast<float>(m.units))) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              where, ": float label ", f, " of sample ", i,
+              " is not a class id (an integral value in [0, ", m.units, "))"));
+        }
+        continue;
+      }
       const int64_t label =
           y.dtype() == DT_INT32 ? y.data<int32_t>()[i] : y.data<int64_t>()[i];
       if (label < 0 || label >= m.units) {
@@ -129,9 +143,14 @@ absl::StatusOr<Tensor> GatherLabels(const ModelState& m, LabelKind kind,
     GG_ASSIGN_OR_RETURN(Tensor out, Tensor::Uninitialized(DT_INT32, {n}));
     auto dst = out.mutable_data<int32_t>();
     for (int64_t i = 0; i < n; ++i) {
-      dst[i] = y.dtype() == DT_INT32
-                   ? y.data<int32_t>()[rows[i]]
-                   : static_cast<int32_t>(y.data<int64_t>()[rows[i]]);
+      // CheckY made sure each is an id in [0, units).
+      if (y.dtype() == DT_INT32) {
+        dst[i] = y.data<int32_t>()[rows[i]];
+      } else if (y.dtype() == DT_INT64) {
+        dst[i] = static_cast<int32_t>(y.data<int64_t>()[rows[i]]);
+      } else {
+        dst[i] = static_cast<int32_t>(y.data<float>()[rows[i]]);
+      }
     }
     return out;
   }

@@ -5,6 +5,8 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "models/loss_registry.h"
+#include "models/optimizer_registry.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -12,38 +14,32 @@ namespace models_internal {
 namespace {
 
 Json OptimizerJson(const Optimizer& optimizer) {
-  if (const auto* sgd = std::get_if<SGDOptions>(&optimizer.options)) {
-    const SGDOptions& o = *sgd;
-    return KerasObject("keras.optimizers", "SGD",
-                       {{"name", "SGD"},
-                        {"learning_rate", FloatJson(o.learning_rate)},
-                        {"momentum", FloatJson(o.momentum)},
-                        {"nesterov", o.nesterov}});
-  }
-  // Adam; no optimizer (never compiled) is written as Adam's defaults.
-  const auto* adam = std::get_if<AdamOptions>(&optimizer.options);
-  const AdamOptions o = adam != nullptr ? *adam : AdamOptions{};
-  return KerasObject("keras.optimizers", "Adam",
-                     {{"name", "adam"},
-                      {"learning_rate", FloatJson(o.learning_rate)},
-                      {"beta_1", FloatJson(o.beta_1)},
-                      {"beta_2", FloatJson(o.beta_2)},
-                      {"epsilon", FloatJson(o.epsilon)},
-                      {"amsgrad", false}});
+  // No optimizer (never compiled) is written as Adam's defaults.
+  const OptimizerKind* kind = FindOptimizerKind(optimizer);
+  if (kind == nullptr) return OptimizerJson(optimizers::Adam());
+  return kind->write_config(optimizer);
 }
 
 Json LossJson(const Loss& loss) {
-  const char* class_name = "MeanSquaredError";
-  Json config = {{"name", loss.name()}, {"reduction", "sum_over_batch_size"}};
-  if (loss.kind == Loss::Kind::kSparseCategoricalCrossentropy) {
-    class_name = "SparseCategoricalCrossentropy";
-  } else if (loss.kind == Loss::Kind::kCategoricalCrossentropy) {
-    class_name = "CategoricalCrossentropy";
+  const LossKind* kind = FindLossKind(loss.kind);
+  // No loss (never compiled) is written as MeanSquaredError named "none".
+  if (kind == nullptr) {
+    return KerasObject(
+        "keras.losses", "MeanSquaredError",
+        {{"name", loss.name()}, {"reduction", "sum_over_batch_size"}});
   }
-  if (loss.kind != Loss::Kind::kMeanSquaredError) {
-    config["from_logits"] = loss.from_logits;
+  Json config = {
+      {"name", kind->object_name.empty() ? kind->name : kind->object_name},
+      {"reduction", loss.reduction}};
+  if (kind->takes_from_logits) config["from_logits"] = loss.from_logits;
+  // Written only when set: the configs of builds without label smoothing
+  // stay byte for byte the same.
+  if (kind->takes_label_smoothing && loss.label_smoothing != 0.f) {
+    config["label_smoothing"] = FloatJson(loss.label_smoothing);
   }
-  return KerasObject("keras.losses", class_name, std::move(config));
+  if (kind->takes_delta) config["delta"] = FloatJson(loss.delta);
+  return KerasObject("keras.losses", kind->class_name.c_str(),
+                     std::move(config));
 }
 
 // "adam" / {"class_name": "Adam", "config": {...}}.
@@ -72,63 +68,53 @@ absl::StatusOr<Optimizer> ReadOptimizer(const ConfigObject& compile) {
       config = &*it;
     }
   }
-  const ConfigObject c(*config, compile.where() + " optimizer config");
-  if (class_name == "Adam" || class_name == "adam") {
-    AdamOptions o;
-    GG_ASSIGN_OR_RETURN(o.learning_rate,
-                        c.Float("learning_rate", o.learning_rate));
-    GG_ASSIGN_OR_RETURN(o.beta_1, c.Float("beta_1", o.beta_1));
-    GG_ASSIGN_OR_RETURN(o.beta_2, c.Float("beta_2", o.beta_2));
-    GG_ASSIGN_OR_RETURN(o.epsilon, c.Float("epsilon", o.epsilon));
-    return optimizers::Adam(o);
+  const OptimizerKind* kind = FindOptimizerKindByName(class_name);
+  if (kind == nullptr) {
+    return compile.Error(absl::StrCat("unknown optimizer '", class_name,
+                                      "' (supported: ", KnownOptimizers(),
+                                      ")"));
   }
-  if (class_name == "SGD" || class_name == "sgd") {
-    SGDOptions o;
-    GG_ASSIGN_OR_RETURN(o.learning_rate,
-                        c.Float("learning_rate", o.learning_rate));
-    GG_ASSIGN_OR_RETURN(o.momentum, c.Float("momentum", o.momentum));
-    GG_ASSIGN_OR_RETURN(o.nesterov, c.Bool("nesterov", o.nesterov));
-    return optimizers::SGD(o);
-  }
-  return compile.Error(absl::StrCat("unknown optimizer '", class_name,
-                                    "' (supported: Adam, SGD)"));
+  return kind->read_config(
+      ConfigObject(*config, compile.where() + " optimizer config"));
 }
 
-// "mse" / {"class_name": "MeanSquaredError", "config": {...}}.
+// "mse" / {"class_name": "MeanSquaredError", "config": {...}}: any name
+// the loss registry knows, with the options the loss takes.
 absl::StatusOr<Loss> ReadLoss(const ConfigObject& compile) {
   const Json* j = compile.Find("loss");
   if (j == nullptr) return compile.Missing("loss");
-  std::string name;
-  bool from_logits = false;
+  Loss loss;
   if (j->is_string()) {
-    name = j->get<std::string>();
+    loss.kind = j->get<std::string>();
   } else if (j->is_object()) {
-    const ConfigObject loss(*j, compile.where() + " loss");
-    GG_ASSIGN_OR_RETURN(name, loss.String("class_name"));
-    if (loss.Find("config") != nullptr) {
+    const ConfigObject object(*j, compile.where() + " loss");
+    GG_ASSIGN_OR_RETURN(loss.kind, object.String("class_name"));
+    if (object.Find("config") != nullptr) {
       GG_ASSIGN_OR_RETURN(ConfigObject config,
-                          loss.Child("config", loss.where() + " config"));
-      GG_ASSIGN_OR_RETURN(from_logits, config.Bool("from_logits", false));
+                          object.Child("config", object.where() + " config"));
+      GG_ASSIGN_OR_RETURN(loss.from_logits, config.Bool("from_logits", false));
+      GG_ASSIGN_OR_RETURN(loss.label_smoothing,
+                          config.Float("label_smoothing", 0.f));
+      GG_ASSIGN_OR_RETURN(loss.delta, config.Float("delta", 1.f));
+      // Keras writes reduction=None as null.
+      const Json* reduction = config.Find("reduction");
+      if (reduction != nullptr && reduction->is_null()) {
+        loss.reduction = "none";
+      } else {
+        GG_ASSIGN_OR_RETURN(loss.reduction,
+                            config.String("reduction", loss.reduction));
+      }
     }
   } else {
     return compile.WrongType("loss", "a string or an object", *j);
   }
-  const CrossentropyOptions ce{.from_logits = from_logits};
-  if (name == "SparseCategoricalCrossentropy" ||
-      name == "sparse_categorical_crossentropy") {
-    return losses::SparseCategoricalCrossentropy(ce);
+  if (const LossKind* kind = FindLossKind(loss.kind); kind != nullptr) {
+    loss.kind = kind->name;
   }
-  if (name == "CategoricalCrossentropy" || name == "categorical_crossentropy") {
-    return losses::CategoricalCrossentropy(ce);
+  if (absl::Status s = CheckLoss(loss).status(); !s.ok()) {
+    return compile.Error(std::string(s.message()));
   }
-  if (name == "MeanSquaredError" || name == "mean_squared_error" ||
-      name == "mse") {
-    return losses::MeanSquaredError();
-  }
-  return compile.Error(absl::StrCat(
-      "unknown loss '", name,
-      "' (supported: SparseCategoricalCrossentropy, CategoricalCrossentropy, "
-      "MeanSquaredError)"));
+  return loss;
 }
 
 }  // namespace

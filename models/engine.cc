@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "models/batches.h"
+#include "models/loss_registry.h"
 #include "ops/gradients.h"
 #include "util/os_error.h"
 #include "util/status_macros.h"
@@ -16,9 +17,9 @@ namespace graphgc {
 namespace models_internal {
 
 LabelKind LabelsOf(const Loss& loss) {
-  return loss.kind == Loss::Kind::kSparseCategoricalCrossentropy
-             ? LabelKind::kSparse
-             : LabelKind::kDense;
+  const LossKind* kind = FindLossKind(loss.kind);
+  return kind != nullptr && kind->sparse_labels ? LabelKind::kSparse
+                                                : LabelKind::kDense;
 }
 
 CompiledNodes CompiledNodesOf(const ModelState& m) {
@@ -195,14 +196,13 @@ namespace {
 // ("" for none).
 absl::StatusOr<std::string> CheckCompileOptions(const ModelState& m,
                                                 const CompileOptions& options) {
-  if (std::holds_alternative<std::monostate>(options.optimizer.options)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Compile of '", m.scope.name(),
-                     "': no optimizer (use optimizers::Adam() or SGD())"));
+  if (FindOptimizerKind(options.optimizer) == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Compile of '", m.scope.name(),
+        "': no optimizer (use one of optimizers::", KnownOptimizers(), ")"));
   }
-  if (options.loss.kind == Loss::Kind::kNone) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Compile of '", m.scope.name(), "': no loss"));
+  if (absl::Status s = CheckLoss(options.loss).status(); !s.ok()) {
+    return Annotate(s, absl::StrCat("Compile of '", m.scope.name(), "'"));
   }
   if (absl::Status s = CheckOptimizer(options.optimizer); !s.ok()) {
     return Annotate(s, absl::StrCat("Compile of '", m.scope.name(), "'"));

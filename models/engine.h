@@ -7,9 +7,9 @@
 //
 //   BuildModel:    the layers' builds and the forward paths (inference, and
 //                  training when a layer behaves otherwise in training).
-//   CompileModel:  the training step (loss, metrics, gradients, updates;
-//                  models/training.h) and Evaluate's loss on the inference
-//                  path.
+//   CompileModel:  the training step (loss, metrics: models/training.h;
+//                  gradients; updates: models/optimizer_registry.h) and
+//                  Evaluate's loss on the inference path.
 //   EvaluateModel, PredictModel: batches over the inference path.
 //   FitModel:      models/fit.h.
 //
@@ -38,6 +38,7 @@
 #include "models/model_graph.h"
 #include "models/model_options.h"
 #include "models/model_state.h"
+#include "models/optimizer_registry.h"
 #include "models/training.h"
 #include "runtime/graph.h"
 #include "runtime/session.h"

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "models/layer_registry.h"
 #include "models/layer_state.h"
+#include "models/optimizer_registry.h"
 #include "models/saving_access.h"
 
 namespace graphgc {
@@ -32,10 +33,8 @@ std::string Decimal(absl::int128 v) {
 
 int OptimizerSlots(const std::optional<CompileOptions>& compile) {
   if (!compile.has_value()) return 0;
-  if (std::holds_alternative<AdamOptions>(compile->optimizer.options)) {
-    return 2;
-  }
-  return std::holds_alternative<SGDOptions>(compile->optimizer.options) ? 1 : 0;
+  const OptimizerKind* kind = FindOptimizerKind(compile->optimizer);
+  return kind != nullptr ? kind->slots_per_weight(compile->optimizer) : 0;
 }
 
 absl::StatusOr<LoadBudget> CheckLoadBudget(const std::vector<Layer>& layers,

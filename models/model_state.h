@@ -24,6 +24,7 @@
 #include "models/layer_state.h"
 #include "models/model_graph.h"
 #include "models/model_options.h"
+#include "models/optimizer_registry.h"
 #include "models/training.h"
 #include "runtime/graph.h"
 #include "runtime/session.h"

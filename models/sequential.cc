@@ -14,6 +14,7 @@
 #include "models/fit.h"
 #include "models/layer_state.h"
 #include "models/model_graph.h"
+#include "models/optimizer_registry.h"
 #include "models/saving_access.h"
 #include "models/summary.h"
 #include "runtime/session.h"
@@ -227,11 +228,9 @@ absl::Status Sequential::SetLearningRate(float learning_rate) {
                                {}, {m.learning_rate.assign})
                          .status());
   // The compile settings follow the variable (what a save would record).
-  if (auto* adam = std::get_if<AdamOptions>(&m.compile.optimizer.options)) {
-    adam->learning_rate = learning_rate;
-  } else if (auto* sgd =
-                 std::get_if<SGDOptions>(&m.compile.optimizer.options)) {
-    sgd->learning_rate = learning_rate;
+  if (const models_internal::OptimizerKind* kind =
+          models_internal::FindOptimizerKind(m.compile.optimizer)) {
+    *kind->learning_rate(m.compile.optimizer) = learning_rate;
   }
   return absl::OkStatus();
 }

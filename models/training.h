@@ -1,9 +1,8 @@
 // models/training.h
 //
-// The builders behind Sequential::Compile, private to models/: the loss,
-// the metrics and the optimizer's update nodes. Each builds into the model's
-// scope and returns Outputs; on error what it built is unreferenced (the
-// caller drops it, and the next collection sweeps it).
+// The tensor size checks the layers, the loss and optimizer builders
+// (models/loss_registry.h, models/optimizer_registry.h) and the engine
+// share: each checks that a tensor fits before it is allocated.
 #ifndef GRAPHGC_MODELS_TRAINING_H_
 #define GRAPHGC_MODELS_TRAINING_H_
 
@@ -13,38 +12,11 @@
 
 #include "absl/status/statusor.h"
 #include "models/losses.h"
-#include "models/optimizers.h"
 #include "runtime/graph.h"
 #include "runtime/session.h"
 
 namespace graphgc {
 namespace models_internal {
-
-// What the loss reads: the model's output and, when the last layer is a
-// softmax, its logits; `labels`, when given, is the labels placeholder to
-// use (a second loss over the same labels), else BuildLoss makes one.
-struct LossInputs {
-  Output output;
-  std::optional<Output> softmax_logits;
-  int64_t units = 0;
-  std::optional<Output> labels;
-};
-
-struct LossNodes {
-  Output labels;  // placeholder: int32 [batch] or float [batch, units]
-  Output loss;    // scalar, mean over the batch
-  std::optional<Output> accuracy;  // scalar, when asked for
-};
-
-absl::StatusOr<LossNodes> BuildLoss(const Loss& loss, const LossInputs& in,
-                                    const std::string& scope,
-                                    bool with_accuracy);
-
-// Refuses optimizer options that can only make NaN or infinite weights,
-// naming the option and its value. Adam: learning_rate finite and >= 0,
-// beta_1 and beta_2 in [0, 1), epsilon finite and > 0. SGD: learning_rate
-// finite and >= 0, momentum in [0, 1].
-absl::Status CheckOptimizer(const Optimizer& optimizer);
 
 // Checks, before anything is allocated, that `copies` tensors of `dtype`
 // and `shape` can be made for `what` (named in the status):
@@ -59,32 +31,6 @@ absl::Status CheckFits(DataType dtype, const TensorShape& shape, int64_t copies,
 // allocation is ResourceExhausted.
 absl::StatusOr<Tensor> NewTensor(DataType dtype, const TensorShape& shape,
                                  bool zero, const std::string& what);
-
-// The learning rate as a graph variable (a float scalar): the update ops
-// read `read` every step, so SetLearningRate assigns it (feeding
-// `assign_value`, running `assign`) without building anything.
-struct LearningRateNodes {
-  Output variable;      // VarHandleOp "<scope>/<Optimizer>/learning_rate"
-  Output read;          // ReadVariableOp the update ops take as their lr
-  Output assign_value;  // float scalar Placeholder
-  Output assign;        // AssignVariableOp (a run target)
-};
-
-struct UpdateNodes {
-  Output train_op;  // NoOp standing for the whole step
-  LearningRateNodes learning_rate;
-};
-
-// The optimizer's updates of `variables` (VarHandleOp outputs) from
-// `grads`, run after `after` (the loss and metrics), and one NoOp that
-// stands for the whole step (it also runs `extra_updates`, e.g. moving
-// statistics). Initialises the optimizer's own variables (the learning
-// rate included) with `session`.
-absl::StatusOr<UpdateNodes> BuildUpdates(
-    const Optimizer& optimizer, const std::vector<Output>& variables,
-    const std::vector<TensorShape>& shapes, const std::vector<Output>& grads,
-    const std::vector<NodeHandle>& after, const std::string& scope,
-    Session& session, const std::vector<NodeHandle>& extra_updates = {});
 
 }  // namespace models_internal
 }  // namespace graphgc

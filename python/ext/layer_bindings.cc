@@ -68,22 +68,44 @@ void RegisterLayers(py::module_& m) {
                                 .nesterov = nesterov});
       },
       arg("learning_rate"), arg("momentum"), arg("nesterov"));
+  m.def(
+      "rmsprop",
+      [](float learning_rate, float rho, float momentum, float epsilon,
+         bool centered) {
+        return optimizers::RMSprop({.learning_rate = learning_rate,
+                                    .rho = rho,
+                                    .momentum = momentum,
+                                    .epsilon = epsilon,
+                                    .centered = centered});
+      },
+      arg("learning_rate"), arg("rho"), arg("momentum"), arg("epsilon"),
+      arg("centered"));
 
   py::class_<Loss>(m, "Loss").def_property_readonly("name", &Loss::name);
+  // Every registered loss: (name, class name, default object name, aliases,
+  // takes from_logits, takes label_smoothing, takes delta), from which
+  // python/src/graphgc/losses.py makes its classes.
+  m.def("loss_kinds", [] {
+    py::list kinds;
+    for (const losses::LossInfo& l : losses::RegisteredLosses()) {
+      kinds.append(py::make_tuple(l.name, l.class_name, l.object_name,
+                                  l.aliases, l.takes_from_logits,
+                                  l.takes_label_smoothing, l.takes_delta));
+    }
+    return kinds;
+  });
   m.def(
-      "sparse_categorical_crossentropy",
-      [](bool from_logits) {
-        return losses::SparseCategoricalCrossentropy(
-            {.from_logits = from_logits});
+      "make_loss",
+      [](const std::string& name, bool from_logits, float label_smoothing,
+         float delta, const std::string& reduction) {
+        return ValueOrThrow(
+            losses::Get(name, {.from_logits = from_logits,
+                               .label_smoothing = label_smoothing,
+                               .delta = delta,
+                               .reduction = reduction}));
       },
-      arg("from_logits"));
-  m.def(
-      "categorical_crossentropy",
-      [](bool from_logits) {
-        return losses::CategoricalCrossentropy({.from_logits = from_logits});
-      },
-      arg("from_logits"));
-  m.def("mean_squared_error", &losses::MeanSquaredError);
+      arg("name"), arg("from_logits"), arg("label_smoothing"), arg("delta"),
+      arg("reduction"));
 }
 
 }  // namespace graphgc::python

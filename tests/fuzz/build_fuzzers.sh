@@ -75,6 +75,11 @@ if ! cmp -s "$OUT/gen/models/kinds.tmp" "$OUT/gen/models/builtin_layer_kinds.cc"
   mv "$OUT/gen/models/kinds.tmp" "$OUT/gen/models/builtin_layer_kinds.cc"
 fi
 GEN_SRCS+=("$OUT/gen/models/builtin_layer_kinds.cc")
+models/gen_builtin_loss_kinds.sh "$OUT/gen/models/losses.tmp" models/losses/*.cc
+if ! cmp -s "$OUT/gen/models/losses.tmp" "$OUT/gen/models/builtin_loss_kinds.cc"; then
+  mv "$OUT/gen/models/losses.tmp" "$OUT/gen/models/builtin_loss_kinds.cc"
+fi
+GEN_SRCS+=("$OUT/gen/models/builtin_loss_kinds.cc")
 
 # 2. Objects, instrumented for coverage (fuzzer-no-link).
 compile() {  # src obj

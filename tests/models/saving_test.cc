@@ -546,6 +546,43 @@ TEST(LoadModel, KeepsSgdSettingsAndMeanSquaredError) {
             m.Evaluate(X(), y).value().at("loss"));
 }
 
+TEST(LoadModel, KeepsARegisteredLossWithItsOptions) {
+  const std::string dir = TempDir("huber");
+  Graph g;
+  Sequential m =
+      Sequential::Create({layers::Input({4}), layers::Dense(3)}, {.graph = &g})
+          .value();
+  ASSERT_TRUE(m.Compile({.optimizer = optimizers::SGD(),
+                         .loss = losses::Get("huber", {.delta = 0.25f,
+                                                       .reduction = "sum"})
+                                     .value()})
+                  .ok());
+  ASSERT_TRUE(m.Save(dir).ok());
+  const Json loss = ReadJson(dir + "/config.json")["compile_config"]["loss"];
+  EXPECT_EQ(loss["class_name"], "Huber");
+  EXPECT_EQ(loss["config"]["name"], "huber_loss");
+  EXPECT_EQ(loss["config"]["delta"].dump(), "0.25");
+  EXPECT_EQ(loss["config"]["reduction"], "sum");
+  Sequential loaded = LoadModel(dir, {.graph = &g}).value();
+  std::vector<float> targets(64 * 3, 0.5f);
+  Tensor y = Tensor::FromData<float>({64, 3}, targets).value();
+  EXPECT_EQ(loaded.Evaluate(X(), y).value().at("loss"),
+            m.Evaluate(X(), y).value().at("loss"));
+}
+
+TEST(LoadModel, ReadsKerasLossAliases) {
+  const std::string dir = TempDir("alias");
+  SaveAModel(dir);
+  Json c = ReadJson(dir + "/config.json");
+  c["compile_config"]["loss"] = "kld";
+  c["compile_config"]["metrics"] = nullptr;
+  WriteText(dir + "/config.json", c.dump());
+  Graph g;
+  absl::StatusOr<Sequential> loaded = LoadModel(dir, {.graph = &g});
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE(loaded->compiled());
+}
+
 TEST(LoadModel, WithCompileFalseGivesAnUncompiledModel) {
   const std::string dir = TempDir("no_compile");
   SaveAModel(dir);

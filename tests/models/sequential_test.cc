@@ -267,6 +267,30 @@ TEST_F(SequentialTest, CallbacksSeeTheKerasOrder) {
                                       "batch_end", "epoch_end", "train_end"}));
 }
 
+TEST_F(SequentialTest, SparseLossTakesIntegralFloatClassIds) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(32, 10, 3, 5);
+  std::vector<float> ids;
+  for (int32_t v : y.data<int32_t>()) ids.push_back(static_cast<float>(v));
+  Tensor float_y = Floats({32}, ids);
+  absl::StatusOr<std::map<std::string, float>> as_float =
+      m.Evaluate(x, float_y);
+  ASSERT_TRUE(as_float.ok()) << as_float.status();
+  EXPECT_EQ(as_float->at("loss"), m.Evaluate(x, y).value().at("loss"));
+  EXPECT_TRUE(m.Fit(x, float_y, {.epochs = 1, .verbose = 0}).ok());
+}
+
+TEST_F(SequentialTest, SparseLossRefusesNonIntegralFloatLabelsNamingTheSample) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(8, 10, 3, 5);
+  std::vector<float> ids(8, 1.f);
+  ids[3] = 1.5f;
+  absl::Status s = m.Fit(x, Floats({8}, ids), {.verbose = 0}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("float label 1.5 of sample 3"), std::string::npos)
+      << s;
+}
+
 TEST_F(SequentialTest, ACallbackErrorStopsTheFit) {
   Sequential m = Mlp();
   auto [x, y] = RandomData(100, 10, 3, 1);

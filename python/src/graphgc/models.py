@@ -135,7 +135,9 @@ class Model:
         self._build().learning_rate = float(value)
 
     def compile(self, optimizer="rmsprop", loss=None, metrics=None):
-        """optimizer: "adam", "sgd" or a graphgc.optimizers object; loss:
+        """optimizer: "rmsprop" (Keras's default), "adam", "sgd" or a
+        graphgc.optimizers object, which becomes model.optimizer, the live
+        optimizer (setting its learning_rate changes the next step's); loss:
         "sparse_categorical_crossentropy", "categorical_crossentropy",
         "mse" or a graphgc.losses object; metrics: e.g. ["accuracy"]."""
         if loss is None:
@@ -150,7 +152,12 @@ class Model:
             if not isinstance(metric, str):
                 raise ValueError("metrics must be names such as "
                                  f"\"accuracy\", not {metric!r}")
-        self._build().compile(opt._cpp(), loss_obj._cpp(), list(metrics))
+        model = self._build()
+        model.compile(opt._cpp(), loss_obj._cpp(), list(metrics))
+        previous = getattr(self, "optimizer", None)
+        if previous is not None and previous is not opt:
+            previous._bind(None)  # no longer drives this model
+        opt._bind(model)
         self.optimizer = opt
         self.loss = loss_obj
 
