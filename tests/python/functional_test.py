@@ -162,6 +162,13 @@ def test_learning_rate_of_a_functional_model_is_settable():
     assert model.learning_rate == 0.5
 
 
+def test_optimizer_learning_rate_drives_a_functional_model():
+    model = residual_model()
+    model.compile(optimizer="rmsprop", loss="mse")
+    model.optimizer.learning_rate = 0.125
+    assert model.learning_rate == 0.125
+
+
 def test_save_of_a_functional_model_is_not_implemented(tmp_path):
     with pytest.raises(NotImplementedError):
         residual_model().save(tmp_path / "model")
