@@ -1,8 +1,8 @@
 // python/ext/bindings.h
 //
 // The parts of the _graphgc extension module, each registered by its own
-// function (module.cc calls them in this order: callbacks before models,
-// whose fit takes them).
+// function (module.cc calls them in this order: callbacks and KerasTensor
+// before models, whose fit and constructor take them).
 #ifndef GRAPHGC_PYTHON_EXT_BINDINGS_H_
 #define GRAPHGC_PYTHON_EXT_BINDINGS_H_
 
@@ -14,8 +14,11 @@ namespace graphgc::python {
 void RegisterLayers(pybind11::module_& m);
 // The stock C++ callbacks (TensorBoard, EarlyStopping, ...).
 void RegisterCallbacks(pybind11::module_& m);
-// Sequential (compile, fit, evaluate, predict, weights, save) and
-// load_model.
+// KerasTensor, Input and layer calls (the functional API's symbolic
+// values).
+void RegisterFunctional(pybind11::module_& m);
+// Sequential and Functional (compile, fit, evaluate, predict, weights,
+// save) and load_model.
 void RegisterModels(pybind11::module_& m);
 // The default graph's collector: collect, gc_stats, leak_report, ...
 void RegisterCollector(pybind11::module_& m);

@@ -1,5 +1,7 @@
-// Sequential and load_model. Every call that waits for the model (compile,
-// fit, evaluate, predict, get_weights, set_weights, summary, save,
+// Sequential, Functional (the functional API's model, of KerasTensors:
+// functional_bindings.cc) and load_model. The two models share their
+// training methods (DefineModelMethods). Every call that waits for the model
+// (compile, fit, evaluate, predict, get_weights, set_weights, summary, save,
 // learning_rate, and the accessors that take the model's lock) converts its
 // Python arguments first, then releases the GIL while C++ works (a running
 // fit's Python callbacks need it), on a copy of the model handle: another
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "models/callbacks.h"
+#include "models/functional.h"
 #include "models/saving.h"
 #include "models/sequential.h"
 #include "pybind11/pybind11.h"
@@ -68,7 +71,8 @@ std::optional<std::pair<Tensor, Tensor>> ValidationData(
                       "validation_data[1]"));
 }
 
-py::tuple Fit(const Sequential& model, py::handle x, py::handle y, int epochs,
+template <typename Model>
+py::tuple Fit(const Model& model, py::handle x, py::handle y, int epochs,
               int batch_size, bool shuffle, int verbose,
               const py::list& callbacks, const py::object& validation_data,
               uint64_t seed, py::handle callback_base,
@@ -86,7 +90,7 @@ py::tuple Fit(const Sequential& model, py::handle x, py::handle y, int epochs,
       TensorFromArray(y, ArrayRole::kTargets, ArrayUse::kDuringTheCall, "y");
   FitCallbacks fit_callbacks = MakeCallbacks(callbacks, callback_base);
   options.callbacks = fit_callbacks.all;
-  Sequential handle = model;
+  Model handle = model;
   absl::StatusOr<History> history;
   {
     GilReleased nogil;
@@ -104,9 +108,9 @@ py::tuple Fit(const Sequential& model, py::handle x, py::handle y, int epochs,
 
 // `call(handle)` without the GIL (WithoutGil) on a copy of the model's
 // handle.
-template <typename Call>
-auto Unlocked(const Sequential& model, Call call) {
-  Sequential handle = model;
+template <typename Model, typename Call>
+auto Unlocked(const Model& model, Call call) {
+  Model handle = model;
   return WithoutGil([&] { return call(handle); });
 }
 
@@ -121,34 +125,22 @@ std::vector<Tensor> WeightsFromArrays(const py::sequence& arrays) {
   return out;
 }
 
-}  // namespace
-
-void RegisterModels(py::module_& m) {
-  py::class_<Sequential>(m, "Sequential")
-      .def(py::init([](std::vector<Layer> layers, std::string name) {
-             absl::StatusOr<Sequential> model;
-             {
-               GilReleased nogil;
-               model = Sequential::Create(std::move(layers),
-                                          {.name = std::move(name)});
-             }
-             return ValueOrThrow(std::move(model));
-           }),
-           arg("layers"), arg("name") = "")
-      .def_property_readonly("name", &Sequential::name)
-      .def_property_readonly("layers", &Sequential::layers)
+// The methods both models have, as Sequential's (models/sequential.h).
+template <typename Model>
+void DefineModelMethods(py::class_<Model>& cls) {
+  cls.def_property_readonly("name", &Model::name)
+      .def_property_readonly("layers", &Model::layers)
       .def_property_readonly("compiled",
-                             [](const Sequential& model) {
-                               return Unlocked(model,
-                                               [](const Sequential& handle) {
-                                                 return handle.compiled();
-                                               });
+                             [](const Model& model) {
+                               return Unlocked(model, [](const Model& handle) {
+                                 return handle.compiled();
+                               });
                              })
       .def(
           "compile",
-          [](const Sequential& model, Optimizer optimizer, Loss loss,
+          [](const Model& model, Optimizer optimizer, Loss loss,
              std::vector<std::string> metrics) {
-            Sequential handle = model;
+            Model handle = model;
             absl::Status s;
             {
               GilReleased nogil;
@@ -159,19 +151,18 @@ void RegisterModels(py::module_& m) {
             OkOrThrow(s);
           },
           arg("optimizer"), arg("loss"), arg("metrics"))
-      .def("fit", &Fit, arg("x"), arg("y"), arg("epochs"), arg("batch_size"),
-           arg("shuffle"), arg("verbose"), arg("callbacks"),
+      .def("fit", &Fit<Model>, arg("x"), arg("y"), arg("epochs"),
+           arg("batch_size"), arg("shuffle"), arg("verbose"), arg("callbacks"),
            arg("validation_data"), arg("seed"), arg("callback_base"),
            arg("validation_split") = 0.0)
       .def(
           "evaluate",
-          [](const Sequential& model, py::handle x, py::handle y,
-             int batch_size) {
+          [](const Model& model, py::handle x, py::handle y, int batch_size) {
             Tensor xt = TensorFromArray(x, ArrayRole::kFeatures,
                                         ArrayUse::kDuringTheCall, "x");
             Tensor yt = TensorFromArray(y, ArrayRole::kTargets,
                                         ArrayUse::kDuringTheCall, "y");
-            Sequential handle = model;
+            Model handle = model;
             absl::StatusOr<std::map<std::string, float>> out;
             {
               GilReleased nogil;
@@ -182,10 +173,10 @@ void RegisterModels(py::module_& m) {
           arg("x"), arg("y"), arg("batch_size"))
       .def(
           "predict",
-          [](const Sequential& model, py::handle x, int batch_size) {
+          [](const Model& model, py::handle x, int batch_size) {
             Tensor xt = TensorFromArray(x, ArrayRole::kFeatures,
                                         ArrayUse::kDuringTheCall, "x");
-            Sequential handle = model;
+            Model handle = model;
             absl::StatusOr<Tensor> out;
             {
               GilReleased nogil;
@@ -195,16 +186,16 @@ void RegisterModels(py::module_& m) {
           },
           arg("x"), arg("batch_size"))
       .def("get_weights",
-           [](const Sequential& model) {
-             return ArraysFromTensors(Unlocked(
-                 model,
-                 [](const Sequential& handle) { return handle.GetWeights(); }));
+           [](const Model& model) {
+             return ArraysFromTensors(Unlocked(model, [](const Model& handle) {
+               return handle.GetWeights();
+             }));
            })
       .def(
           "set_weights",
-          [](const Sequential& model, const py::sequence& weights) {
+          [](const Model& model, const py::sequence& weights) {
             std::vector<Tensor> tensors = WeightsFromArrays(weights);
-            Sequential handle = model;
+            Model handle = model;
             absl::Status s;
             {
               GilReleased nogil;
@@ -214,15 +205,14 @@ void RegisterModels(py::module_& m) {
           },
           arg("weights"))
       .def("summary",
-           [](const Sequential& model) {
-             return Unlocked(model, [](const Sequential& handle) {
-               return handle.Summary();
-             });
+           [](const Model& model) {
+             return Unlocked(
+                 model, [](const Model& handle) { return handle.Summary(); });
            })
       .def(
           "save",
-          [](const Sequential& model, const std::string& dir) {
-            Sequential handle = model;
+          [](const Model& model, const std::string& dir) {
+            Model handle = model;
             absl::Status s;
             {
               GilReleased nogil;
@@ -233,25 +223,59 @@ void RegisterModels(py::module_& m) {
           arg("dir"))
       .def_property(
           "learning_rate",
-          [](const Sequential& model) {
-            return ValueOrThrow(Unlocked(model, [](const Sequential& handle) {
+          [](const Model& model) {
+            return ValueOrThrow(Unlocked(model, [](const Model& handle) {
               return handle.learning_rate();
             }));
           },
-          [](const Sequential& model, float rate) {
-            OkOrThrow(Unlocked(model, [rate](Sequential& handle) {
+          [](const Model& model, float rate) {
+            OkOrThrow(Unlocked(model, [rate](Model& handle) {
               return handle.SetLearningRate(rate);
             }));
           })
-      .def_property("stop_training", &Sequential::stop_training,
-                    [](Sequential& model, bool stop) {
+      .def_property("stop_training", &Model::stop_training,
+                    [](Model& model, bool stop) {
                       if (stop) model.StopTraining();
                     })
-      .def("graph_roots", [](const Sequential& model) {
-        return Unlocked(model, [](const Sequential& handle) {
+      .def("graph_roots", [](const Model& model) {
+        return Unlocked(model, [](const Model& handle) {
           return static_cast<int64_t>(handle.GraphRoots().size());
         });
       });
+}
+
+}  // namespace
+
+void RegisterModels(py::module_& m) {
+  py::class_<Sequential> sequential(m, "Sequential");
+  sequential.def(py::init([](std::vector<Layer> layers, std::string name) {
+                   absl::StatusOr<Sequential> model;
+                   {
+                     GilReleased nogil;
+                     model = Sequential::Create(std::move(layers),
+                                                {.name = std::move(name)});
+                   }
+                   return ValueOrThrow(std::move(model));
+                 }),
+                 arg("layers"), arg("name") = "");
+  DefineModelMethods(sequential);
+
+  py::class_<Functional> functional(m, "Functional");
+  functional
+      .def(py::init([](std::vector<KerasTensor> inputs,
+                       std::vector<KerasTensor> outputs, std::string name) {
+             absl::StatusOr<Functional> model;
+             {
+               GilReleased nogil;
+               model = Functional::Create(std::move(inputs), std::move(outputs),
+                                          {.name = std::move(name)});
+             }
+             return ValueOrThrow(std::move(model));
+           }),
+           arg("inputs"), arg("outputs"), arg("name") = "")
+      .def_property_readonly("inputs", &Functional::inputs)
+      .def_property_readonly("outputs", &Functional::outputs);
+  DefineModelMethods(functional);
 
   m.def(
       "load_model",

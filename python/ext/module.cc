@@ -11,6 +11,7 @@ PYBIND11_MODULE(_graphgc, m) {
   graphgc::python::InstallExitGate();
   graphgc::python::RegisterLayers(m);
   graphgc::python::RegisterCallbacks(m);
+  graphgc::python::RegisterFunctional(m);
   graphgc::python::RegisterModels(m);
   graphgc::python::RegisterCollector(m);
   graphgc::python::RegisterBench(m);

@@ -27,6 +27,9 @@ void ThrowStatus(const absl::Status& status, ErrorContext context) {
     case absl::StatusCode::kInvalidArgument:
       type = PyExc_ValueError;
       break;
+    case absl::StatusCode::kUnimplemented:
+      type = PyExc_NotImplementedError;
+      break;
     case absl::StatusCode::kNotFound:
       if (files) type = PyExc_FileNotFoundError;
       break;

@@ -4,15 +4,18 @@
 // call (a status that carries its errno, util/os_error.h) becomes
 // OSError(errno, message), which Python turns into the errno's own subclass
 // (FileNotFoundError, NotADirectoryError, ...), in any call. Otherwise
-// InvalidArgument becomes ValueError; in a call that touches files (ErrorContext::kFit, a
+// InvalidArgument becomes ValueError and Unimplemented NotImplementedError
+// (a functional model of several inputs, its save); in a call that touches
+// files (ErrorContext::kFit, a
 // fit with its file-writing callbacks, and kFile) NotFound becomes
 // FileNotFoundError, PermissionDenied PermissionError, AlreadyExists
 // FileExistsError (all OSError), and DataLoss OSError; in a call that is
 // a file operation (kFile: save, load_model, CSVLogger), FailedPrecondition
 // too (a path that is not a directory, a directory holding other files);
 // everything else is RuntimeError. ValueError and OSError carry the C++
-// message; RuntimeError carries the code too ("FAILED_PRECONDITION: ..."),
-// since it stands for several codes. Must be called with the GIL held.
+// message (NotImplementedError too); RuntimeError carries the code too
+// ("FAILED_PRECONDITION: ..."), since it stands for several codes. Must be
+// called with the GIL held.
 #ifndef GRAPHGC_PYTHON_EXT_STATUS_EXCEPTION_H_
 #define GRAPHGC_PYTHON_EXT_STATUS_EXCEPTION_H_
 

@@ -118,6 +118,38 @@ TEST_F(FunctionalTest, ACallbackSeesAndStopsTheFunctionalModel) {
   EXPECT_EQ(stop->name(), m.name());
 }
 
+TEST_F(FunctionalTest, ItsLearningRateIsTheCompiledOnesAndSettable) {
+  Functional m = Residual();
+  EXPECT_EQ(m.learning_rate().value(), 0.01f);
+  ASSERT_TRUE(m.SetLearningRate(0.5f).ok());
+  EXPECT_EQ(m.learning_rate().value(), 0.5f);
+}
+
+// Keras's `model.stop_training = True` on the functional model itself.
+class StopTheModel : public Callback {
+ public:
+  explicit StopTheModel(Functional* model) : model_(model) {}
+  absl::Status OnEpochEnd(int, const Logs&) override {
+    model_->StopTraining();
+    return absl::OkStatus();
+  }
+
+ private:
+  Functional* model_;
+};
+
+TEST_F(FunctionalTest, StopTrainingEndsItsFit) {
+  Functional m = Residual();
+  auto [x, y] = SumData(16, 4, 3);
+  History h = m.Fit(x, y,
+                    {.epochs = 5,
+                     .verbose = 0,
+                     .callbacks = {std::make_shared<StopTheModel>(&m)}})
+                  .value();
+  EXPECT_EQ(h.epoch.size(), 1u);
+  EXPECT_TRUE(m.stop_training());
+}
+
 TEST_F(FunctionalTest, ACallHasTheLayersOutputShape) {
   KerasTensor x = Input({6});
   KerasTensor h = layers::Dense(3)(x);

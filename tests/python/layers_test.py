@@ -92,11 +92,11 @@ def test_input_refuses_what_keras_or_graphgc_refuses(kwargs, message):
 
 
 def test_sequential_takes_the_input_layer_of_a_keras_history():
-    class SymbolicTensor:  # what keras.Input returns in Keras 3
+    class SymbolicTensor:  # a tensor of another library, Keras's own test
         def __init__(self, layer):
             self._keras_history = (layer, 0, 0)
 
-    inp = layers.Input((4,))
+    inp = layers.InputLayer((4,))
     model = graphgc.Sequential([SymbolicTensor(inp), layers.Dense(2)])
     assert model.predict(np.zeros((1, 4), np.float32)).shape == (1, 2)
 

@@ -15,6 +15,9 @@ export, or graphgc.collect()) frees its nodes. No clear_session().
                   metrics=["accuracy"])
     history = model.fit(x, y, epochs=2,
                         callbacks=[graphgc.callbacks.TensorBoard("logs/0")])
+
+or, with the functional API, graphgc.Model(inputs, outputs) from
+graphgc.Input() tensors and layer calls on them.
 """
 
 from graphgc import (callbacks, layers, losses, models, numpy_allocator,
@@ -22,11 +25,11 @@ from graphgc import (callbacks, layers, losses, models, numpy_allocator,
 from graphgc.collector import (collect, explain_retention, gc_policy,
                                gc_stats, leak_report, set_gc_policy)
 from graphgc.layers import Input
-from graphgc.models import History, Sequential, load_model
+from graphgc.models import History, Model, Sequential, load_model
 from graphgc.numpy_allocator import use_aligned_numpy_allocator
 
 __all__ = [
-    "History", "Input", "Sequential", "callbacks", "collect",
+    "History", "Input", "Model", "Sequential", "callbacks", "collect",
     "explain_retention", "gc_policy", "gc_stats", "layers", "leak_report",
     "load_model", "losses", "models", "numpy_allocator", "optimizers",
     "set_gc_policy", "use_aligned_numpy_allocator", "utils",

@@ -1,7 +1,9 @@
 """Keras's layers: one class per layer kind graphgc's C++ registry holds
 (InputLayer, Dense, Conv2D, MaxPooling2D, Flatten, Dropout,
-BatchNormalization, Reshape, Activation, LeakyReLU, ...), generated from
-each kind's keyword arguments (_graphgc.layer_kinds()); Input().
+BatchNormalization, Reshape, Activation, LeakyReLU, the merge layers Add,
+Concatenate, ...), generated from each kind's keyword arguments
+(_graphgc.layer_kinds()); Input() and KerasTensor, the functional API's
+symbolic tensors; the merge layers' function forms (add, concatenate, ...).
 
 Each object holds a C++ layer (a handle to its variables): a layer given to
 two models is shared by them, as in Keras. A layer is made from its
@@ -65,11 +67,79 @@ _CONVERT = {
 }
 
 
+_tensor_count = 0
+
+
+def _tensor_name():
+    """Keras's automatic tensor names: keras_tensor, keras_tensor_1, ..."""
+    global _tensor_count
+    name = "keras_tensor" + (f"_{_tensor_count}" if _tensor_count else "")
+    _tensor_count += 1
+    return name
+
+
+class KerasTensor:
+    """A symbolic tensor of the functional API: what Input() returns and
+    what calling a layer on symbolic tensors returns (Keras's KerasTensor).
+    .shape is Keras's, with None for the batch; _keras_history is
+    (layer, node_index, tensor_index), the call that made it. It holds its
+    C++ value (models/functional.h), and so the layers it depends on."""
+
+    def __init__(self, cpp, layer, node_index, inbound, name=None):
+        self._tensor = cpp
+        self._keras_history = (layer, node_index, 0)
+        self._inbound = tuple(inbound)
+        self.name = name or _tensor_name()
+
+    @property
+    def shape(self):
+        return (None, *self._tensor.shape)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def dtype(self):
+        return "float32"
+
+    @property
+    def sparse(self):
+        return False
+
+    def __repr__(self):
+        return (f"<KerasTensor shape={self.shape}, dtype={self.dtype}, "
+                f"sparse=False, ragged=False, name={self.name}>")
+
+
 class Layer:
     """Base of graphgc's layers."""
 
     def __init__(self, cpp):
         self._layer = cpp
+        self._call_count = 0
+
+    def __call__(self, inputs):
+        """The layer's call on a symbolic tensor, or on a list of them for
+        a merge layer: a KerasTensor. Bad shapes raise ValueError at once;
+        a layer called twice is one layer with one set of weights."""
+        if isinstance(inputs, KerasTensor):
+            cpp = _graphgc.call_layer(self._layer, inputs._tensor)
+            inbound = [inputs]
+        elif (isinstance(inputs, (list, tuple)) and inputs
+              and all(isinstance(x, KerasTensor) for x in inputs)):
+            cpp = _graphgc.call_layer_on_list(
+                self._layer, [x._tensor for x in inputs])
+            inbound = list(inputs)
+        else:
+            raise ValueError(
+                f"{type(self).__name__}: graphgc layers are called on "
+                "keras.Input() tensors or tensors made from them (a list of "
+                "them for a merge layer), not "
+                f"{type(inputs).__name__}; use a model's predict() for data")
+        node_index = self._call_count
+        self._call_count += 1
+        return KerasTensor(cpp, self, node_index, inbound)
 
     @classmethod
     def _wrap(cls, cpp):
@@ -145,7 +215,9 @@ def _make_class(class_name, fields):
 _KINDS = {name: _make_class(name, fields)
           for name, fields in _graphgc.layer_kinds()}
 globals().update(_KINDS)
-__all__ = ["Layer", "Input", *_KINDS]
+__all__ = ["Layer", "Input", "KerasTensor", "add", "average",
+           "concatenate", "maximum", "minimum", "multiply", "subtract",
+           *_KINDS]
 
 _KINDS["Dense"].units = property(lambda self: self._layer.units)
 _KINDS["Conv2D"].filters = property(lambda self: self._layer.units)
@@ -157,11 +229,8 @@ def Input(shape=None, batch_size=None, dtype=None, sparse=None,  # noqa: N802
     """The model's input, keras.Input's arguments; shape leaves out the
     batch dimension (batch_shape includes it).
 
-    Returns the InputLayer, which Sequential takes as its first element.
-    Keras returns a symbolic tensor instead; until graphgc's functional API
-    has them, anything Sequential is given with a _keras_history whose
-    first item is an InputLayer (Keras's own test) stands for that layer,
-    so Input can return such a tensor without Sequential changing.
+    Returns a KerasTensor of shape (None, *shape) for layers to be called
+    on (the functional API, graphgc.Model) or to start a Sequential.
     graphgc's inputs are float32 and dense, with any batch size: other
     dtype, sparse, ragged, tensor and optional values are refused.
     """
@@ -184,6 +253,40 @@ def Input(shape=None, batch_size=None, dtype=None, sparse=None,  # noqa: N802
             raise ValueError(f"Input: `{arg}=True` is not supported by "
                              "graphgc")
     if tensor is not None:
-        raise ValueError("Input: `tensor` is not supported by graphgc (no "
-                         "functional API yet)")
-    return InputLayer(shape, name=name)  # noqa: F821 (generated)
+        raise ValueError("Input: `tensor` is not supported by graphgc")
+    try:
+        dims = [int(d) for d in shape]
+    except (TypeError, ValueError):
+        raise ValueError("Input: shape must be a tuple of ints (graphgc has "
+                         f"no unknown dimensions but the batch), not "
+                         f"{shape!r}") from None
+    cpp = _graphgc.input(dims, name or "")
+    layer = Layer._wrap(cpp.layer)
+    layer._call_count = 1
+    return KerasTensor(cpp, layer, 0, [], name=name)
+
+
+def _merge_function(kind, what):
+    """Keras's function form of a merge layer: add([a, b]) is
+    Add()([a, b])."""
+    def merge(inputs, **kwargs):
+        return _KINDS[kind](**kwargs)(inputs)
+
+    merge.__name__ = merge.__qualname__ = kind.lower()
+    merge.__doc__ = f"{kind}()(inputs): {what}."
+    return merge
+
+
+add = _merge_function("Add", "the elementwise sum of tensors of one shape")
+subtract = _merge_function("Subtract",
+                           "the first of two tensors minus the second")
+multiply = _merge_function("Multiply", "the elementwise product")
+average = _merge_function("Average", "the elementwise mean")
+maximum = _merge_function("Maximum", "the elementwise maximum")
+minimum = _merge_function("Minimum", "the elementwise minimum")
+
+
+def concatenate(inputs, axis=-1, **kwargs):
+    """Concatenate(axis)(inputs): the tensors joined along axis (counting
+    the batch, so -1 is the last)."""
+    return _KINDS["Concatenate"](axis=axis, **kwargs)(inputs)

@@ -1,6 +1,13 @@
-"""Keras's Sequential model, History and load_model.
+"""Keras's Model (the functional API) and Sequential, History and
+load_model.
 
-A Sequential holds its C++ model, a handle: while the Python object lives
+Model(inputs, outputs) is a model from keras.Input() tensors to the
+tensors layer calls made from them (graphgc.layers.KerasTensor); it is
+also the base of Sequential, which shares its training methods, as in
+Keras. Models of one input and one output only: several raise
+NotImplementedError, as does saving a functional model.
+
+A model holds its C++ model, a handle: while the Python object lives
 (referenced from a list, a callback, anything), its graph nodes live; when
 its last reference goes, the next safe point collects them. Calls that run
 or wait for the model (compile, fit, evaluate, predict, get_weights,
@@ -45,80 +52,33 @@ class History(_callbacks.Callback):
             self._model_ref = weakref.ref(value)
 
 
-class Sequential:
-    """A linear stack of layers: Sequential([Input((10,)), Dense(10)]).
+class Model:
+    """Keras's functional model: Model(inputs, outputs, name=None), from
+    keras.Input() tensors to tensors made by calling layers on them (one
+    input and one output today; lists of one are taken). Its C++ model
+    (models/functional.h) is made, and checked, at once; a layer shared
+    with another model keeps one set of weights. Base of Sequential."""
 
-    Layers may also be added with add() until the model is compiled; the
-    C++ model is made (and checked) once it is needed."""
-
-    def __init__(self, layers=None, name=None):
-        self._layers = []
-        self._requested_name = name or ""
-        self._model = None
+    def __init__(self, inputs=None, outputs=None, name=None):
+        if inputs is None or outputs is None:
+            raise NotImplementedError(
+                "graphgc's Model is the functional API: Model(inputs, "
+                "outputs); subclassed models are not supported")
+        self._inputs = _tensor_list(inputs, "inputs")
+        self._outputs = _tensor_list(outputs, "outputs")
+        self._nested_inputs = inputs
+        self._nested_outputs = outputs
+        self._model = _graphgc.Functional(
+            [t._tensor for t in self._inputs],
+            [t._tensor for t in self._outputs], name or "")
         self._compile_config = None
-        for layer in layers or []:
-            self._append(layer)
-        if self._layers:
-            self._build()
-
-    @staticmethod
-    def _check_layer(layer):
-        # What keras.Input returns: a symbolic tensor (once the functional
-        # API has them) stands for the InputLayer that made it, as Keras's
-        # Sequential reads it from the tensor's _keras_history.
-        history = getattr(layer, "_keras_history", None)
-        if history is not None and isinstance(history[0], _layers.InputLayer):
-            layer = history[0]
-        if not isinstance(layer, _layers.Layer):
-            raise ValueError("Sequential takes graphgc.layers objects, not "
-                             f"{type(layer).__name__}")
-        return layer
-
-    def _append(self, layer):
-        """Appends a checked layer; a first layer given input_shape or
-        input_dim gets an InputLayer of that shape before it, as Keras 3
-        does."""
-        layer = self._check_layer(layer)
-        shape = getattr(layer, "_input_shape_arg", None)
-        if not self._layers and shape is not None:
-            self._layers.append(_layers.InputLayer(shape))
-        self._layers.append(layer)
+        reached = _layers_reached(self._outputs)
+        self._layers = [next((p for p in reached if p._layer == cpp), None)
+                        or _layers.Layer._wrap(cpp)
+                        for cpp in self._model.layers]
 
     def _build(self):
-        if self._model is None:
-            if not self._layers:
-                raise ValueError("the model has no layers; give it an Input "
-                                 "and at least one layer")
-            self._model = _graphgc.Sequential(
-                [layer._layer for layer in self._layers],
-                self._requested_name)
         return self._model
-
-    @classmethod
-    def _wrap(cls, cpp):
-        model = cls.__new__(cls)
-        model._layers = [_layers.Layer._wrap(layer) for layer in cpp.layers]
-        model._requested_name = cpp.name
-        model._model = cpp
-        model._compile_config = None
-        return model
-
-    def add(self, layer):
-        """Appends a layer; only before compile (the model is rebuilt)."""
-        self._check_layer(layer)
-        if self._model is not None and self._model.compiled:
-            raise RuntimeError("add() after compile(); build the model "
-                               "with all its layers, then compile it")
-        kept = list(self._layers)
-        self._append(layer)
-        self._model = None
-        try:
-            self._build()
-        except Exception:
-            self._layers = kept
-            if self._layers:
-                self._build()
-            raise
 
     @property
     def name(self):
@@ -126,9 +86,35 @@ class Sequential:
 
     @property
     def layers(self):
-        """The layers after the Input, as Keras lists them."""
-        return [layer for layer in self._layers
-                if not isinstance(layer, _layers.InputLayer)]
+        """Each layer once, in the order of its first call, Input layers
+        included (Keras's functional model.layers)."""
+        return list(self._layers)
+
+    @property
+    def inputs(self):
+        return list(self._inputs)
+
+    @property
+    def outputs(self):
+        return list(self._outputs)
+
+    @property
+    def input(self):
+        return self._nested_inputs
+
+    @property
+    def output(self):
+        return self._nested_outputs
+
+    @property
+    def input_shape(self):
+        shapes = [t.shape for t in self._inputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def output_shape(self):
+        shapes = [t.shape for t in self._outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
 
     @property
     def stop_training(self):
@@ -231,6 +217,10 @@ class Sequential:
                            "batch_size"))
 
     def __call__(self, x):
+        if isinstance(x, (_layers.KerasTensor, list, tuple)):
+            raise NotImplementedError(
+                "calling a model on symbolic tensors (a model as a layer) is "
+                "not supported by graphgc; call its layers instead")
         return self.predict(x)
 
     def get_weights(self):
@@ -254,8 +244,144 @@ class Sequential:
         model.weights.h5, model.pb, signature.json), atomically."""
         self._build().save(str(filepath))
 
+    def count_params(self):
+        """The number of weights, each shared weight once (the summary's
+        "Total params")."""
+        return sum(int(w.size) for w in self.get_weights())
+
+    def get_layer(self, name=None, index=None):
+        """The layer called name, or the one at index in self.layers."""
+        if index is not None and name is not None:
+            raise ValueError("Provide only a layer name or a layer index. "
+                             f"Received: index={index}, name={name}.")
+        if index is not None:
+            if len(self.layers) <= index:
+                raise ValueError(f"Was asked to retrieve layer at index "
+                                 f"{index} but model only has "
+                                 f"{len(self.layers)} layers.")
+            return self.layers[index]
+        if name is not None:
+            for layer in self.layers:
+                if layer.name == name:
+                    return layer
+            raise ValueError(f"No such layer: {name}. Existing layers are: "
+                             f"{[layer.name for layer in self.layers]}.")
+        raise ValueError("Provide either a layer name or layer index at "
+                         "`get_layer`.")
+
     def __repr__(self):
-        return f"<graphgc.Sequential name={self.name!r}>"
+        return f"<graphgc.{type(self).__name__} name={self.name!r}>"
+
+
+class Sequential(Model):
+    """A linear stack of layers: Sequential([Input((10,)), Dense(10)]); a
+    Model, with its training methods.
+
+    Layers may also be added with add() until the model is compiled; the
+    C++ model is made (and checked) once it is needed."""
+
+    def __init__(self, layers=None, name=None):
+        self._layers = []
+        self._requested_name = name or ""
+        self._model = None
+        self._compile_config = None
+        for layer in layers or []:
+            self._append(layer)
+        if self._layers:
+            self._build()
+
+    @staticmethod
+    def _check_layer(layer):
+        # What keras.Input returns: a symbolic tensor stands for the
+        # InputLayer that made it, as Keras's Sequential reads it from the
+        # tensor's _keras_history.
+        history = getattr(layer, "_keras_history", None)
+        if history is not None and isinstance(history[0], _layers.InputLayer):
+            layer = history[0]
+        if not isinstance(layer, _layers.Layer):
+            raise ValueError("Sequential takes graphgc.layers objects, not "
+                             f"{type(layer).__name__}")
+        return layer
+
+    def _append(self, layer):
+        """Appends a checked layer; a first layer given input_shape or
+        input_dim gets an InputLayer of that shape before it, as Keras 3
+        does."""
+        layer = self._check_layer(layer)
+        shape = getattr(layer, "_input_shape_arg", None)
+        if not self._layers and shape is not None:
+            self._layers.append(_layers.InputLayer(shape))
+        self._layers.append(layer)
+
+    def _build(self):
+        if self._model is None:
+            if not self._layers:
+                raise ValueError("the model has no layers; give it an Input "
+                                 "and at least one layer")
+            self._model = _graphgc.Sequential(
+                [layer._layer for layer in self._layers],
+                self._requested_name)
+        return self._model
+
+    @classmethod
+    def _wrap(cls, cpp):
+        model = cls.__new__(cls)
+        model._layers = [_layers.Layer._wrap(layer) for layer in cpp.layers]
+        model._requested_name = cpp.name
+        model._model = cpp
+        model._compile_config = None
+        return model
+
+    def add(self, layer):
+        """Appends a layer; only before compile (the model is rebuilt)."""
+        self._check_layer(layer)
+        if self._model is not None and self._model.compiled:
+            raise RuntimeError("add() after compile(); build the model "
+                               "with all its layers, then compile it")
+        kept = list(self._layers)
+        self._append(layer)
+        self._model = None
+        try:
+            self._build()
+        except Exception:
+            self._layers = kept
+            if self._layers:
+                self._build()
+            raise
+
+    @property
+    def layers(self):
+        """The layers after the Input, as Keras lists them."""
+        return [layer for layer in self._layers
+                if not isinstance(layer, _layers.InputLayer)]
+
+    @property
+    def name(self):
+        return self._build().name
+
+
+def _tensor_list(value, what):
+    """value (a KerasTensor, or a list or tuple of them) as a list."""
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    for item in items:
+        if not isinstance(item, _layers.KerasTensor):
+            raise ValueError(f"Model: {what} must be keras.Input() tensors "
+                             f"or tensors made from them by layer calls, "
+                             f"not {type(item).__name__}")
+    return items
+
+
+def _layers_reached(outputs):
+    """The Python layers whose calls made outputs, through their inputs."""
+    seen, found, stack = set(), [], list(outputs)
+    while stack:
+        tensor = stack.pop()
+        if id(tensor) in seen:
+            continue
+        seen.add(id(tensor))
+        found.append(tensor._keras_history[0])
+        stack.extend(tensor._inbound)
+    return found
 
 
 def load_model(filepath, compile=True):  # noqa: A002 (Keras's spelling)
