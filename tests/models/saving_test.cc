@@ -533,7 +533,7 @@ TEST(LoadModel, KeepsSgdSettingsAndMeanSquaredError) {
 }
 
 TEST(LoadModel, KeepsARegisteredLossWithItsOptions) {
-  const std::string dir = TempDir("huber");
+  const std::string dir = TestTempPath("_huber");
   Graph g;
   Sequential m =
       Sequential::Create({layers::Input({4}), layers::Dense(3)}, {.graph = &g})
@@ -557,12 +557,12 @@ TEST(LoadModel, KeepsARegisteredLossWithItsOptions) {
 }
 
 TEST(LoadModel, ReadsKerasLossAliases) {
-  const std::string dir = TempDir("alias");
+  const std::string dir = TestTempPath("_alias");
   SaveAModel(dir);
   Json c = ReadJson(dir + "/config.json");
   c["compile_config"]["loss"] = "kld";
   c["compile_config"]["metrics"] = nullptr;
-  WriteText(dir + "/config.json", c.dump());
+  WriteFileBytes(dir + "/config.json", c.dump());
   Graph g;
   absl::StatusOr<Sequential> loaded = LoadModel(dir, {.graph = &g});
   ASSERT_TRUE(loaded.ok()) << loaded.status();
