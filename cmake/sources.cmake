@@ -208,7 +208,7 @@ set(GRAPHGC_PROTOS
 )
 
 # One file per layer kind (models/layers/, globbed as Bazel does), and the
-# registry's list of them that models/gen_builtin_layer_kinds.sh writes.
+# registry's list of them that models/gen_builtin_kinds.sh writes.
 file(GLOB GRAPHGC_LAYER_KIND_SOURCES CONFIGURE_DEPENDS
      "${CMAKE_CURRENT_SOURCE_DIR}/models/layers/*.cc")
 list(SORT GRAPHGC_LAYER_KIND_SOURCES)
@@ -222,7 +222,7 @@ list(SORT GRAPHGC_OPTIMIZER_SOURCES)
 list(APPEND GRAPHGC_SOURCES ${GRAPHGC_OPTIMIZER_SOURCES})
 
 # One file per loss (models/losses/, globbed as Bazel does), and the
-# registry's list of them that models/gen_builtin_loss_kinds.sh writes.
+# registry's list of them that models/gen_builtin_kinds.sh writes.
 file(GLOB GRAPHGC_LOSS_KIND_SOURCES CONFIGURE_DEPENDS
      "${CMAKE_CURRENT_SOURCE_DIR}/models/losses/*.cc")
 list(SORT GRAPHGC_LOSS_KIND_SOURCES)

@@ -154,7 +154,7 @@ std::vector<const LayerKind*> LayerKinds();
 std::string KnownKinds();
 
 // The kinds of models/layers/*.cc: the build generates this function
-// (models/gen_builtin_layer_kinds.sh) from their GG_REGISTER_LAYER_KIND
+// (models/gen_builtin_kinds.sh) from their GG_REGISTER_LAYER_KIND
 // lines, so each kind is linked into every program that uses the registry,
 // a static library's consumers included. The registry holds them from its
 // first use.

@@ -70,12 +70,12 @@ for p in "${PROTOS[@]}"; do GEN_SRCS+=("$OUT/gen/${p%.proto}.pb.cc"); done
 # The layer registry's list of kinds (as Bazel's genrule and CMake make it),
 # rewritten only when it changes so its object is not rebuilt every time.
 mkdir -p "$OUT/gen/models"
-models/gen_builtin_layer_kinds.sh "$OUT/gen/models/kinds.tmp" models/layers/*.cc
+models/gen_builtin_kinds.sh "$OUT/gen/models/kinds.tmp" Layer models/layers/*.cc
 if ! cmp -s "$OUT/gen/models/kinds.tmp" "$OUT/gen/models/builtin_layer_kinds.cc"; then
   mv "$OUT/gen/models/kinds.tmp" "$OUT/gen/models/builtin_layer_kinds.cc"
 fi
 GEN_SRCS+=("$OUT/gen/models/builtin_layer_kinds.cc")
-models/gen_builtin_loss_kinds.sh "$OUT/gen/models/losses.tmp" models/losses/*.cc
+models/gen_builtin_kinds.sh "$OUT/gen/models/losses.tmp" Loss models/losses/*.cc
 if ! cmp -s "$OUT/gen/models/losses.tmp" "$OUT/gen/models/builtin_loss_kinds.cc"; then
   mv "$OUT/gen/models/losses.tmp" "$OUT/gen/models/builtin_loss_kinds.cc"
 fi
