@@ -66,6 +66,7 @@ set(GRAPHGC_SOURCES
     models/loss_registry.cc
     models/load_budget.cc
     models/model_config.cc
+    models/model_data.cc
     models/model_graph.cc
     models/model_weights.cc
     models/optimizer_registry.cc
@@ -168,6 +169,7 @@ set(GRAPHGC_HEADERS
     models/model_config.h
     models/model_graph.h
     models/model_options.h
+    models/model_data.h
     models/model_state.h
     models/model_weights.h
     models/optimizer_registry.h

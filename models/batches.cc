@@ -20,25 +20,32 @@ TensorShape BatchShape(int64_t rows, const TensorShape& sample) {
 
 absl::StatusOr<int64_t> CheckX(const ModelState& m, const Tensor& x,
                                const std::string& where) {
+  return CheckInput(m, 0, x, where, "x");
+}
+
+absl::StatusOr<int64_t> CheckInput(const ModelState& m, size_t input,
+                                   const Tensor& x, const std::string& where,
+                                   const std::string& what) {
+  const TensorShape& shape = m.input_shapes[input];
   if (x.dtype() != DT_FLOAT) {
     return absl::InvalidArgumentError(absl::StrCat(
-        where, ": x must be float, got ", DataTypeString(x.dtype())));
+        where, ": ", what, " must be float, got ", DataTypeString(x.dtype())));
   }
-  bool fits = x.shape().dims() == m.input_shape.dims() + 1;
-  for (int i = 0; fits && i < m.input_shape.dims(); ++i) {
-    fits = x.shape()[i + 1] == m.input_shape[i];
+  bool fits = x.shape().dims() == shape.dims() + 1;
+  for (int i = 0; fits && i < shape.dims(); ++i) {
+    fits = x.shape()[i + 1] == shape[i];
   }
   if (!fits) {
     std::string takes = "[samples";
-    for (int i = 0; i < m.input_shape.dims(); ++i) {
-      absl::StrAppend(&takes, ", ", m.input_shape[i]);
+    for (int i = 0; i < shape.dims(); ++i) {
+      absl::StrAppend(&takes, ", ", shape[i]);
     }
     takes += "]";
-    if (m.input_shape.dims() == 1) {
-      absl::StrAppend(&takes, " (", m.in_dim, " features)");
+    if (shape.dims() == 1) {
+      absl::StrAppend(&takes, " (", m.in_dims[input], " features)");
     }
     return absl::InvalidArgumentError(
-        absl::StrCat(where, ": x has shape ", x.shape().DebugString(),
+        absl::StrCat(where, ": ", what, " has shape ", x.shape().DebugString(),
                      " but model '", m.scope.name(), "' takes ", takes));
   }
   return x.shape()[0];
@@ -46,6 +53,11 @@ absl::StatusOr<int64_t> CheckX(const ModelState& m, const Tensor& x,
 
 absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
                     const std::string& where) {
+  return CheckLabels(m.compile.loss, m.units, y, samples, where);
+}
+
+absl::Status CheckLabels(const Loss& loss, int64_t units, const Tensor& y,
+                         int64_t samples, const std::string& where) {
   if (y.shape().dims() == 0 || y.shape()[0] != samples) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": x has ", samples, " samples but y has ",
@@ -53,14 +65,14 @@ absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
                                            : absl::StrCat(y.shape()[0]),
                      " (shape ", y.shape().DebugString(), ")"));
   }
-  if (LabelsOf(m.compile.loss) == LabelKind::kSparse) {
+  if (LabelsOf(loss) == LabelKind::kSparse) {
     const bool column = y.shape().dims() == 2 && y.shape()[1] == 1;
     // Keras takes class ids as integers or as floats holding integers.
     if ((y.dtype() != DT_INT32 && y.dtype() != DT_INT64 &&
          y.dtype() != DT_FLOAT) ||
         (y.shape().dims() != 1 && !column)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, ": ", m.compile.loss.name(),
+          where, ": ", loss.name(),
           " takes integer class labels of shape [samples], got ",
           DataTypeString(y.dtype()), " ", y.shape().DebugString()));
     }
@@ -69,29 +81,29 @@ absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
         const float f = y.data<float>()[i];
         // Written so that NaN fails too.
         if (!(f == std::floor(f) && f >= 0.f &&
-              f < static_cast<float>(m.units))) {
+              f < static_cast<float>(units))) {
           return absl::InvalidArgumentError(absl::StrCat(
               where, ": float label ", f, " of sample ", i,
-              " is not a class id (an integral value in [0, ", m.units, "))"));
+              " is not a class id (an integral value in [0, ", units, "))"));
         }
         continue;
       }
       const int64_t label =
           y.dtype() == DT_INT32 ? y.data<int32_t>()[i] : y.data<int64_t>()[i];
-      if (label < 0 || label >= m.units) {
+      if (label < 0 || label >= units) {
         return absl::InvalidArgumentError(
             absl::StrCat(where, ": label ", label, " of sample ", i,
-                         " is outside [0, ", m.units, ")"));
+                         " is outside [0, ", units, ")"));
       }
     }
     return absl::OkStatus();
   }
-  const bool flat_ok = y.shape().dims() == 1 && m.units == 1;
+  const bool flat_ok = y.shape().dims() == 1 && units == 1;
   if (y.dtype() != DT_FLOAT ||
-      !(flat_ok || (y.shape().dims() == 2 && y.shape()[1] == m.units))) {
+      !(flat_ok || (y.shape().dims() == 2 && y.shape()[1] == units))) {
     return absl::InvalidArgumentError(absl::StrCat(
-        where, ": ", m.compile.loss.name(), " takes float targets of shape [",
-        samples, ", ", m.units, "], got ", DataTypeString(y.dtype()), " ",
+        where, ": ", loss.name(), " takes float targets of shape [", samples,
+        ", ", units, "], got ", DataTypeString(y.dtype()), " ",
         y.shape().DebugString()));
   }
   return absl::OkStatus();
@@ -138,6 +150,12 @@ absl::StatusOr<Tensor> GatherRows(const Tensor& x, const TensorShape& sample,
 absl::StatusOr<Tensor> GatherLabels(const ModelState& m, LabelKind kind,
                                     const Tensor& y,
                                     absl::Span<const int64_t> rows) {
+  return GatherLabels(kind, m.units, y, rows);
+}
+
+absl::StatusOr<Tensor> GatherLabels(LabelKind kind, int64_t units,
+                                    const Tensor& y,
+                                    absl::Span<const int64_t> rows) {
   const int64_t n = static_cast<int64_t>(rows.size());
   if (kind == LabelKind::kSparse) {
     GG_ASSIGN_OR_RETURN(Tensor out, Tensor::Uninitialized(DT_INT32, {n}));
@@ -154,7 +172,7 @@ absl::StatusOr<Tensor> GatherLabels(const ModelState& m, LabelKind kind,
     }
     return out;
   }
-  return GatherRows(y, {m.units}, m.units, rows);
+  return GatherRows(y, {units}, units, rows);
 }
 
 }  // namespace models_internal

@@ -6,6 +6,7 @@
 #ifndef GRAPHGC_MODELS_BATCHES_H_
 #define GRAPHGC_MODELS_BATCHES_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -26,11 +27,21 @@ TensorShape BatchShape(int64_t rows, const TensorShape& sample);
 absl::StatusOr<int64_t> CheckX(const ModelState& m, const Tensor& x,
                                const std::string& where);
 
+// The number of samples of input `input`'s data x, or InvalidArgument
+// naming `where` and `what` ("x", "input 'title'") when x is not float
+// [samples, <that input's shape>].
+absl::StatusOr<int64_t> CheckInput(const ModelState& m, size_t input,
+                                   const Tensor& x, const std::string& where,
+                                   const std::string& what);
+
 // Checks y against `samples` and the compiled loss: integer class labels in
 // [0, units) for a sparse loss, float [samples, units] targets otherwise.
 absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
                     const std::string& where)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(m.mu);
+// CheckY for one output's `loss` and `units`.
+absl::Status CheckLabels(const Loss& loss, int64_t units, const Tensor& y,
+                         int64_t samples, const std::string& where);
 
 // Samples `rows` of x (float [n, sample...], `cols` values per sample) as a
 // new [rows.size(), sample...] tensor.
@@ -39,6 +50,9 @@ absl::StatusOr<Tensor> GatherRows(const Tensor& x, const TensorShape& sample,
 
 // The labels of `rows` as the loss's placeholder takes them.
 absl::StatusOr<Tensor> GatherLabels(const ModelState& m, LabelKind kind,
+                                    const Tensor& y,
+                                    absl::Span<const int64_t> rows);
+absl::StatusOr<Tensor> GatherLabels(LabelKind kind, int64_t units,
                                     const Tensor& y,
                                     absl::Span<const int64_t> rows);
 

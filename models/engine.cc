@@ -1,6 +1,7 @@
 #include "models/engine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <utility>
@@ -9,7 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "models/batches.h"
 #include "models/loss_registry.h"
+#include "models/model_data.h"
 #include "ops/gradients.h"
+#include "ops/ops.h"
 #include "util/os_error.h"
 #include "util/status_macros.h"
 
@@ -30,7 +33,28 @@ CompiledNodes CompiledNodesOf(const ModelState& m) {
                        .accuracy = m.accuracy,
                        .eval_loss = m.eval_loss,
                        .eval_accuracy = m.eval_accuracy,
-                       .train_op = m.train_op};
+                       .train_op = m.train_op,
+                       .outputs = m.output_nodes};
+}
+
+LogFetches LogFetchesOf(const CompiledNodes& c, bool training) {
+  LogFetches f;
+  f.nodes.push_back(training ? c.loss : c.eval_loss);
+  f.keys.push_back("loss");
+  // Keras 3 tracks each output's unweighted loss when several are trained.
+  if (c.outputs.size() > 1) {
+    for (const OutputNodes& o : c.outputs) {
+      f.nodes.push_back(training ? o.loss_value : o.eval_loss);
+      f.keys.push_back(o.prefix + "loss");
+    }
+  }
+  for (const OutputNodes& o : c.outputs) {
+    const std::optional<Output>& acc = training ? o.accuracy : o.eval_accuracy;
+    if (!acc.has_value()) continue;
+    f.nodes.push_back(*acc);
+    f.keys.push_back(o.prefix + o.metric_name);
+  }
+  return f;
 }
 
 absl::Status InOwnFit(const std::string& where) {
@@ -49,13 +73,6 @@ namespace {
 absl::StatusOr<std::vector<TensorShape>> CheckModel(
     const ModelGraph& model, Graph& graph, const BuildOptions& options) {
   GG_RETURN_IF_ERROR(CheckModelGraph(model, options.where));
-  if (model.inputs.size() != 1 || model.outputs.size() != 1) {
-    return absl::UnimplementedError(absl::StrCat(
-        options.where, ": the model has ", model.inputs.size(), " inputs and ",
-        model.outputs.size(),
-        " outputs; models of several inputs or outputs are not implemented "
-        "yet (the engine trains one input and one output)"));
-  }
   return CheckCalls(model, graph, options.where);
 }
 
@@ -64,16 +81,20 @@ absl::StatusOr<std::vector<TensorShape>> CheckModel(
 absl::StatusOr<std::shared_ptr<ModelState>> NewModelState(
     const ModelGraph& model, std::vector<Layer> layers, Graph& graph,
     const BuildOptions& options, std::vector<TensorShape> shapes) {
-  const TensorShape& in = shapes[model.inputs[0]];
-  const TensorShape& out = shapes[model.outputs[0]];
+  auto m = std::make_shared<ModelState>();
   // Input's shape was checked (a valid, fully known shape), as was every
   // layer's output: these counts cannot fail.
-  absl::StatusOr<int64_t> in_dim = in.CheckedNumElements();
-  absl::StatusOr<int64_t> out_dim = out.CheckedNumElements();
-  GG_RETURN_IF_ERROR(in_dim.status());
-  GG_RETURN_IF_ERROR(out_dim.status());
-
-  auto m = std::make_shared<ModelState>();
+  for (int in : model.inputs) {
+    GG_ASSIGN_OR_RETURN(const int64_t dim, shapes[in].CheckedNumElements());
+    m->input_shapes.push_back(shapes[in]);
+    m->in_dims.push_back(dim);
+  }
+  for (int out : model.outputs) {
+    GG_ASSIGN_OR_RETURN(const int64_t dim, shapes[out].CheckedNumElements());
+    m->output_shapes.push_back(shapes[out]);
+    m->out_dims.push_back(dim);
+  }
+  const TensorShape& out = m->output_shapes[0];
   m->graph = &graph;
   m->scope = graph.ReserveScope(options.name.empty() ? options.default_name
                                                      : options.name);
@@ -83,10 +104,10 @@ absl::StatusOr<std::shared_ptr<ModelState>> NewModelState(
   m->layers = std::move(layers);
   m->session = std::make_unique<Session>(
       graph, SessionOptions{.intra_op_threads = options.intra_op_threads});
-  m->input_shape = in;
+  m->input_shape = m->input_shapes[0];
   m->output_shape = out;
-  m->in_dim = *in_dim;
-  m->out_dim = *out_dim;
+  m->in_dim = m->in_dims[0];
+  m->out_dim = m->out_dims[0];
   m->units = out[out.dims() - 1];
   m->layer_shapes = std::move(shapes);
   return m;
@@ -120,11 +141,11 @@ absl::Status BuildLayers(const ModelGraph& model, ModelState& m) {
   return absl::OkStatus();
 }
 
-// One forward path's ends: the model's output, its logits when its last
-// layer is a softmax, and the updates a training step also runs.
+// One forward path's ends: the model's outputs, each one's logits when its
+// last layer is a softmax, and the updates a training step also runs.
 struct ForwardPath {
-  Output output;
-  std::optional<Output> softmax_logits;
+  std::vector<Output> outputs;
+  std::vector<std::optional<Output>> softmax_logits;
   std::vector<NodeHandle> updates;
 };
 
@@ -153,9 +174,10 @@ absl::StatusOr<ForwardPath> BuildForwardPath(const ModelGraph& model,
       path.updates.push_back(u.WithOwner(m.label));
     }
   }
-  const int output = model.outputs[0];
-  path.output = m.Own(values[output]);
-  path.softmax_logits = logits[output];
+  for (int output : model.outputs) {
+    path.outputs.push_back(m.Own(values[output]));
+    path.softmax_logits.push_back(logits[output]);
+  }
   return path;
 }
 
@@ -174,41 +196,49 @@ absl::StatusOr<std::shared_ptr<ModelState>> BuildModel(
   // training.
   GG_ASSIGN_OR_RETURN(ForwardPath inference,
                       BuildForwardPath(model, *m, /*training=*/false));
-  m->output = inference.output;
-  m->softmax_logits = inference.softmax_logits;
+  m->outputs = inference.outputs;
+  m->outputs_softmax_logits = inference.softmax_logits;
   if (m->separate_training_path) {
     GG_ASSIGN_OR_RETURN(ForwardPath training,
                         BuildForwardPath(model, *m, /*training=*/true));
-    m->train_output = training.output;
-    m->train_softmax_logits = training.softmax_logits;
+    m->train_outputs = std::move(training.outputs);
+    m->train_outputs_softmax_logits = std::move(training.softmax_logits);
     m->train_updates = std::move(training.updates);
   } else {
-    m->train_output = m->output;
-    m->train_softmax_logits = m->softmax_logits;
+    m->train_outputs = m->outputs;
+    m->train_outputs_softmax_logits = m->outputs_softmax_logits;
   }
-  m->input = m->Own(m->built[model.inputs[0]]->placeholder);
+  m->output = m->outputs[0];
+  m->softmax_logits = m->outputs_softmax_logits[0];
+  m->train_output = m->train_outputs[0];
+  m->train_softmax_logits = m->train_outputs_softmax_logits[0];
+  for (int in : model.inputs) {
+    m->inputs.push_back(m->Own(m->built[in]->placeholder));
+    m->input_names.push_back(m->built[in]->name());
+  }
+  for (int out : model.outputs) {
+    m->output_names.push_back(m->built[out]->name());
+  }
+  m->input = m->inputs[0];
   return m;
 }
 
 namespace {
 
-// CompileModel, step 1: the options' checks; returns the metric's name
-// ("" for none).
-absl::StatusOr<std::string> CheckCompileOptions(const ModelState& m,
-                                                const CompileOptions& options) {
-  if (FindOptimizerKind(options.optimizer) == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Compile of '", m.scope.name(),
-        "': no optimizer (use one of optimizers::", KnownOptimizers(), ")"));
-  }
-  if (absl::Status s = CheckLoss(options.loss).status(); !s.ok()) {
-    return Annotate(s, absl::StrCat("Compile of '", m.scope.name(), "'"));
-  }
-  if (absl::Status s = CheckOptimizer(options.optimizer); !s.ok()) {
-    return Annotate(s, absl::StrCat("Compile of '", m.scope.name(), "'"));
-  }
+// One output's training, as Compile's options ask.
+struct OutputPlan {
+  int output = 0;
+  Loss loss;
+  double weight = 1.0;
+  std::string metric_name;  // "" for none
+};
+
+// The metric of one output: "accuracy" or "acc" (the last one asked for),
+// or "" for none.
+absl::StatusOr<std::string> MetricName(
+    const ModelState& m, const std::vector<std::string>& metrics) {
   std::string metric_name;
-  for (const std::string& metric : options.metrics) {
+  for (const std::string& metric : metrics) {
     if (metric != "accuracy" && metric != "acc") {
       return absl::InvalidArgumentError(
           absl::StrCat("Compile of '", m.scope.name(), "': unknown metric '",
@@ -219,6 +249,67 @@ absl::StatusOr<std::string> CheckCompileOptions(const ModelState& m,
   return metric_name;
 }
 
+// A list option of the multi-output forms: empty, or one entry per output.
+absl::Status OnePerOutput(const ModelState& m, size_t entries,
+                          const char* what) {
+  if (entries == 0 || entries == m.outputs.size()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Compile of '", m.scope.name(), "': ", what, " has ", entries,
+      " entries but the model has ", m.outputs.size(), " outputs"));
+}
+
+// CompileModel, step 1: the options' checks; returns each trained output's
+// loss, weight and metric, in output order.
+absl::StatusOr<std::vector<OutputPlan>> CheckCompileOptions(
+    const ModelState& m, const CompileOptions& options) {
+  const std::string where = absl::StrCat("Compile of '", m.scope.name(), "'");
+  if (FindOptimizerKind(options.optimizer) == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": no optimizer (use one of optimizers::", KnownOptimizers(),
+        ")"));
+  }
+  GG_RETURN_IF_ERROR(OnePerOutput(m, options.losses.size(), "losses"));
+  GG_RETURN_IF_ERROR(
+      OnePerOutput(m, options.loss_weights.size(), "loss_weights"));
+  GG_RETURN_IF_ERROR(
+      OnePerOutput(m, options.output_metrics.size(), "output_metrics"));
+  std::vector<OutputPlan> plans;
+  for (size_t o = 0; o < m.outputs.size(); ++o) {
+    OutputPlan plan{
+        .output = static_cast<int>(o),
+        .loss = options.losses.empty() ? options.loss : options.losses[o]};
+    // An output without a loss is not trained on (Keras's None).
+    if (!options.losses.empty() && plan.loss.kind.empty()) continue;
+    if (!options.loss_weights.empty()) plan.weight = options.loss_weights[o];
+    if (!std::isfinite(plan.weight)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": loss_weights[", o, "] is ", plan.weight,
+                       " (a finite number is needed)"));
+    }
+    plans.push_back(std::move(plan));
+  }
+  if (plans.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": no output has a loss"));
+  }
+  for (const OutputPlan& plan : plans) {
+    if (absl::Status s = CheckLoss(plan.loss).status(); !s.ok()) {
+      return Annotate(s, where);
+    }
+  }
+  if (absl::Status s = CheckOptimizer(options.optimizer); !s.ok()) {
+    return Annotate(s, where);
+  }
+  for (OutputPlan& plan : plans) {
+    GG_ASSIGN_OR_RETURN(
+        plan.metric_name,
+        MetricName(m, options.output_metrics.empty()
+                          ? options.metrics
+                          : options.output_metrics[plan.output]));
+  }
+  return plans;
+}
+
 // The trainable variables the optimizer updates, in layer order.
 struct Trainable {
   std::vector<Output> reads, vars;
@@ -227,7 +318,8 @@ struct Trainable {
 
 // CompileModel, step 2: the trainable variables, and the checks of the
 // model itself.
-absl::StatusOr<Trainable> CheckTrainable(const ModelState& m) {
+absl::StatusOr<Trainable> CheckTrainable(const ModelState& m,
+                                         const std::vector<OutputPlan>& plans) {
   Trainable t;
   for (const BuiltLayer* layer : m.weighted) {
     for (const Variable& v : layer->variables) {
@@ -241,53 +333,112 @@ absl::StatusOr<Trainable> CheckTrainable(const ModelState& m) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Compile of '", m.scope.name(), "': the model has no trainable layer"));
   }
-  if (m.output_shape.dims() != 1) {
+  for (const OutputPlan& plan : plans) {
+    const TensorShape& shape = m.output_shapes[plan.output];
+    if (shape.dims() == 1) continue;
     return absl::InvalidArgumentError(absl::StrCat(
-        "Compile of '", m.scope.name(), "': the model's output is ",
-        KerasShape(m.output_shape),
+        "Compile of '", m.scope.name(), "': the model's output",
+        m.outputs.size() == 1
+            ? std::string()
+            : absl::StrCat(" '", m.output_names[plan.output], "'"),
+        " is ", KerasShape(shape),
         " but losses take (None, units) outputs; end the model with Flatten "
         "and Dense"));
   }
   return t;
 }
 
-// What CompileModel builds: the training path's loss and metrics,
-// Evaluate's on the inference path, and the updates.
+// What CompileModel builds: each trained output's loss and metric nodes
+// (training and inference paths), the total losses, and the updates.
 struct TrainingGraph {
-  LossNodes loss;
-  LossNodes eval;
+  std::vector<OutputNodes> outputs;
+  Output loss;
+  Output eval_loss;
   UpdateNodes updates;
 };
 
-// CompileModel, step 3: the loss, metric, gradient and update nodes.
-absl::StatusOr<TrainingGraph> BuildTrainingGraph(ModelState& m,
-                                                 const CompileOptions& options,
-                                                 const Trainable& t,
-                                                 bool with_accuracy) {
-  const std::string scope = m.scope.name();
-  TrainingGraph g;
-  GG_ASSIGN_OR_RETURN(g.loss,
-                      BuildLoss(options.loss,
-                                {.output = m.train_output,
-                                 .softmax_logits = m.train_softmax_logits,
-                                 .units = m.units},
-                                scope, with_accuracy));
-  // Evaluate's loss and metrics, on the inference path, over the same
-  // labels (the same nodes when the paths are the same).
-  g.eval = g.loss;
-  if (m.separate_training_path) {
-    GG_ASSIGN_OR_RETURN(g.eval, BuildLoss(options.loss,
-                                          {.output = m.output,
-                                           .softmax_logits = m.softmax_logits,
-                                           .units = m.units,
-                                           .labels = g.loss.labels},
-                                          scope + "/inference", with_accuracy));
+// `weight` times `loss`, plus `sum` when it has a value: one step of the
+// total loss's sum, nodes named "<scope>/total_loss_<o>...".
+absl::StatusOr<Output> AddWeighted(const std::optional<Output>& sum,
+                                   const Output& loss, double weight,
+                                   const std::string& name) {
+  Output term = loss;
+  if (weight != 1.0) {
+    GG_ASSIGN_OR_RETURN(
+        Output w, ops::ScalarLike(loss, weight, {.name = name + "/weight"}));
+    GG_ASSIGN_OR_RETURN(term, ops::Mul(loss, w, {.name = name + "/weighted"}));
   }
+  if (!sum.has_value()) return term;
+  return ops::Add(*sum, term, {.name = name + "/sum"});
+}
+
+// CompileModel, step 3: the loss, metric, gradient and update nodes.
+absl::StatusOr<TrainingGraph> BuildTrainingGraph(
+    ModelState& m, const CompileOptions& options, const Trainable& t,
+    const std::vector<OutputPlan>& plans) {
+  const std::string scope = m.scope.name();
+  const bool several = m.outputs.size() > 1;
+  TrainingGraph g;
+  std::optional<Output> total, eval_total;
+  for (const OutputPlan& plan : plans) {
+    const int o = plan.output;
+    // A model of one output keeps its loss under "<model>/loss".
+    const std::string out_scope =
+        several ? absl::StrCat(scope, "/output_", o) : scope;
+    const int64_t units = m.output_shapes[o][m.output_shapes[o].dims() - 1];
+    GG_ASSIGN_OR_RETURN(
+        LossNodes loss,
+        BuildLoss(plan.loss,
+                  {.output = m.train_outputs[o],
+                   .softmax_logits = m.train_outputs_softmax_logits[o],
+                   .units = units},
+                  out_scope, !plan.metric_name.empty()));
+    // Evaluate's loss and metrics, on the inference path, over the same
+    // labels (the same nodes when the paths are the same).
+    LossNodes eval = loss;
+    if (m.separate_training_path) {
+      GG_ASSIGN_OR_RETURN(
+          eval, BuildLoss(plan.loss,
+                          {.output = m.outputs[o],
+                           .softmax_logits = m.outputs_softmax_logits[o],
+                           .units = units,
+                           .labels = loss.labels},
+                          out_scope + "/inference", !plan.metric_name.empty()));
+    }
+    const std::string total_name = absl::StrCat(scope, "/total_loss_", o);
+    GG_ASSIGN_OR_RETURN(Output sum,
+                        AddWeighted(total, loss.loss, plan.weight, total_name));
+    total = sum;
+    if (m.separate_training_path) {
+      GG_ASSIGN_OR_RETURN(sum, AddWeighted(eval_total, eval.loss, plan.weight,
+                                           total_name + "/inference"));
+    }
+    eval_total = sum;
+    g.outputs.push_back(
+        OutputNodes{.output = o,
+                    .prefix = several ? m.output_names[o] + "_" : std::string(),
+                    .loss = plan.loss,
+                    .label_kind = LabelsOf(plan.loss),
+                    .units = units,
+                    .metric_name = plan.metric_name,
+                    .labels = loss.labels,
+                    .loss_value = loss.loss,
+                    .accuracy = loss.accuracy,
+                    .eval_loss = eval.loss,
+                    .eval_accuracy = eval.accuracy});
+  }
+  // plans is not empty (CheckCompileOptions).
+  g.loss = *total;
+  g.eval_loss = *eval_total;
   GG_ASSIGN_OR_RETURN(
       std::vector<Output> grads,
-      AddGradients(g.loss.loss, t.reads, std::nullopt, scope + "/gradients"));
-  std::vector<NodeHandle> after = {g.loss.loss.handle()};
-  if (g.loss.accuracy.has_value()) after.push_back(g.loss.accuracy->handle());
+      AddGradients(g.loss, t.reads, std::nullopt, scope + "/gradients"));
+  // The step's logs read the losses and metrics before the update.
+  std::vector<NodeHandle> after = {g.loss.handle()};
+  for (const OutputNodes& o : g.outputs) {
+    if (plans.size() > 1) after.push_back(o.loss_value.handle());
+    if (o.accuracy.has_value()) after.push_back(o.accuracy->handle());
+  }
   GG_ASSIGN_OR_RETURN(
       g.updates, BuildUpdates(options.optimizer, t.vars, t.shapes, grads, after,
                               scope, *m.session, m.train_updates));
@@ -295,18 +446,25 @@ absl::StatusOr<TrainingGraph> BuildTrainingGraph(ModelState& m,
 }
 
 // CompileModel, step 4: the model takes the nodes; nothing fails.
-void CommitCompile(ModelState& m, CompileOptions options,
-                   std::string metric_name, const TrainingGraph& g)
+void CommitCompile(ModelState& m, CompileOptions options, TrainingGraph g)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(m.mu) {
+  for (OutputNodes& o : g.outputs) {
+    o.labels = m.Own(o.labels);
+    o.loss_value = m.Own(o.loss_value);
+    if (o.accuracy.has_value()) o.accuracy = m.Own(*o.accuracy);
+    o.eval_loss = m.Own(o.eval_loss);
+    if (o.eval_accuracy.has_value()) o.eval_accuracy = m.Own(*o.eval_accuracy);
+  }
+  const OutputNodes& first = g.outputs[0];
+  if (!options.losses.empty()) options.loss = first.loss;
   m.compile = std::move(options);
-  m.metric_name = std::move(metric_name);
-  m.labels = m.Own(g.loss.labels);
-  m.loss = m.Own(g.loss.loss);
-  m.accuracy.reset();
-  if (g.loss.accuracy.has_value()) m.accuracy = m.Own(*g.loss.accuracy);
-  m.eval_loss = m.Own(g.eval.loss);
-  m.eval_accuracy.reset();
-  if (g.eval.accuracy.has_value()) m.eval_accuracy = m.Own(*g.eval.accuracy);
+  m.metric_name = first.metric_name;
+  m.labels = first.labels;
+  m.loss = m.Own(g.loss);
+  m.accuracy = first.accuracy;
+  m.eval_loss = m.Own(g.eval_loss);
+  m.eval_accuracy = first.eval_accuracy;
+  m.output_nodes = std::move(g.outputs);
   m.train_op = m.Own(g.updates.train_op);
   const LearningRateNodes& lr = g.updates.learning_rate;
   m.learning_rate = {.variable = m.Own(lr.variable),
@@ -325,51 +483,71 @@ absl::Status CompileModel(ModelState& m, CompileOptions options) {
   if (m.fitting.has_value()) {  // called from a callback of its own Fit
     return InOwnFit(absl::StrCat("Compile of '", m.scope.name(), "'"));
   }
-  GG_ASSIGN_OR_RETURN(std::string metric_name, CheckCompileOptions(m, options));
-  GG_ASSIGN_OR_RETURN(const Trainable trainable, CheckTrainable(m));
-  GG_ASSIGN_OR_RETURN(
-      const TrainingGraph g,
-      BuildTrainingGraph(m, options, trainable, !metric_name.empty()));
-  CommitCompile(m, std::move(options), std::move(metric_name), g);
+  GG_ASSIGN_OR_RETURN(const std::vector<OutputPlan> plans,
+                      CheckCompileOptions(m, options));
+  GG_ASSIGN_OR_RETURN(const Trainable trainable, CheckTrainable(m, plans));
+  GG_ASSIGN_OR_RETURN(TrainingGraph g,
+                      BuildTrainingGraph(m, options, trainable, plans));
+  CommitCompile(m, std::move(options), std::move(g));
   return absl::OkStatus();
 }
 
 absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
-                                const Tensor& x, const Tensor& y,
-                                int batch_size, int64_t first_row,
-                                int64_t count) {
-  const int64_t n = count < 0 ? x.shape()[0] : count;
+                                const ModelData& data, int batch_size,
+                                int64_t first_row, int64_t count) {
+  const int64_t n = count < 0 ? data.samples : count;
   std::vector<int64_t> rows(n);
   std::iota(rows.begin(), rows.end(), first_row);
-  double loss_sum = 0, acc_sum = 0;
-  std::vector<Output> fetches = {c.eval_loss};
-  if (c.eval_accuracy.has_value()) fetches.push_back(*c.eval_accuracy);
+  const LogFetches f = LogFetchesOf(c, /*training=*/false);
+  std::vector<double> sums(f.nodes.size(), 0.0);
   for (int64_t begin = 0; begin < n; begin += batch_size) {
     const int64_t end = std::min<int64_t>(n, begin + batch_size);
     absl::Span<const int64_t> batch(rows.data() + begin, end - begin);
-    GG_ASSIGN_OR_RETURN(Tensor bx,
-                        GatherRows(x, m.input_shape, m.in_dim, batch));
-    GG_ASSIGN_OR_RETURN(Tensor by, GatherLabels(m, c.label_kind, y, batch));
-    GG_ASSIGN_OR_RETURN(
-        std::vector<Tensor> out,
-        m.session->Run({{m.input, std::move(bx)}, {c.labels, std::move(by)}},
-                       fetches));
-    loss_sum += out[0].data<float>()[0] * (end - begin);
-    if (out.size() > 1) acc_sum += out[1].data<float>()[0] * (end - begin);
+    GG_ASSIGN_OR_RETURN(Feeds feeds, GatherBatch(m, c, data, batch));
+    GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                        m.session->Run(feeds, f.nodes));
+    for (size_t k = 0; k < out.size(); ++k) {
+      sums[k] += out[k].data<float>()[0] * (end - begin);
+    }
   }
   // n > 0: callers refuse empty data.
   Logs logs;
-  logs["loss"] = static_cast<float>(loss_sum / n);
-  if (c.eval_accuracy.has_value()) {
-    logs[c.metric_name] = static_cast<float>(acc_sum / n);
+  for (size_t k = 0; k < sums.size(); ++k) {
+    logs[f.keys[k]] = static_cast<float>(sums[k] / n);
   }
   return logs;
+}
+
+absl::StatusOr<Feeds> GatherBatch(const ModelState& m, const CompiledNodes& c,
+                                  const ModelData& data,
+                                  absl::Span<const int64_t> rows) {
+  Feeds feeds;
+  feeds.reserve(data.x.size() + data.labels.size());
+  for (size_t i = 0; i < data.x.size(); ++i) {
+    GG_ASSIGN_OR_RETURN(
+        Tensor x, GatherRows(data.x[i], m.input_shapes[i], m.in_dims[i], rows));
+    feeds.emplace_back(m.inputs[i], std::move(x));
+  }
+  for (size_t k = 0; k < data.labels.size(); ++k) {
+    const OutputNodes& o = c.outputs[k];
+    GG_ASSIGN_OR_RETURN(
+        Tensor y, GatherLabels(o.label_kind, o.units, data.labels[k], rows));
+    feeds.emplace_back(o.labels, std::move(y));
+  }
+  return feeds;
 }
 
 absl::StatusOr<std::map<std::string, float>> EvaluateModel(ModelState& m,
                                                            const Tensor& x,
                                                            const Tensor& y,
                                                            int batch_size) {
+  return EvaluateModel(m, std::vector<Tensor>{x}, std::vector<Tensor>{y},
+                       batch_size);
+}
+
+absl::StatusOr<std::map<std::string, float>> EvaluateModel(
+    ModelState& m, std::vector<Tensor> xs, std::vector<Tensor> ys,
+    int batch_size) {
   m.graph->collector().MaybeCollect();
   ModelCall call(m);
   const std::string where = absl::StrCat("Evaluate of '", m.scope.name(), "'");
@@ -381,16 +559,25 @@ absl::StatusOr<std::map<std::string, float>> EvaluateModel(ModelState& m,
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": batch_size must be >= 1, got ", batch_size));
   }
-  GG_ASSIGN_OR_RETURN(const int64_t n, CheckX(m, x, where));
-  GG_RETURN_IF_ERROR(CheckY(m, y, n, where));
-  if (n == 0) return NoSamples(where);
-  GG_ASSIGN_OR_RETURN(Logs logs,
-                      EvaluateOn(m, CompiledNodesOf(m), x, y, batch_size));
+  const CompiledNodes c = CompiledNodesOf(m);
+  GG_ASSIGN_OR_RETURN(
+      const ModelData data,
+      CheckData(m, c.outputs, std::move(xs), std::move(ys), where));
+  if (data.samples == 0) return NoSamples(where);
+  GG_ASSIGN_OR_RETURN(Logs logs, EvaluateOn(m, c, data, batch_size));
   return std::map<std::string, float>(logs.begin(), logs.end());
 }
 
 absl::StatusOr<Tensor> PredictModel(ModelState& m, const Tensor& x,
                                     int batch_size) {
+  GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                      PredictModel(m, std::vector<Tensor>{x}, batch_size));
+  return std::move(out[0]);
+}
+
+absl::StatusOr<std::vector<Tensor>> PredictModel(ModelState& m,
+                                                 std::vector<Tensor> xs,
+                                                 int batch_size) {
   m.graph->collector().MaybeCollect();
   ModelCall call(m);
   const std::string where = absl::StrCat("Predict of '", m.scope.name(), "'");
@@ -398,26 +585,40 @@ absl::StatusOr<Tensor> PredictModel(ModelState& m, const Tensor& x,
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": batch_size must be >= 1, got ", batch_size));
   }
-  GG_ASSIGN_OR_RETURN(const int64_t n, CheckX(m, x, where));
+  GG_ASSIGN_OR_RETURN(const ModelData data,
+                      CheckInputs(m, std::move(xs), where));
+  const int64_t n = data.samples;
   // Every row is written below; a refused size allocates nothing.
-  GG_ASSIGN_OR_RETURN(Tensor result,
-                      NewTensor(DT_FLOAT, BatchShape(n, m.output_shape),
-                                /*zero=*/false, where + ": the predictions"));
-  float* dst = result.mutable_data<float>().data();
+  std::vector<Tensor> results;
+  for (size_t o = 0; o < m.outputs.size(); ++o) {
+    GG_ASSIGN_OR_RETURN(
+        Tensor result,
+        NewTensor(DT_FLOAT, BatchShape(n, m.output_shapes[o]),
+                  /*zero=*/false,
+                  m.outputs.size() == 1
+                      ? where + ": the predictions"
+                      : absl::StrCat(where, ": the predictions of output '",
+                                     m.output_names[o], "'")));
+    results.push_back(std::move(result));
+  }
   std::vector<int64_t> rows(n);
   std::iota(rows.begin(), rows.end(), 0);
+  const CompiledNodes none;  // no labels are fed
   for (int64_t begin = 0; begin < n; begin += batch_size) {
     const int64_t end = std::min<int64_t>(n, begin + batch_size);
     absl::Span<const int64_t> batch(rows.data() + begin, end - begin);
-    GG_ASSIGN_OR_RETURN(Tensor bx,
-                        GatherRows(x, m.input_shape, m.in_dim, batch));
+    GG_ASSIGN_OR_RETURN(Feeds feeds, GatherBatch(m, none, data, batch));
     GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
-                        m.session->Run({{m.input, std::move(bx)}}, {m.output}));
-    // The result's size was checked above, so these products fit.
-    std::memcpy(dst + begin * m.out_dim, out[0].data<float>().data(),
-                (end - begin) * m.out_dim * sizeof(float));
+                        m.session->Run(feeds, m.outputs));
+    for (size_t o = 0; o < out.size(); ++o) {
+      // The result's size was checked above, so these products fit.
+      std::memcpy(
+          results[o].mutable_data<float>().data() + begin * m.out_dims[o],
+          out[o].data<float>().data(),
+          (end - begin) * m.out_dims[o] * sizeof(float));
+    }
   }
-  return result;
+  return results;
 }
 
 }  // namespace models_internal

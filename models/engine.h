@@ -13,8 +13,11 @@
 //   EvaluateModel, PredictModel: batches over the inference path.
 //   FitModel:      models/fit.h.
 //
-// The engine runs models of one input and one output today: BuildModel
-// refuses others (Unimplemented) before building anything.
+// A model has one or more inputs and outputs: one placeholder per input
+// and, once compiled, one label placeholder and one loss per trained output
+// (OutputNodes, models/model_state.h); the total loss is each trained
+// output's loss times its weight, summed. The data of several inputs and
+// outputs is checked and held as models/model_data.h's ModelData.
 //
 // Locking: the ModelState's lock (`mu`) is taken with ModelCall, which also
 // waits for another thread's Fit; it is never held across a user callback.
@@ -28,13 +31,16 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "gc/handle.h"
 #include "models/callbacks.h"
 #include "models/layer_state.h"
+#include "models/model_data.h"
 #include "models/model_graph.h"
 #include "models/model_options.h"
 #include "models/model_state.h"
@@ -60,7 +66,22 @@ struct CompiledNodes {
   Output eval_loss;
   std::optional<Output> eval_accuracy;
   Output train_op;
+  // Each trained output's nodes; `labels`, `accuracy` and
+  // `eval_accuracy` above are the first one's, `loss` and `eval_loss` the
+  // totals.
+  std::vector<OutputNodes> outputs;
 };
+
+// The nodes whose values make the logs of a training step (`training`) or
+// of an evaluation, and each one's key, as Keras 3 names them: "loss" (the
+// total) first; with several trained outputs each one's unweighted loss
+// "<output>_loss"; then each output's metric ("accuracy", or
+// "<output>_accuracy" in a model of several outputs).
+struct LogFetches {
+  std::vector<Output> nodes;
+  std::vector<std::string> keys;
+};
+LogFetches LogFetchesOf(const CompiledNodes& c, bool training);
 
 CompiledNodes CompiledNodesOf(const ModelState& m)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(m.mu);
@@ -91,15 +112,29 @@ absl::StatusOr<std::map<std::string, float>> EvaluateModel(ModelState& m,
                                                            int batch_size);
 absl::StatusOr<Tensor> PredictModel(ModelState& m, const Tensor& x,
                                     int batch_size);
+// The list forms (Functional's): one x per input, one y per output (or per
+// trained output); Predict gives one tensor per output.
+absl::StatusOr<std::map<std::string, float>> EvaluateModel(
+    ModelState& m, std::vector<Tensor> xs, std::vector<Tensor> ys,
+    int batch_size);
+absl::StatusOr<std::vector<Tensor>> PredictModel(ModelState& m,
+                                                 std::vector<Tensor> xs,
+                                                 int batch_size);
 
-// Loss and metrics over (x, y), already checked and with samples, without
+// Loss and metrics over `data`, already checked and with samples, without
 // training; weighted by batch size. Evaluate and Fit's validation. With
 // `count` >= 0, over rows [first_row, first_row + count) only (in range,
 // count > 0: validation_split's held-out rows, read in place).
 absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
-                                const Tensor& x, const Tensor& y,
-                                int batch_size, int64_t first_row = 0,
-                                int64_t count = -1);
+                                const ModelData& data, int batch_size,
+                                int64_t first_row = 0, int64_t count = -1);
+
+// The feeds of one batch: `rows` of every input's data, then of every
+// trained output's labels (c.outputs; none when data.labels is empty).
+using Feeds = std::vector<std::pair<Output, Tensor>>;
+absl::StatusOr<Feeds> GatherBatch(const ModelState& m, const CompiledNodes& c,
+                                  const ModelData& data,
+                                  absl::Span<const int64_t> rows);
 
 absl::Status InOwnFit(const std::string& where);
 absl::Status NoSamples(const std::string& where);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "models/batches.h"
+#include "models/model_data.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -107,15 +108,23 @@ absl::Status ValidateAndClaim(FitRun& r) {
     return absl::InvalidArgumentError(absl::StrCat(
         where, ": verbose must be 0, 1 or 2, got ", options.verbose));
   }
-  GG_ASSIGN_OR_RETURN(r.samples, CheckX(m, r.x, where));
-  GG_RETURN_IF_ERROR(CheckY(m, r.y, r.samples, where));
+  const std::vector<OutputNodes>& outputs = m.output_nodes;
+  GG_ASSIGN_OR_RETURN(r.data, CheckData(m, outputs, r.x, r.y, where));
+  r.samples = r.data.samples;
   if (r.samples == 0) return NoSamples(where);
-  if (options.validation_data.has_value()) {
+  if (options.validation_lists.has_value() ||
+      options.validation_data.has_value()) {
     const std::string vwhere = where + " (validation_data)";
-    GG_ASSIGN_OR_RETURN(const int64_t vn,
-                        CheckX(m, options.validation_data->first, vwhere));
-    GG_RETURN_IF_ERROR(CheckY(m, options.validation_data->second, vn, vwhere));
-    if (vn == 0) return NoSamples(vwhere);
+    const bool lists = options.validation_lists.has_value();
+    GG_ASSIGN_OR_RETURN(
+        r.validation,
+        CheckData(m, outputs,
+                  lists ? options.validation_lists->first
+                        : std::vector<Tensor>{options.validation_data->first},
+                  lists ? options.validation_lists->second
+                        : std::vector<Tensor>{options.validation_data->second},
+                  vwhere));
+    if (r.validation->samples == 0) return NoSamples(vwhere);
   } else {
     // Keras: validation_data, when given, overrides validation_split.
     const int64_t n = r.samples;
@@ -143,59 +152,64 @@ absl::Status StartCallbacks(FitRun& r) {
   GG_ASSIGN_OR_RETURN(r.claims, ClaimCallbacks(r.callbacks, r.m.scope.name()));
   const int64_t steps =
       (r.samples + options.batch_size - 1) / options.batch_size;
-  const TrainInfo info{.epochs = options.epochs,
-                       .samples = r.samples,
-                       .steps_per_epoch = steps,
-                       .batch_size = options.batch_size,
-                       .verbose = options.verbose,
-                       .has_validation = options.validation_data.has_value() ||
-                                         r.val_samples > 0};
+  const TrainInfo info{
+      .epochs = options.epochs,
+      .samples = r.samples,
+      .steps_per_epoch = steps,
+      .batch_size = options.batch_size,
+      .verbose = options.verbose,
+      .has_validation = r.validation.has_value() || r.val_samples > 0};
   return Dispatch(r,
                   [&](Callback& cb) { return cb.OnTrainBegin(r.model, info); });
 }
 
 void PrepareBatches(FitRun& r) {
   r.order.resize(r.samples);
-  r.fetches = {r.nodes.loss};
-  if (r.nodes.accuracy.has_value()) r.fetches.push_back(*r.nodes.accuracy);
+  r.log_fetches = LogFetchesOf(r.nodes, /*training=*/true);
+  r.fetches = r.log_fetches.nodes;
   // Built once: each step only swaps in its batch, so no node handle is
   // copied (and counted) per step.
   // The tensors are made in place: g++ 12 at -O1 (the TSan build) took
   // moving a default Tensor's inline shape storage for a read of
   // uninitialised memory (-Wmaybe-uninitialized).
-  r.feeds.reserve(2);
-  r.feeds.emplace_back(std::piecewise_construct,
-                       std::forward_as_tuple(r.m.input),
-                       std::forward_as_tuple());
-  r.feeds.emplace_back(std::piecewise_construct,
-                       std::forward_as_tuple(r.nodes.labels),
-                       std::forward_as_tuple());
+  r.feeds.reserve(r.m.inputs.size() + r.nodes.outputs.size());
+  for (const Output& input : r.m.inputs) {
+    r.feeds.emplace_back(std::piecewise_construct, std::forward_as_tuple(input),
+                         std::forward_as_tuple());
+  }
+  for (const OutputNodes& o : r.nodes.outputs) {
+    r.feeds.emplace_back(std::piecewise_construct,
+                         std::forward_as_tuple(o.labels),
+                         std::forward_as_tuple());
+  }
   r.targets = {r.nodes.train_op};
 }
 
 absl::Status RunStep(FitRun& r, int64_t step) {
   ModelState& m = r.m;
-  const CompiledNodes& c = r.nodes;
   GG_RETURN_IF_ERROR(
       Dispatch(r, [&](Callback& cb) { return cb.OnBatchBegin(step); }));
   const int64_t begin = step * r.options.batch_size;
   const int64_t end =
       std::min<int64_t>(r.samples, begin + r.options.batch_size);
   absl::Span<const int64_t> rows(r.order.data() + begin, end - begin);
-  GG_ASSIGN_OR_RETURN(r.feeds[0].second,
-                      GatherRows(r.x, m.input_shape, m.in_dim, rows));
-  GG_ASSIGN_OR_RETURN(r.feeds[1].second,
-                      GatherLabels(m, c.label_kind, r.y, rows));
+  {
+    GG_ASSIGN_OR_RETURN(Feeds batch, GatherBatch(m, r.nodes, r.data, rows));
+    for (size_t k = 0; k < batch.size(); ++k) {
+      r.feeds[k].second = std::move(batch[k].second);
+    }
+  }
   // A safe point: nothing of this model is in flight.
   m.graph->collector().MaybeCollect();
   GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
                       m.session->Run(r.feeds, r.fetches, r.targets));
   Logs batch_logs;
-  batch_logs["loss"] = out[0].data<float>()[0];
-  if (out.size() > 1) batch_logs[c.metric_name] = out[1].data<float>()[0];
+  for (size_t k = 0; k < out.size(); ++k) {
+    const float value = out[k].data<float>()[0];
+    batch_logs[r.log_fetches.keys[k]] = value;
+    r.sums[k] += value * (end - begin);
+  }
   batch_logs["size"] = static_cast<float>(end - begin);
-  r.loss_sum += batch_logs["loss"] * (end - begin);
-  if (out.size() > 1) r.acc_sum += batch_logs[c.metric_name] * (end - begin);
   r.seen = end;
   return Dispatch(
       r, [&](Callback& cb) { return cb.OnBatchEnd(step, batch_logs); });
@@ -203,22 +217,20 @@ absl::Status RunStep(FitRun& r, int64_t step) {
 
 void EpochLogs(FitRun& r) {
   r.epoch_logs.clear();
-  r.epoch_logs["loss"] = static_cast<float>(r.loss_sum / r.seen);
-  if (r.nodes.accuracy.has_value()) {
-    r.epoch_logs[r.nodes.metric_name] = static_cast<float>(r.acc_sum / r.seen);
+  for (size_t k = 0; k < r.sums.size(); ++k) {
+    r.epoch_logs[r.log_fetches.keys[k]] =
+        static_cast<float>(r.sums[k] / r.seen);
   }
 }
 
 absl::Status Validate(FitRun& r) {
   Logs val;
-  if (r.options.validation_data.has_value()) {
+  if (r.validation.has_value()) {
     GG_ASSIGN_OR_RETURN(
-        val,
-        EvaluateOn(r.m, r.nodes, r.options.validation_data->first,
-                   r.options.validation_data->second, r.options.batch_size));
+        val, EvaluateOn(r.m, r.nodes, *r.validation, r.options.batch_size));
   } else if (r.val_samples > 0) {
     GG_ASSIGN_OR_RETURN(
-        val, EvaluateOn(r.m, r.nodes, r.x, r.y, r.options.batch_size, r.samples,
+        val, EvaluateOn(r.m, r.nodes, r.data, r.options.batch_size, r.samples,
                         r.val_samples));
   } else {
     return absl::OkStatus();
@@ -242,8 +254,7 @@ absl::Status RunEpoch(FitRun& r, int epoch) {
   }
   GG_RETURN_IF_ERROR(
       Dispatch(r, [&](Callback& cb) { return cb.OnEpochBegin(epoch); }));
-  r.loss_sum = 0;
-  r.acc_sum = 0;
+  r.sums.assign(r.log_fetches.nodes.size(), 0.0);
   r.seen = 0;
   const int64_t steps =
       (r.samples + r.options.batch_size - 1) / r.options.batch_size;
@@ -263,7 +274,14 @@ absl::Status RunEpoch(FitRun& r, int epoch) {
 absl::StatusOr<History> FitModel(ModelState& m, const Sequential& model,
                                  const Tensor& x, const Tensor& y,
                                  FitOptions options) {
-  FitRun r(m, model, x, y, std::move(options));
+  return FitModel(m, model, std::vector<Tensor>{x}, std::vector<Tensor>{y},
+                  std::move(options));
+}
+
+absl::StatusOr<History> FitModel(ModelState& m, const Sequential& model,
+                                 std::vector<Tensor> x, std::vector<Tensor> y,
+                                 FitOptions options) {
+  FitRun r(m, model, std::move(x), std::move(y), std::move(options));
   GG_RETURN_IF_ERROR(ValidateAndClaim(r));
   GG_RETURN_IF_ERROR(StartCallbacks(r));
   PrepareBatches(r);

@@ -14,7 +14,7 @@
 //      (verbose 1 or 2) then the given callbacks, all claimed for this fit
 //      (ClaimCallbacks, held to its end), and OnTrainBegin ran on each.
 //   3. PrepareBatches(): after it, the step's feeds (the input and label
-//      placeholders), fetches (loss, then the metric) and target (the
+//      placeholders), fetches (LogFetchesOf: the logs' nodes) and target (the
 //      training op) are built once for every step, and the sample order
 //      has one entry per sample.
 //   Then, per epoch, while no stop was asked for (Sequential::StopTraining):
@@ -76,23 +76,30 @@ class FitRunning {
 
 // One fit: its arguments and what the phases hand one another.
 struct FitRun {
-  FitRun(ModelState& state, const Sequential& handle, const Tensor& x_in,
-         const Tensor& y_in, FitOptions opts)
-      : m(state), model(handle), x(x_in), y(y_in), options(std::move(opts)) {}
+  FitRun(ModelState& state, const Sequential& handle, std::vector<Tensor> x_in,
+         std::vector<Tensor> y_in, FitOptions opts)
+      : m(state),
+        model(handle),
+        x(std::move(x_in)),
+        y(std::move(y_in)),
+        options(std::move(opts)) {}
 
   // First, so that it is destroyed last: the fit counts as running until
   // everything else of it is gone.
   std::optional<FitRunning> running;
   ModelState& m;
   const Sequential& model;  // what the callbacks are given
-  const Tensor& x;
-  const Tensor& y;
+  // As given: one tensor per input, one per output (or trained output).
+  std::vector<Tensor> x;
+  std::vector<Tensor> y;
   const FitOptions options;
   std::string where;    // "Fit of '<name>'"
-  int64_t samples = 0;  // trained on: rows [0, samples) of x and y
-  // validation_split's held-out rows [samples, samples + val_samples) of x
-  // and y (0 without a split), read in place.
+  ModelData data;       // x and y, checked
+  int64_t samples = 0;  // trained on: rows [0, samples) of the data
+  // validation_split's held-out rows [samples, samples + val_samples) of
+  // the data (0 without a split), read in place.
   int64_t val_samples = 0;
+  std::optional<ModelData> validation;  // validation_data, checked
   CompiledNodes nodes;
 
   std::vector<std::shared_ptr<Callback>> callbacks;
@@ -104,9 +111,10 @@ struct FitRun {
   std::vector<Output> fetches;
   std::vector<Output> targets;
 
-  // The current epoch's sums over its batches, and its logs once done.
-  double loss_sum = 0;
-  double acc_sum = 0;
+  // The step's logs' nodes (the first of `fetches`) and keys; the current
+  // epoch's sums of each over its batches, and its logs once done.
+  LogFetches log_fetches;
+  std::vector<double> sums;
   int64_t seen = 0;  // samples trained this epoch
   Logs epoch_logs;
 
@@ -134,6 +142,10 @@ void RecordEpoch(FitRun& r, int epoch);
 // Runs the phases; `model` is the handle the callbacks are given.
 absl::StatusOr<History> FitModel(ModelState& m, const Sequential& model,
                                  const Tensor& x, const Tensor& y,
+                                 FitOptions options);
+// The list forms: one x per input, one y per output (or trained output).
+absl::StatusOr<History> FitModel(ModelState& m, const Sequential& model,
+                                 std::vector<Tensor> x, std::vector<Tensor> y,
                                  FitOptions options);
 
 }  // namespace models_internal

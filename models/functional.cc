@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "models/engine.h"
+#include "models/fit.h"
 #include "models/layer_registry.h"
 #include "models/layer_state.h"
 #include "models/model_graph.h"
@@ -295,6 +296,37 @@ absl::StatusOr<std::map<std::string, float>> Functional::Evaluate(
 absl::StatusOr<Tensor> Functional::Predict(const Tensor& x, int batch_size) {
   if (state_ == nullptr) return MovedFrom("Predict");
   return Engine().Predict(x, batch_size);
+}
+
+absl::StatusOr<History> Functional::Fit(std::vector<Tensor> x,
+                                        std::vector<Tensor> y,
+                                        FitOptions options) {
+  if (state_ == nullptr) return MovedFrom("Fit");
+  return models_internal::FitModel(*state_, Engine(), std::move(x),
+                                   std::move(y), std::move(options));
+}
+
+absl::StatusOr<std::map<std::string, float>> Functional::Evaluate(
+    std::vector<Tensor> x, std::vector<Tensor> y, int batch_size) {
+  if (state_ == nullptr) return MovedFrom("Evaluate");
+  return models_internal::EvaluateModel(*state_, std::move(x), std::move(y),
+                                        batch_size);
+}
+
+absl::StatusOr<std::vector<Tensor>> Functional::Predict(std::vector<Tensor> x,
+                                                        int batch_size) {
+  if (state_ == nullptr) return MovedFrom("Predict");
+  return models_internal::PredictModel(*state_, std::move(x), batch_size);
+}
+
+std::vector<std::string> Functional::input_names() const {
+  if (state_ == nullptr) return {};
+  return state_->input_names;
+}
+
+std::vector<std::string> Functional::output_names() const {
+  if (state_ == nullptr) return {};
+  return state_->output_names;
 }
 
 std::vector<Tensor> Functional::GetWeights() const {

@@ -28,8 +28,15 @@
 // The KerasTensors hold their layers (and so their variables) while they
 // live, as the model does.
 //
-// Not implemented yet: models of several inputs or outputs (Create returns
-// Unimplemented), saving (Save and the callbacks that save return
+// A model may have several inputs and outputs (Keras's multi-input,
+// multi-output models): the list forms of Fit, Evaluate and Predict take one
+// tensor per input (x) and per output (y), each with one row per sample;
+// Compile's `losses`, `loss_weights` and `output_metrics` set each output's
+// loss (none: the output is not trained on), weight and metrics; the total
+// loss is the weighted sum, and the logs are named as Keras 3's ("loss",
+// "<output>_loss", "<output>_accuracy", "val_...").
+//
+// Not implemented yet: saving (Save and the callbacks that save return
 // Unimplemented) and callbacks given the model itself: a callback's
 // OnTrainBegin gets a Sequential handle on the same model, whose training
 // methods work on it (TensorBoard's write_graph, which writes the Keras
@@ -94,7 +101,7 @@ class Functional {
   // Every value of `inputs` is an Input(); `outputs` are values reached
   // from them. A refused call among the values, an output that depends on
   // an Input not listed, or a layer of another graph or built for other
-  // shapes is InvalidArgument; several inputs or outputs are Unimplemented.
+  // shapes is InvalidArgument.
   static absl::StatusOr<Functional> Create(std::vector<KerasTensor> inputs,
                                            std::vector<KerasTensor> outputs,
                                            FunctionalOptions options = {});
@@ -107,6 +114,18 @@ class Functional {
                                                         const Tensor& y,
                                                         int batch_size = 32);
   absl::StatusOr<Tensor> Predict(const Tensor& x, int batch_size = 32);
+  // The list forms, for any model: one x per input, in the order of
+  // inputs(), and one y per output (or one per output with a loss), in the
+  // order of outputs(); every tensor's first dimension is the sample count.
+  // FitOptions::validation_lists gives validation data in this form.
+  // Predict returns one tensor per output.
+  absl::StatusOr<History> Fit(std::vector<Tensor> x, std::vector<Tensor> y,
+                              FitOptions options = {});
+  absl::StatusOr<std::map<std::string, float>> Evaluate(std::vector<Tensor> x,
+                                                        std::vector<Tensor> y,
+                                                        int batch_size = 32);
+  absl::StatusOr<std::vector<Tensor>> Predict(std::vector<Tensor> x,
+                                              int batch_size = 32);
   // Each layer's weights once, in the order of layers().
   std::vector<Tensor> GetWeights() const;
   absl::Status SetWeights(const std::vector<Tensor>& weights);
@@ -138,6 +157,10 @@ class Functional {
   const std::vector<Layer>& layers() const;
   const std::vector<KerasTensor>& inputs() const { return inputs_; }
   const std::vector<KerasTensor>& outputs() const { return outputs_; }
+  // Keras's model.input_names / output_names: each input's and output's
+  // layer name, in order (empty when moved from).
+  std::vector<std::string> input_names() const;
+  std::vector<std::string> output_names() const;
   bool compiled() const;
   std::vector<NodeHandle> GraphRoots() const;
 

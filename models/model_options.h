@@ -34,6 +34,15 @@ struct CompileOptions {
   Optimizer optimizer;
   Loss loss;
   std::vector<std::string> metrics;  // "accuracy" (or "acc")
+  // Models of several outputs, in output order (Keras's list forms).
+  // `losses`: one per output, an unset Loss (kind "") for an output not
+  // trained on; empty: `loss` for every output. `loss_weights`: empty, 1
+  // for each. The total loss is the sum of each trained output's loss times
+  // its weight. `output_metrics`: one list per output; empty: `metrics`
+  // for every output.
+  std::vector<Loss> losses;
+  std::vector<double> loss_weights;
+  std::vector<std::vector<std::string>> output_metrics;
 };
 
 struct FitOptions {
@@ -51,6 +60,10 @@ struct FitOptions {
   // 0: no split; else in (0, 1) and leaving a sample on each side.
   // A double, as Keras's Python float, so the split row is Keras's.
   double validation_split = 0.0;
+  // validation_data for the list forms of Functional::Fit (one tensor per
+  // input, one per output); when set, validation_data is unused.
+  std::optional<std::pair<std::vector<Tensor>, std::vector<Tensor>>>
+      validation_lists;
 };
 
 // Per-epoch values of a fit: history["loss"][epoch], "accuracy",

@@ -34,6 +34,27 @@
 namespace graphgc {
 namespace models_internal {
 
+// How the labels of a loss look.
+enum class LabelKind { kSparse, kDense };
+
+LabelKind LabelsOf(const Loss& loss);
+
+// One trained output's compiled nodes (an output without a loss has none).
+struct OutputNodes {
+  int output = 0;      // its position in the model's outputs
+  std::string prefix;  // of its log keys: "<output name>_" with several
+                       // outputs (Keras 3's names), else ""
+  Loss loss;
+  LabelKind label_kind = LabelKind::kSparse;
+  int64_t units = 0;        // the output's last dimension
+  std::string metric_name;  // "accuracy" / "acc", or "" for none
+  Output labels;
+  Output loss_value;  // unweighted, on the training path
+  std::optional<Output> accuracy;
+  Output eval_loss;  // unweighted, on the inference path
+  std::optional<Output> eval_accuracy;
+};
+
 struct ModelState {
   Graph* graph = nullptr;
   ScopeReservation scope;
@@ -66,6 +87,19 @@ struct ModelState {
   int64_t in_dim = 0;                     // values per input sample
   int64_t out_dim = 0;                    // values per output sample
   int64_t units = 0;                      // the output's last dimension
+  // Every input and output, in the model's order; the fields above are
+  // element 0's.
+  std::vector<Output> inputs;
+  std::vector<std::string> input_names;  // each Input layer's name
+  std::vector<TensorShape> input_shapes;
+  std::vector<int64_t> in_dims;
+  std::vector<Output> outputs;
+  std::vector<std::optional<Output>> outputs_softmax_logits;
+  std::vector<Output> train_outputs;
+  std::vector<std::optional<Output>> train_outputs_softmax_logits;
+  std::vector<TensorShape> output_shapes;
+  std::vector<int64_t> out_dims;
+  std::vector<std::string> output_names;  // each output's layer name
 
   // Set by StopTraining (from any thread), cleared when a Fit starts; Fit
   // reads it after every batch and every epoch.
@@ -79,8 +113,11 @@ struct ModelState {
   CompileOptions compile ABSL_GUARDED_BY(mu);
   // "accuracy" / "acc" when asked for
   std::string metric_name ABSL_GUARDED_BY(mu);
-  Output labels ABSL_GUARDED_BY(mu);
+  Output labels ABSL_GUARDED_BY(mu);  // the first trained output's
+  // The total loss: each trained output's loss times its weight, summed.
   Output loss ABSL_GUARDED_BY(mu);  // of the training path (Fit's logs)
+  // Each trained output's nodes, in output order.
+  std::vector<OutputNodes> output_nodes ABSL_GUARDED_BY(mu);
   std::optional<Output> accuracy ABSL_GUARDED_BY(mu);
   // Of the inference path (Evaluate, validation).
   Output eval_loss ABSL_GUARDED_BY(mu);
@@ -132,11 +169,6 @@ class ABSL_SCOPED_LOCKABLE ModelCall {
   ModelState& m_;
   bool locked_ = true;
 };
-
-// How the labels of a loss look.
-enum class LabelKind { kSparse, kDense };
-
-LabelKind LabelsOf(const Loss& loss);
 
 }  // namespace models_internal
 }  // namespace graphgc

@@ -281,17 +281,17 @@ std::vector<NodeHandle> Sequential::GraphRoots() const {
   if (m.compiled) {
     roots.push_back(m.train_op.handle());
     roots.push_back(m.loss.handle());
-    if (m.accuracy.has_value()) roots.push_back(m.accuracy->handle());
-    if (m.separate_training_path) {
-      roots.push_back(m.eval_loss.handle());
-      if (m.eval_accuracy.has_value()) {
-        roots.push_back(m.eval_accuracy->handle());
+    if (m.separate_training_path) roots.push_back(m.eval_loss.handle());
+    for (const models_internal::OutputNodes& o : m.output_nodes) {
+      if (o.accuracy.has_value()) roots.push_back(o.accuracy->handle());
+      if (m.separate_training_path && o.eval_accuracy.has_value()) {
+        roots.push_back(o.eval_accuracy->handle());
       }
     }
   }
-  roots.push_back(m.output.handle());
+  for (const Output& out : m.outputs) roots.push_back(out.handle());
   if (m.separate_training_path) {
-    roots.push_back(m.train_output.handle());
+    for (const Output& out : m.train_outputs) roots.push_back(out.handle());
     roots.insert(roots.end(), m.train_updates.begin(), m.train_updates.end());
   }
   return roots;

@@ -3,7 +3,9 @@
 #include "models/functional.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -11,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "Eigen/Core"
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -238,14 +241,6 @@ TEST_F(FunctionalTest, AnOutputOfAnUnlistedInputIsRefused) {
               HasSubstr("graph disconnected"));
 }
 
-TEST_F(FunctionalTest, SeveralInputsAreNotImplementedYet) {
-  KerasTensor a = Input({2});
-  KerasTensor b = Input({2});
-  absl::StatusOr<Functional> m =
-      Functional::Create({a, b}, {layers::Add()({a, b})}, {.graph = &g_});
-  EXPECT_EQ(m.status().code(), absl::StatusCode::kUnimplemented);
-}
-
 TEST_F(FunctionalTest, SavingIsNotImplementedYet) {
   Functional m = Residual();
   EXPECT_EQ(m.Save(::testing::TempDir() + "/functional").code(),
@@ -313,6 +308,274 @@ TEST_F(FunctionalTest, TwoHundredModelsSharingALayerLeaveTheGraphAsItWas) {
   g_.Collect();
   EXPECT_EQ(g_.num_nodes(), before);
   EXPECT_TRUE(keep.Predict(x).ok());
+}
+
+// --- Several inputs and outputs -------------------------------------------
+
+// Two inputs ("title" [3], "body" [2]) joined, two outputs: "priority" (one
+// value, mean squared error) and "department" (3 classes, softmax).
+class MultiIoTest : public FunctionalTest {
+ protected:
+  struct Data {
+    std::vector<Tensor> x;  // title, body
+    std::vector<Tensor> y;  // priority, department
+  };
+
+  Functional TwoByTwo(Layer shared = layers::Dense(4, {.activation = "relu",
+                                                       .seed = 3})) {
+    KerasTensor title = Input({3}, "title");
+    KerasTensor body = Input({2}, "body");
+    KerasTensor h = layers::Concatenate()({shared(title), body});
+    KerasTensor priority = layers::Dense(1, {.name = "priority", .seed = 4})(h);
+    KerasTensor department = layers::Dense(
+        3, {.activation = "softmax", .name = "department", .seed = 5})(h);
+    return Functional::Create({title, body}, {priority, department},
+                              {.graph = &g_})
+        .value();
+  }
+
+  static CompileOptions TwoLosses(std::vector<double> weights = {}) {
+    return {.optimizer = optimizers::Adam({.learning_rate = 0.02f}),
+            .losses = {losses::MeanSquaredError(),
+                       losses::SparseCategoricalCrossentropy()},
+            .loss_weights = std::move(weights)};
+  }
+
+  // n samples: priority = sum of title and body, department = which of
+  // three bands the body's first value is in.
+  static Data MakeData(int64_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-1, 1);
+    std::vector<float> title(n * 3), body(n * 2), priority(n);
+    std::vector<int32_t> department(n);
+    for (int64_t i = 0; i < n; ++i) {
+      for (int j = 0; j < 3; ++j) priority[i] += title[i * 3 + j] = u(rng);
+      for (int j = 0; j < 2; ++j) priority[i] += body[i * 2 + j] = u(rng);
+      const float b = body[i * 2];
+      department[i] = b < -0.33f ? 0 : (b < 0.33f ? 1 : 2);
+    }
+    return {{Floats({n, 3}, title), Floats({n, 2}, body)},
+            {Floats({n, 1}, priority),
+             Tensor::FromData<int32_t>({n}, department).value()}};
+  }
+};
+
+TEST_F(MultiIoTest, AModelOfTwoInputsAndTwoOutputsIsCreated) {
+  Functional m = TwoByTwo();
+  EXPECT_EQ(m.inputs().size(), 2u);
+  EXPECT_EQ(m.outputs().size(), 2u);
+  EXPECT_EQ(m.input_names(), (std::vector<std::string>{"title", "body"}));
+  EXPECT_EQ(m.output_names(),
+            (std::vector<std::string>{"priority", "department"}));
+}
+
+TEST_F(MultiIoTest, PredictGivesOneTensorPerOutput) {
+  Functional m = TwoByTwo();
+  Data d = MakeData(5, 1);
+  std::vector<Tensor> out = m.Predict(d.x, 2).value();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].shape(), TensorShape({5, 1}));
+  EXPECT_EQ(out[1].shape(), TensorShape({5, 3}));
+}
+
+TEST_F(MultiIoTest, TheTotalLossIsTheWeightedSumOfEachOutputsLoss) {
+  Functional m = TwoByTwo();
+  ASSERT_TRUE(m.Compile(TwoLosses({0.7, 0.2})).ok());
+  Data d = MakeData(7, 2);
+  std::map<std::string, float> logs = m.Evaluate(d.x, d.y, 3).value();
+  // Each output's loss by hand from the predictions.
+  std::vector<Tensor> out = m.Predict(d.x).value();
+  const int64_t n = 7;
+  Eigen::Map<const Eigen::ArrayXf> p(out[0].data<float>().data(), n);
+  Eigen::Map<const Eigen::ArrayXf> t(d.y[0].data<float>().data(), n);
+  const double mse = (p - t).square().mean();
+  double cce = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t label = d.y[1].data<int32_t>()[i];
+    cce -= std::log(out[1].data<float>()[i * 3 + label]);
+  }
+  cce /= n;
+  EXPECT_NEAR(logs.at("priority_loss"), mse, 1e-5);
+  EXPECT_NEAR(logs.at("department_loss"), cce, 1e-5);
+  EXPECT_NEAR(logs.at("loss"), 0.7 * mse + 0.2 * cce, 1e-5);
+}
+
+TEST_F(MultiIoTest, FitTrainsBothOutputs) {
+  Functional m = TwoByTwo();
+  ASSERT_TRUE(m.Compile(TwoLosses()).ok());
+  Data d = MakeData(128, 3);
+  History h = m.Fit(d.x, d.y, {.epochs = 30, .verbose = 0}).value();
+  for (const char* key : {"loss", "priority_loss", "department_loss"}) {
+    const std::vector<float>& v = h.values(key);
+    ASSERT_EQ(v.size(), 30u) << key;
+    EXPECT_LT(v.back(), 0.75f * v.front()) << key;
+  }
+}
+
+TEST_F(MultiIoTest, HistoryKeysAreKeras3sPerOutputNames) {
+  Functional m = TwoByTwo();
+  CompileOptions options = TwoLosses();
+  options.output_metrics = {{}, {"accuracy"}};
+  ASSERT_TRUE(m.Compile(options).ok());
+  Data d = MakeData(20, 4);
+  History h =
+      m.Fit(d.x, d.y, {.epochs = 1, .verbose = 0, .validation_split = 0.25})
+          .value();
+  std::vector<std::string> keys;
+  for (const auto& [key, values] : h.history) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "department_accuracy", "department_loss", "loss",
+                      "priority_loss", "val_department_accuracy",
+                      "val_department_loss", "val_loss", "val_priority_loss"}));
+}
+
+TEST_F(MultiIoTest, ValidationListsAreValidatedOn) {
+  Functional m = TwoByTwo();
+  ASSERT_TRUE(m.Compile(TwoLosses()).ok());
+  Data d = MakeData(16, 5);
+  Data v = MakeData(6, 6);
+  FitOptions options{.epochs = 1, .verbose = 0};
+  options.validation_lists.emplace(v.x, v.y);
+  History h = m.Fit(d.x, d.y, options).value();
+  std::map<std::string, float> eval = m.Evaluate(v.x, v.y).value();
+  EXPECT_FLOAT_EQ(h.values("val_loss").at(0), eval.at("loss"));
+  EXPECT_FLOAT_EQ(h.values("val_priority_loss").at(0),
+                  eval.at("priority_loss"));
+}
+
+TEST_F(MultiIoTest, AnOutputWithoutALossIsNotTrainedOn) {
+  Functional m = TwoByTwo();
+  ASSERT_TRUE(
+      m.Compile({.optimizer = optimizers::Adam({.learning_rate = 0.02f}),
+                 .losses = {losses::MeanSquaredError(), Loss()}})
+          .ok());
+  Data d = MakeData(16, 7);
+  const std::vector<Tensor> before = m.GetWeights();
+  // y for the trained output only.
+  History h = m.Fit(d.x, {d.y[0]}, {.epochs = 2, .verbose = 0}).value();
+  std::vector<std::string> keys;
+  for (const auto& [key, values] : h.history) keys.push_back(key);
+  EXPECT_EQ(keys, std::vector<std::string>{"loss"});
+  const std::vector<Tensor> after = m.GetWeights();
+  // The department head's kernel and bias (the last two) are unchanged.
+  ASSERT_EQ(after.size(), 6u);
+  EXPECT_TRUE(SameWeights({before[4], before[5]}, {after[4], after[5]}));
+  EXPECT_FALSE(SameWeights({before[2]}, {after[2]}));
+}
+
+TEST_F(MultiIoTest, ShuffledBatchesKeepEachSamplesInputsAndLabelsTogether) {
+  // The target is the sum of both inputs: learnable only when every batch
+  // takes the same rows of title, body and the labels.
+  KerasTensor a = Input({3});
+  KerasTensor b = Input({2});
+  Functional m =
+      Functional::Create(
+          {a, b},
+          {layers::Dense(1, {.seed = 8})(layers::Concatenate()({a, b}))},
+          {.graph = &g_})
+          .value();
+  ASSERT_TRUE(
+      m.Compile({.optimizer = optimizers::Adam({.learning_rate = 0.05f}),
+                 .loss = losses::MeanSquaredError()})
+          .ok());
+  Data d = MakeData(64, 9);
+  History h = m.Fit(d.x, {d.y[0]},
+                    {.epochs = 60,
+                     .batch_size = 8,
+                     .shuffle = true,
+                     .verbose = 0,
+                     .seed = 3})
+                  .value();
+  EXPECT_LT(h.values("loss").back(), 0.01f);
+}
+
+TEST_F(MultiIoTest, AModelOfOneOutputKeepsItsKeysWithSeveralInputs) {
+  KerasTensor a = Input({3});
+  KerasTensor b = Input({2});
+  Functional m =
+      Functional::Create({a, b},
+                         {layers::Dense(3, {.activation = "softmax"})(
+                             layers::Concatenate()({a, b}))},
+                         {.graph = &g_})
+          .value();
+  ASSERT_TRUE(m.Compile({.optimizer = optimizers::Adam(),
+                         .loss = losses::SparseCategoricalCrossentropy(),
+                         .metrics = {"accuracy"}})
+                  .ok());
+  Data d = MakeData(8, 10);
+  std::map<std::string, float> logs = m.Evaluate(d.x, {d.y[1]}).value();
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : logs) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"accuracy", "loss"}));
+}
+
+TEST_F(MultiIoTest, AnInputOfAnotherSampleCountIsRefusedNamingBoth) {
+  Functional m = TwoByTwo();
+  ASSERT_TRUE(m.Compile(TwoLosses()).ok());
+  Data d = MakeData(6, 11);
+  d.x[1] = MakeData(5, 11).x[1];
+  absl::StatusOr<History> h = m.Fit(d.x, d.y, {.verbose = 0});
+  ASSERT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(h.status().message()),
+              HasSubstr("input 'body' (x[1]) has 5 samples but input 'title' "
+                        "(x[0]) has 6"));
+}
+
+TEST_F(MultiIoTest, ALabelOfAnotherSampleCountIsRefusedNamingTheOutput) {
+  Functional m = TwoByTwo();
+  ASSERT_TRUE(m.Compile(TwoLosses()).ok());
+  Data d = MakeData(6, 12);
+  d.y[1] = MakeData(4, 12).y[1];
+  absl::StatusOr<std::map<std::string, float>> e = m.Evaluate(d.x, d.y);
+  ASSERT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(e.status().message()),
+              HasSubstr("has 6 samples but output 'department' (y[1]) has 4"));
+}
+
+TEST_F(MultiIoTest, AMissingInputIsRefused) {
+  Functional m = TwoByTwo();
+  Data d = MakeData(4, 13);
+  absl::StatusOr<std::vector<Tensor>> p =
+      m.Predict(std::vector<Tensor>{d.x[0]});
+  ASSERT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(p.status().message()),
+              HasSubstr("the model has 2 inputs but x has 1 tensors"));
+}
+
+TEST_F(MultiIoTest, LossesOfAnotherCountThanTheOutputsAreRefused) {
+  Functional m = TwoByTwo();
+  absl::Status s = m.Compile({.optimizer = optimizers::Adam(),
+                              .losses = {losses::MeanSquaredError()}});
+  ASSERT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("losses has 1 entries but the model has 2 outputs"));
+}
+
+TEST_F(MultiIoTest, SavingAModelOfSeveralOutputsIsNotImplemented) {
+  Functional m = TwoByTwo();
+  EXPECT_EQ(m.Save(::testing::TempDir() + "/multi_io").code(),
+            absl::StatusCode::kUnimplemented);
+}
+
+TEST_F(MultiIoTest, ADroppedTwoOutputModelsNodesGoWhileASharedLayerStays) {
+  Layer shared = layers::Dense(4, {.activation = "relu", .seed = 14});
+  Data d = MakeData(16, 14);
+  Functional keep = TwoByTwo(shared);
+  ASSERT_TRUE(keep.Compile(TwoLosses()).ok());
+  g_.Collect();
+  const int64_t before = g_.num_nodes();
+  std::vector<Tensor> before_drop;
+  {
+    Functional other = TwoByTwo(shared);
+    ASSERT_TRUE(other.Compile(TwoLosses()).ok());
+    ASSERT_TRUE(other.Fit(d.x, d.y, {.verbose = 0}).ok());
+    before_drop = keep.GetWeights();  // the shared kernel trained by `other`
+  }
+  g_.Collect();
+  EXPECT_EQ(g_.num_nodes(), before);
+  EXPECT_TRUE(SameWeights(keep.GetWeights(), before_drop));
+  ASSERT_TRUE(keep.Fit(d.x, d.y, {.verbose = 0}).ok());
+  EXPECT_FALSE(SameWeights(keep.GetWeights(), before_drop));
 }
 
 }  // namespace
