@@ -212,13 +212,17 @@ absl::StatusOr<std::shared_ptr<ModelState>> BuildModel(
   m->softmax_logits = m->outputs_softmax_logits[0];
   m->train_output = m->train_outputs[0];
   m->train_softmax_logits = m->train_outputs_softmax_logits[0];
+  // Keras names an input or output by its layer's name as given (graph
+  // scopes unique it only when several models are built).
+  auto name_of = [&](int call) {
+    const std::string& requested = model.calls[call].layer->requested_name;
+    return requested.empty() ? m->built[call]->name() : requested;
+  };
   for (int in : model.inputs) {
     m->inputs.push_back(m->Own(m->built[in]->placeholder));
-    m->input_names.push_back(m->built[in]->name());
+    m->input_names.push_back(name_of(in));
   }
-  for (int out : model.outputs) {
-    m->output_names.push_back(m->built[out]->name());
-  }
+  for (int out : model.outputs) m->output_names.push_back(name_of(out));
   m->input = m->inputs[0];
   return m;
 }

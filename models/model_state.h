@@ -90,7 +90,7 @@ struct ModelState {
   // Every input and output, in the model's order; the fields above are
   // element 0's.
   std::vector<Output> inputs;
-  std::vector<std::string> input_names;  // each Input layer's name
+  std::vector<std::string> input_names;  // each Input's name, as output_names
   std::vector<TensorShape> input_shapes;
   std::vector<int64_t> in_dims;
   std::vector<Output> outputs;
@@ -99,7 +99,8 @@ struct ModelState {
   std::vector<std::optional<Output>> train_outputs_softmax_logits;
   std::vector<TensorShape> output_shapes;
   std::vector<int64_t> out_dims;
-  std::vector<std::string> output_names;  // each output's layer name
+  // Each output's layer name as given (else as built): its log keys' prefix.
+  std::vector<std::string> output_names;
 
   // Set by StopTraining (from any thread), cleared when a Fit starts; Fit
   // reads it after every batch and every epoch.

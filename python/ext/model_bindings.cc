@@ -71,6 +71,41 @@ std::optional<std::pair<Tensor, Tensor>> ValidationData(
                       "validation_data[1]"));
 }
 
+// One tensor per array of `arrays`, named "<what>[i]" in errors.
+std::vector<Tensor> TensorsFromArrays(const py::sequence& arrays,
+                                      ArrayRole role, const std::string& what) {
+  std::vector<Tensor> out;
+  out.reserve(py::len(arrays));
+  for (size_t i = 0; i < py::len(arrays); ++i) {
+    out.push_back(TensorFromArray(arrays[i], role, ArrayUse::kDuringTheCall,
+                                  what + "[" + std::to_string(i) + "]"));
+  }
+  return out;
+}
+
+// Fit's run: `run(handle, options)` without the GIL, with the callbacks'
+// adapters; a callback's exception wins over the status it caused.
+template <typename Model, typename Run>
+py::tuple RunFit(const Model& model, FitOptions options,
+                 const py::list& callbacks, py::handle callback_base, Run run) {
+  FitCallbacks fit_callbacks = MakeCallbacks(callbacks, callback_base);
+  options.callbacks = fit_callbacks.all;
+  Model handle = model;
+  absl::StatusOr<History> history;
+  {
+    GilReleased nogil;
+    history = run(handle, std::move(options));
+  }
+  // A callback's own exception wins over the status it caused.
+  for (const std::shared_ptr<PyCallback>& adapter : fit_callbacks.python) {
+    if (std::optional<py::error_already_set> e = adapter->TakeError()) {
+      throw *std::move(e);
+    }
+  }
+  History h = ValueOrThrow(std::move(history), ErrorContext::kFit);
+  return py::make_tuple(h.history, h.epoch);
+}
+
 template <typename Model>
 py::tuple Fit(const Model& model, py::handle x, py::handle y, int epochs,
               int batch_size, bool shuffle, int verbose,
@@ -88,22 +123,99 @@ py::tuple Fit(const Model& model, py::handle x, py::handle y, int epochs,
       TensorFromArray(x, ArrayRole::kFeatures, ArrayUse::kDuringTheCall, "x");
   Tensor yt =
       TensorFromArray(y, ArrayRole::kTargets, ArrayUse::kDuringTheCall, "y");
-  FitCallbacks fit_callbacks = MakeCallbacks(callbacks, callback_base);
-  options.callbacks = fit_callbacks.all;
-  Model handle = model;
-  absl::StatusOr<History> history;
-  {
-    GilReleased nogil;
-    history = handle.Fit(xt, yt, std::move(options));
+  return RunFit(model, std::move(options), callbacks, callback_base,
+                [&](Model& handle, FitOptions o) {
+                  return handle.Fit(xt, yt, std::move(o));
+                });
+}
+
+// Functional's list forms (graphgc/models.py orders the lists).
+py::tuple FitLists(const Functional& model, const py::sequence& x,
+                   const py::sequence& y, int epochs, int batch_size,
+                   bool shuffle, int verbose, const py::list& callbacks,
+                   const py::object& validation_data, uint64_t seed,
+                   py::handle callback_base, double validation_split) {
+  FitOptions options{.epochs = epochs,
+                     .batch_size = batch_size,
+                     .shuffle = shuffle,
+                     .verbose = verbose,
+                     .seed = seed,
+                     .validation_split = validation_split};
+  if (!validation_data.is_none()) {
+    py::tuple pair = py::tuple(validation_data);
+    options.validation_lists.emplace(
+        TensorsFromArrays(pair[0], ArrayRole::kFeatures, "validation_data[0]"),
+        TensorsFromArrays(pair[1], ArrayRole::kTargets, "validation_data[1]"));
   }
-  // A callback's own exception wins over the status it caused.
-  for (const std::shared_ptr<PyCallback>& adapter : fit_callbacks.python) {
-    if (std::optional<py::error_already_set> e = adapter->TakeError()) {
-      throw *std::move(e);
-    }
-  }
-  History h = ValueOrThrow(std::move(history), ErrorContext::kFit);
-  return py::make_tuple(h.history, h.epoch);
+  std::vector<Tensor> xs = TensorsFromArrays(x, ArrayRole::kFeatures, "x");
+  std::vector<Tensor> ys = TensorsFromArrays(y, ArrayRole::kTargets, "y");
+  return RunFit(model, std::move(options), callbacks, callback_base,
+                [&](Functional& handle, FitOptions o) {
+                  return handle.Fit(std::move(xs), std::move(ys), std::move(o));
+                });
+}
+
+// Functional's methods of several inputs and outputs.
+void DefineListMethods(py::class_<Functional>& cls) {
+  cls.def_property_readonly("input_names", &Functional::input_names)
+      .def_property_readonly("output_names", &Functional::output_names)
+      .def(
+          "compile_outputs",
+          [](const Functional& model, Optimizer optimizer,
+             const std::vector<std::optional<Loss>>& losses,
+             std::vector<double> loss_weights,
+             std::vector<std::vector<std::string>> output_metrics) {
+            CompileOptions options{.optimizer = optimizer,
+                                   .loss_weights = std::move(loss_weights),
+                                   .output_metrics = std::move(output_metrics)};
+            for (const std::optional<Loss>& loss : losses) {
+              options.losses.push_back(loss.value_or(Loss()));
+            }
+            Functional handle = model;
+            absl::Status s;
+            {
+              GilReleased nogil;
+              s = handle.Compile(std::move(options));
+            }
+            OkOrThrow(s);
+          },
+          arg("optimizer"), arg("losses"), arg("loss_weights"),
+          arg("output_metrics"))
+      .def("fit_lists", &FitLists, arg("x"), arg("y"), arg("epochs"),
+           arg("batch_size"), arg("shuffle"), arg("verbose"), arg("callbacks"),
+           arg("validation_data"), arg("seed"), arg("callback_base"),
+           arg("validation_split") = 0.0)
+      .def(
+          "evaluate_lists",
+          [](const Functional& model, const py::sequence& x,
+             const py::sequence& y, int batch_size) {
+            std::vector<Tensor> xs =
+                TensorsFromArrays(x, ArrayRole::kFeatures, "x");
+            std::vector<Tensor> ys =
+                TensorsFromArrays(y, ArrayRole::kTargets, "y");
+            Functional handle = model;
+            absl::StatusOr<std::map<std::string, float>> out;
+            {
+              GilReleased nogil;
+              out = handle.Evaluate(std::move(xs), std::move(ys), batch_size);
+            }
+            return ValueOrThrow(std::move(out));
+          },
+          arg("x"), arg("y"), arg("batch_size"))
+      .def(
+          "predict_lists",
+          [](const Functional& model, const py::sequence& x, int batch_size) {
+            std::vector<Tensor> xs =
+                TensorsFromArrays(x, ArrayRole::kFeatures, "x");
+            Functional handle = model;
+            absl::StatusOr<std::vector<Tensor>> out;
+            {
+              GilReleased nogil;
+              out = handle.Predict(std::move(xs), batch_size);
+            }
+            return ArraysFromTensors(ValueOrThrow(std::move(out)));
+          },
+          arg("x"), arg("batch_size"));
 }
 
 // `call(handle)` without the GIL (WithoutGil) on a copy of the model's
@@ -276,6 +388,7 @@ void RegisterModels(py::module_& m) {
       .def_property_readonly("inputs", &Functional::inputs)
       .def_property_readonly("outputs", &Functional::outputs);
   DefineModelMethods(functional);
+  DefineListMethods(functional);
 
   m.def(
       "load_model",

@@ -78,12 +78,6 @@ def test_lists_of_one_input_and_one_output_are_taken():
     assert model.output_shape == (None, 2)
 
 
-def test_several_inputs_are_not_implemented():
-    a, b = keras.Input((4,)), keras.Input((4,))
-    with pytest.raises(NotImplementedError):
-        keras.Model([a, b], layers.add([a, b]))
-
-
 def test_merge_of_mismatched_shapes_is_value_error():
     with pytest.raises(ValueError):
         layers.add([keras.Input((3,)), keras.Input((4,))])

@@ -4,8 +4,9 @@ load_model.
 Model(inputs, outputs) is a model from keras.Input() tensors to the
 tensors layer calls made from them (graphgc.layers.KerasTensor); it is
 also the base of Sequential, which shares its training methods, as in
-Keras. Models of one input and one output only: several raise
-NotImplementedError, as does saving a functional model.
+Keras. A model may have several inputs and outputs, given as lists or
+dicts (graphgc/_multi_io.py reads the nested arguments); saving a
+functional model raises NotImplementedError.
 
 A model holds its C++ model, a handle: while the Python object lives
 (referenced from a list, a callback, anything), its graph nodes live; when
@@ -20,7 +21,7 @@ RuntimeError, and leaves the model and its weights as they were.
 
 import weakref
 
-from graphgc import _args, _graphgc
+from graphgc import _args, _graphgc, _multi_io
 from graphgc import callbacks as _callbacks
 from graphgc import layers as _layers
 from graphgc import losses as _losses
@@ -54,8 +55,9 @@ class History(_callbacks.Callback):
 
 class Model:
     """Keras's functional model: Model(inputs, outputs, name=None), from
-    keras.Input() tensors to tensors made by calling layers on them (one
-    input and one output today; lists of one are taken). Its C++ model
+    keras.Input() tensors to tensors made by calling layers on them; inputs
+    and outputs may be lists or dicts (flattened in sorted key order, as
+    Keras's tree.flatten), for a model of several of each. Its C++ model
     (models/functional.h) is made, and checked, at once; a layer shared
     with another model keeps one set of weights. Base of Sequential."""
 
@@ -64,8 +66,10 @@ class Model:
             raise NotImplementedError(
                 "graphgc's Model is the functional API: Model(inputs, "
                 "outputs); subclassed models are not supported")
-        self._inputs = _tensor_list(inputs, "inputs")
-        self._outputs = _tensor_list(outputs, "outputs")
+        self._inputs, self._input_keys = _multi_io.flatten_tensors(
+            inputs, "inputs")
+        self._outputs, self._output_keys = _multi_io.flatten_tensors(
+            outputs, "outputs")
         self._nested_inputs = inputs
         self._nested_outputs = outputs
         self._model = _graphgc.Functional(
@@ -97,6 +101,21 @@ class Model:
     @property
     def outputs(self):
         return list(self._outputs)
+
+    @property
+    def input_names(self):
+        return list(self._build().input_names)
+
+    @property
+    def output_names(self):
+        """Each output's layer name, in output order (Keras's
+        model.output_names): the keys of loss, metrics and y dicts."""
+        return list(self._build().output_names)
+
+    def _multi_io(self):
+        """Whether the list methods are needed: several inputs or outputs."""
+        return (not isinstance(self, Sequential)
+                and (len(self._inputs) > 1 or len(self._outputs) > 1))
 
     @property
     def input(self):
@@ -134,7 +153,8 @@ class Model:
     def learning_rate(self, value):
         self._build().learning_rate = float(value)
 
-    def compile(self, optimizer="rmsprop", loss=None, metrics=None):
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None,
+                loss_weights=None):
         """optimizer: "rmsprop" (Keras's default), "adam", "sgd" or a
         graphgc.optimizers object, which becomes model.optimizer, the live
         optimizer (setting its learning_rate changes the next step's); loss:
@@ -143,6 +163,9 @@ class Model:
         if loss is None:
             raise ValueError("compile() needs a loss")
         opt = _optimizers.get(optimizer)
+        if (self._multi_io() or isinstance(loss, (list, tuple, dict))
+                or loss_weights is not None):
+            return self._compile_outputs(opt, loss, loss_weights, metrics)
         loss_obj = _losses.get(loss)
         if metrics is None:
             metrics = []
@@ -154,12 +177,36 @@ class Model:
                                  f"\"accuracy\", not {metric!r}")
         model = self._build()
         model.compile(opt._cpp(), loss_obj._cpp(), list(metrics))
+        self._bind_optimizer(opt, model)
+        self.loss = loss_obj
+
+    def _compile_outputs(self, opt, loss, loss_weights, metrics):
+        """compile with one loss, weight and metric list per output."""
+        if isinstance(self, Sequential):
+            raise ValueError("a Sequential model has one output: give one "
+                             "loss and no loss_weights")
+        model = self._build()
+        names = model.output_names
+        keys = self._output_keys
+        loss_objs = _multi_io.losses(loss, names, keys)
+        weights = _multi_io.loss_weights(
+            loss_weights, names, keys,
+            sum(1 for item in loss_objs if item is not None))
+        per_output = _multi_io.metrics(metrics, names, keys)
+        model.compile_outputs(
+            opt._cpp(), [None if item is None else item._cpp()
+                         for item in loss_objs], weights, per_output)
+        self._trained = [i for i, item in enumerate(loss_objs)
+                         if item is not None]
+        self._bind_optimizer(opt, model)
+        self.loss = loss
+
+    def _bind_optimizer(self, opt, model):
         previous = getattr(self, "optimizer", None)
         if previous is not None and previous is not opt:
             previous._bind(None)  # no longer drives this model
         opt._bind(model)
         self.optimizer = opt
-        self.loss = loss_obj
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1,
             callbacks=None, validation_split=0.0, validation_data=None,
@@ -187,10 +234,24 @@ class Model:
         batch_size = _args.int32(32 if batch_size is None else batch_size,
                                  "batch_size")
         verbose = _args.int32(verbose, "verbose")
-        history, epoch = model.fit(
-            x, y, epochs, batch_size, bool(shuffle), verbose, cpp,
-            validation_data, _args.seed(seed), _callbacks.Callback,
-            validation_split)
+        if self._lists_for(x, y):
+            if validation_data is not None:
+                pair = tuple(validation_data)
+                if len(pair) != 2:
+                    raise ValueError("validation_data must be a pair "
+                                     "(x_val, y_val), got "
+                                     f"{len(pair)} items")
+                validation_data = (self._x_list(pair[0]),
+                                   self._y_list(pair[1]))
+            history, epoch = model.fit_lists(
+                self._x_list(x), self._y_list(y), epochs, batch_size,
+                bool(shuffle), verbose, cpp, validation_data,
+                _args.seed(seed), _callbacks.Callback, validation_split)
+        else:
+            history, epoch = model.fit(
+                x, y, epochs, batch_size, bool(shuffle), verbose, cpp,
+                validation_data, _args.seed(seed), _callbacks.Callback,
+                validation_split)
         params = {"epochs": epochs, "verbose": verbose}
         self.history = History(history, list(epoch), params, self)
         return self.history
@@ -200,9 +261,17 @@ class Model:
         """The loss and metrics over (x, y): a dict with return_dict, else
         [loss, metric, ...] in compile order (the loss alone, a float, when
         there are no metrics), as Keras."""
-        out = self._build().evaluate(
-            x, y, _args.int32(32 if batch_size is None else batch_size,
-                              "batch_size"))
+        batch_size = _args.int32(32 if batch_size is None else batch_size,
+                                 "batch_size")
+        if self._lists_for(x, y):
+            out = self._build().evaluate_lists(
+                self._x_list(x), self._y_list(y), batch_size)
+            if return_dict:
+                return dict(out)
+            return _multi_io.ordered_logs(
+                out, self.output_names,
+                getattr(self, "_trained", range(len(self._outputs))))
+        out = self._build().evaluate(x, y, batch_size)
         if return_dict:
             return dict(out)
         names = ["loss"] + [k for k in out if k != "loss"]
@@ -211,10 +280,44 @@ class Model:
         return [out[k] for k in names]
 
     def predict(self, x, batch_size=None, verbose=0):
-        """The model's outputs for x as a NumPy array."""
-        return self._build().predict(
-            x, _args.int32(32 if batch_size is None else batch_size,
-                           "batch_size"))
+        """The model's outputs for x as a NumPy array; for a model of
+        several outputs a list of arrays in output order, or a dict when
+        its outputs were given as a dict (as Keras 3)."""
+        batch_size = _args.int32(32 if batch_size is None else batch_size,
+                                 "batch_size")
+        if not self._lists_for(x, None):
+            return self._build().predict(x, batch_size)
+        out = self._build().predict_lists(self._x_list(x), batch_size)
+        if self._output_keys is not None:
+            return dict(zip(self._output_keys, out))
+        return out[0] if len(out) == 1 else out
+
+    def _lists_for(self, x, y):
+        """Whether x and y go to the C++ list methods: a functional model of
+        several inputs or outputs, or data given as lists or dicts."""
+        if isinstance(self, Sequential):
+            return False
+        nested = (list, tuple, dict)
+        return (self._multi_io() or isinstance(x, nested)
+                or isinstance(y, nested))
+
+    def _x_list(self, x):
+        return _multi_io.flatten_data(x, self.input_names, self._input_keys,
+                                      "input")
+
+    def _y_list(self, y):
+        """y in output order; only the trained outputs' when some output has
+        no loss and its labels are not given."""
+        ys = _multi_io.flatten_data(y, self.output_names, self._output_keys,
+                                    "output", optional=True)
+        trained = getattr(self, "_trained", None)
+        if trained is not None and any(item is None for item in ys):
+            ys = [ys[i] for i in trained]
+        missing = [self.output_names[i] for i, item in enumerate(ys)
+                   if item is None]
+        if missing:
+            raise ValueError(f"Missing data for output {missing[0]!r}")
+        return ys
 
     def __call__(self, x):
         if isinstance(x, (_layers.KerasTensor, list, tuple)):
@@ -358,17 +461,6 @@ class Sequential(Model):
     @property
     def name(self):
         return self._build().name
-
-
-def _tensor_list(value, what):
-    """value (a KerasTensor, or a list or tuple of them) as a list."""
-    items = list(value) if isinstance(value, (list, tuple)) else [value]
-    for item in items:
-        if not isinstance(item, _layers.KerasTensor):
-            raise ValueError(f"Model: {what} must be keras.Input() tensors "
-                             f"or tensors made from them by layer calls, "
-                             f"not {type(item).__name__}")
-    return items
 
 
 def _layers_reached(outputs):
