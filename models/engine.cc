@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "models/batches.h"
 #include "models/loss_registry.h"
+#include "models/metric_registry.h"
 #include "ops/gradients.h"
 #include "util/os_error.h"
 #include "util/status_macros.h"
@@ -24,12 +25,11 @@ LabelKind LabelsOf(const Loss& loss) {
 
 CompiledNodes CompiledNodesOf(const ModelState& m) {
   return CompiledNodes{.label_kind = LabelsOf(m.compile.loss),
-                       .metric_name = m.metric_name,
                        .labels = m.labels,
                        .loss = m.loss,
-                       .accuracy = m.accuracy,
+                       .metrics = m.metrics,
                        .eval_loss = m.eval_loss,
-                       .eval_accuracy = m.eval_accuracy,
+                       .eval_metrics = m.eval_metrics,
                        .train_op = m.train_op};
 }
 
@@ -192,10 +192,9 @@ absl::StatusOr<std::shared_ptr<ModelState>> BuildModel(
 
 namespace {
 
-// CompileModel, step 1: the options' checks; returns the metric's name
-// ("" for none).
-absl::StatusOr<std::string> CheckCompileOptions(const ModelState& m,
-                                                const CompileOptions& options) {
+// CompileModel, step 1: the options' checks; returns the metrics in order.
+absl::StatusOr<std::vector<Metric>> CheckCompileOptions(
+    const ModelState& m, const CompileOptions& options) {
   if (FindOptimizerKind(options.optimizer) == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Compile of '", m.scope.name(),
@@ -207,16 +206,15 @@ absl::StatusOr<std::string> CheckCompileOptions(const ModelState& m,
   if (absl::Status s = CheckOptimizer(options.optimizer); !s.ok()) {
     return Annotate(s, absl::StrCat("Compile of '", m.scope.name(), "'"));
   }
-  std::string metric_name;
-  for (const std::string& metric : options.metrics) {
-    if (metric != "accuracy" && metric != "acc") {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Compile of '", m.scope.name(), "': unknown metric '",
-                       metric, "' (supported: accuracy)"));
+  std::vector<Metric> metrics =
+      CompileMetrics(options.metrics, options.configured_metrics);
+  const bool sparse = LabelsOf(options.loss) == LabelKind::kSparse;
+  for (const Metric& metric : metrics) {
+    if (absl::Status s = CheckMetric(metric, sparse).status(); !s.ok()) {
+      return Annotate(s, absl::StrCat("Compile of '", m.scope.name(), "'"));
     }
-    metric_name = metric;
   }
-  return metric_name;
+  return metrics;
 }
 
 // The trainable variables the optimizer updates, in layer order.
@@ -256,14 +254,14 @@ absl::StatusOr<Trainable> CheckTrainable(const ModelState& m) {
 struct TrainingGraph {
   LossNodes loss;
   LossNodes eval;
+  std::vector<MetricNode> metrics, eval_metrics;
   UpdateNodes updates;
 };
 
 // CompileModel, step 3: the loss, metric, gradient and update nodes.
-absl::StatusOr<TrainingGraph> BuildTrainingGraph(ModelState& m,
-                                                 const CompileOptions& options,
-                                                 const Trainable& t,
-                                                 bool with_accuracy) {
+absl::StatusOr<TrainingGraph> BuildTrainingGraph(
+    ModelState& m, const CompileOptions& options, const Trainable& t,
+    const std::vector<Metric>& ms) {
   const std::string scope = m.scope.name();
   TrainingGraph g;
   GG_ASSIGN_OR_RETURN(g.loss,
@@ -271,42 +269,66 @@ absl::StatusOr<TrainingGraph> BuildTrainingGraph(ModelState& m,
                                 {.output = m.train_output,
                                  .softmax_logits = m.train_softmax_logits,
                                  .units = m.units},
-                                scope, with_accuracy));
+                                scope, /*with_accuracy=*/false));
+  const bool sparse = LabelsOf(options.loss) == LabelKind::kSparse;
+  GG_ASSIGN_OR_RETURN(g.metrics,
+                      BuildMetrics(ms,
+                                   {.output = m.train_output,
+                                    .softmax_logits = m.train_softmax_logits,
+                                    .units = m.units,
+                                    .labels = g.loss.labels,
+                                    .sparse_labels = sparse},
+                                   scope));
   // Evaluate's loss and metrics, on the inference path, over the same
   // labels (the same nodes when the paths are the same).
   g.eval = g.loss;
+  g.eval_metrics = g.metrics;
   if (m.separate_training_path) {
     GG_ASSIGN_OR_RETURN(g.eval, BuildLoss(options.loss,
                                           {.output = m.output,
                                            .softmax_logits = m.softmax_logits,
                                            .units = m.units,
                                            .labels = g.loss.labels},
-                                          scope + "/inference", with_accuracy));
+                                          scope + "/inference", false));
+    GG_ASSIGN_OR_RETURN(g.eval_metrics,
+                        BuildMetrics(ms,
+                                     {.output = m.output,
+                                      .softmax_logits = m.softmax_logits,
+                                      .units = m.units,
+                                      .labels = g.loss.labels,
+                                      .sparse_labels = sparse},
+                                     scope + "/inference"));
   }
   GG_ASSIGN_OR_RETURN(
       std::vector<Output> grads,
       AddGradients(g.loss.loss, t.reads, std::nullopt, scope + "/gradients"));
   std::vector<NodeHandle> after = {g.loss.loss.handle()};
-  if (g.loss.accuracy.has_value()) after.push_back(g.loss.accuracy->handle());
+  for (const MetricNode& n : g.metrics) {
+    for (const Output& o : n.stats) after.push_back(o.handle());
+  }
   GG_ASSIGN_OR_RETURN(
       g.updates, BuildUpdates(options.optimizer, t.vars, t.shapes, grads, after,
                               scope, *m.session, m.train_updates));
   return g;
 }
 
+std::vector<MetricNode> OwnMetrics(const ModelState& m,
+                                   std::vector<MetricNode> nodes) {
+  for (MetricNode& n : nodes) {
+    for (Output& o : n.stats) o = m.Own(o);
+  }
+  return nodes;
+}
+
 // CompileModel, step 4: the model takes the nodes; nothing fails.
 void CommitCompile(ModelState& m, CompileOptions options,
-                   std::string metric_name, const TrainingGraph& g)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(m.mu) {
+                   const TrainingGraph& g) ABSL_EXCLUSIVE_LOCKS_REQUIRED(m.mu) {
   m.compile = std::move(options);
-  m.metric_name = std::move(metric_name);
   m.labels = m.Own(g.loss.labels);
   m.loss = m.Own(g.loss.loss);
-  m.accuracy.reset();
-  if (g.loss.accuracy.has_value()) m.accuracy = m.Own(*g.loss.accuracy);
+  m.metrics = OwnMetrics(m, g.metrics);
   m.eval_loss = m.Own(g.eval.loss);
-  m.eval_accuracy.reset();
-  if (g.eval.accuracy.has_value()) m.eval_accuracy = m.Own(*g.eval.accuracy);
+  m.eval_metrics = OwnMetrics(m, g.eval_metrics);
   m.train_op = m.Own(g.updates.train_op);
   const LearningRateNodes& lr = g.updates.learning_rate;
   m.learning_rate = {.variable = m.Own(lr.variable),
@@ -325,12 +347,12 @@ absl::Status CompileModel(ModelState& m, CompileOptions options) {
   if (m.fitting.has_value()) {  // called from a callback of its own Fit
     return InOwnFit(absl::StrCat("Compile of '", m.scope.name(), "'"));
   }
-  GG_ASSIGN_OR_RETURN(std::string metric_name, CheckCompileOptions(m, options));
+  GG_ASSIGN_OR_RETURN(const std::vector<Metric> metrics,
+                      CheckCompileOptions(m, options));
   GG_ASSIGN_OR_RETURN(const Trainable trainable, CheckTrainable(m));
-  GG_ASSIGN_OR_RETURN(
-      const TrainingGraph g,
-      BuildTrainingGraph(m, options, trainable, !metric_name.empty()));
-  CommitCompile(m, std::move(options), std::move(metric_name), g);
+  GG_ASSIGN_OR_RETURN(const TrainingGraph g,
+                      BuildTrainingGraph(m, options, trainable, metrics));
+  CommitCompile(m, std::move(options), g);
   return absl::OkStatus();
 }
 
@@ -341,9 +363,10 @@ absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
   const int64_t n = count < 0 ? x.shape()[0] : count;
   std::vector<int64_t> rows(n);
   std::iota(rows.begin(), rows.end(), first_row);
-  double loss_sum = 0, acc_sum = 0;
+  double loss_sum = 0;
   std::vector<Output> fetches = {c.eval_loss};
-  if (c.eval_accuracy.has_value()) fetches.push_back(*c.eval_accuracy);
+  MetricTotals::AppendFetches(c.eval_metrics, fetches);
+  MetricTotals metrics(&c.eval_metrics);
   for (int64_t begin = 0; begin < n; begin += batch_size) {
     const int64_t end = std::min<int64_t>(n, begin + batch_size);
     absl::Span<const int64_t> batch(rows.data() + begin, end - begin);
@@ -355,14 +378,12 @@ absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
         m.session->Run({{m.input, std::move(bx)}, {c.labels, std::move(by)}},
                        fetches));
     loss_sum += out[0].data<float>()[0] * (end - begin);
-    if (out.size() > 1) acc_sum += out[1].data<float>()[0] * (end - begin);
+    metrics.Add(out, 1);
   }
   // n > 0: callers refuse empty data.
   Logs logs;
   logs["loss"] = static_cast<float>(loss_sum / n);
-  if (c.eval_accuracy.has_value()) {
-    logs[c.metric_name] = static_cast<float>(acc_sum / n);
-  }
+  metrics.Results(logs);
   return logs;
 }
 

@@ -53,12 +53,11 @@ namespace models_internal {
 // model's lock, so that a Fit runs on it without the lock.
 struct CompiledNodes {
   LabelKind label_kind = LabelKind::kSparse;
-  std::string metric_name;
   Output labels;
   Output loss;
-  std::optional<Output> accuracy;
+  std::vector<MetricNode> metrics;  // of the training path
   Output eval_loss;
-  std::optional<Output> eval_accuracy;
+  std::vector<MetricNode> eval_metrics;
   Output train_op;
 };
 

@@ -157,7 +157,8 @@ absl::Status StartCallbacks(FitRun& r) {
 void PrepareBatches(FitRun& r) {
   r.order.resize(r.samples);
   r.fetches = {r.nodes.loss};
-  if (r.nodes.accuracy.has_value()) r.fetches.push_back(*r.nodes.accuracy);
+  MetricTotals::AppendFetches(r.nodes.metrics, r.fetches);
+  r.metrics = MetricTotals(&r.nodes.metrics);
   // Built once: each step only swaps in its batch, so no node handle is
   // copied (and counted) per step.
   // The tensors are made in place: g++ 12 at -O1 (the TSan build) took
@@ -192,10 +193,13 @@ absl::Status RunStep(FitRun& r, int64_t step) {
                       m.session->Run(r.feeds, r.fetches, r.targets));
   Logs batch_logs;
   batch_logs["loss"] = out[0].data<float>()[0];
-  if (out.size() > 1) batch_logs[c.metric_name] = out[1].data<float>()[0];
+  // The batch's own values, which the progress bar averages by size.
+  MetricTotals batch(&c.metrics);
+  batch.Add(out, 1);
+  batch.Results(batch_logs);
   batch_logs["size"] = static_cast<float>(end - begin);
   r.loss_sum += batch_logs["loss"] * (end - begin);
-  if (out.size() > 1) r.acc_sum += batch_logs[c.metric_name] * (end - begin);
+  r.metrics.Add(out, 1);
   r.seen = end;
   return Dispatch(
       r, [&](Callback& cb) { return cb.OnBatchEnd(step, batch_logs); });
@@ -204,9 +208,7 @@ absl::Status RunStep(FitRun& r, int64_t step) {
 void EpochLogs(FitRun& r) {
   r.epoch_logs.clear();
   r.epoch_logs["loss"] = static_cast<float>(r.loss_sum / r.seen);
-  if (r.nodes.accuracy.has_value()) {
-    r.epoch_logs[r.nodes.metric_name] = static_cast<float>(r.acc_sum / r.seen);
-  }
+  r.metrics.Results(r.epoch_logs);
 }
 
 absl::Status Validate(FitRun& r) {
@@ -243,7 +245,7 @@ absl::Status RunEpoch(FitRun& r, int epoch) {
   GG_RETURN_IF_ERROR(
       Dispatch(r, [&](Callback& cb) { return cb.OnEpochBegin(epoch); }));
   r.loss_sum = 0;
-  r.acc_sum = 0;
+  r.metrics.Reset();
   r.seen = 0;
   const int64_t steps =
       (r.samples + r.options.batch_size - 1) / r.options.batch_size;

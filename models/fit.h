@@ -106,8 +106,8 @@ struct FitRun {
 
   // The current epoch's sums over its batches, and its logs once done.
   double loss_sum = 0;
-  double acc_sum = 0;
-  int64_t seen = 0;  // samples trained this epoch
+  MetricTotals metrics;  // the epoch's, over r.nodes.metrics
+  int64_t seen = 0;      // samples trained this epoch
   Logs epoch_logs;
 
   History history;

@@ -18,6 +18,7 @@
 
 #include "models/callbacks/callback.h"
 #include "models/losses.h"
+#include "models/metrics.h"
 #include "models/optimizers.h"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
@@ -33,7 +34,13 @@ struct SequentialOptions {
 struct CompileOptions {
   Optimizer optimizer;
   Loss loss;
-  std::vector<std::string> metrics;  // "accuracy" (or "acc")
+  // Metric names as Keras's compile takes them ("accuracy", "mae",
+  // "precision", "AUC", ...; models/metric_registry.h lists them), each
+  // logged under the name as given.
+  std::vector<std::string> metrics;
+  // Metrics with options or a name of their own (models/metrics.h),
+  // computed and logged after `metrics`.
+  std::vector<Metric> configured_metrics;
 };
 
 struct FitOptions {
@@ -53,8 +60,8 @@ struct FitOptions {
   double validation_split = 0.0;
 };
 
-// Per-epoch values of a fit: history["loss"][epoch], "accuracy",
-// "val_loss", "val_accuracy".
+// Per-epoch values of a fit: history["loss"][epoch], each metric's name
+// ("accuracy", "mae", "precision"), "val_loss", "val_" + each metric's.
 struct History {
   std::map<std::string, std::vector<float>> history;
   std::vector<int> epoch;

@@ -22,6 +22,7 @@
 #include "gc/handle.h"
 #include "models/callbacks.h"
 #include "models/layer_state.h"
+#include "models/metric_registry.h"
 #include "models/model_graph.h"
 #include "models/model_options.h"
 #include "models/optimizer_registry.h"
@@ -77,14 +78,12 @@ struct ModelState {
   Mutex mu;
   bool compiled ABSL_GUARDED_BY(mu) = false;
   CompileOptions compile ABSL_GUARDED_BY(mu);
-  // "accuracy" / "acc" when asked for
-  std::string metric_name ABSL_GUARDED_BY(mu);
   Output labels ABSL_GUARDED_BY(mu);
   Output loss ABSL_GUARDED_BY(mu);  // of the training path (Fit's logs)
-  std::optional<Output> accuracy ABSL_GUARDED_BY(mu);
+  std::vector<models_internal::MetricNode> metrics ABSL_GUARDED_BY(mu);
   // Of the inference path (Evaluate, validation).
   Output eval_loss ABSL_GUARDED_BY(mu);
-  std::optional<Output> eval_accuracy ABSL_GUARDED_BY(mu);
+  std::vector<models_internal::MetricNode> eval_metrics ABSL_GUARDED_BY(mu);
   Output train_op ABSL_GUARDED_BY(mu);
   models_internal::LearningRateNodes learning_rate ABSL_GUARDED_BY(mu);
   // Signalled when a Fit ends.

@@ -281,11 +281,13 @@ std::vector<NodeHandle> Sequential::GraphRoots() const {
   if (m.compiled) {
     roots.push_back(m.train_op.handle());
     roots.push_back(m.loss.handle());
-    if (m.accuracy.has_value()) roots.push_back(m.accuracy->handle());
+    for (const models_internal::MetricNode& n : m.metrics) {
+      for (const Output& o : n.stats) roots.push_back(o.handle());
+    }
     if (m.separate_training_path) {
       roots.push_back(m.eval_loss.handle());
-      if (m.eval_accuracy.has_value()) {
-        roots.push_back(m.eval_accuracy->handle());
+      for (const models_internal::MetricNode& n : m.eval_metrics) {
+        for (const Output& o : n.stats) roots.push_back(o.handle());
       }
     }
   }
