@@ -13,6 +13,7 @@ absl::StatusOr<std::vector<Output>> Stats(const MetricContext& ctx) {
 const MetricKind& LogCoshErrorKind() {
   static const MetricKind kind{.name = "log_cosh_error",
                                .class_name = "LogCoshError",
+                               .default_name = "logcosh",
                                .aliases = {},
                                .order = 26,
                                .labels = MetricLabels::kDense,
