@@ -64,6 +64,7 @@ set(GRAPHGC_SOURCES
     models/layer_registry.cc
     models/layers.cc
     models/loss_registry.cc
+    models/metric_registry.cc
     models/load_budget.cc
     models/model_config.cc
     models/model_data.cc
@@ -164,6 +165,8 @@ set(GRAPHGC_HEADERS
     models/layer_state.h
     models/layers.h
     models/loss_registry.h
+    models/metric_registry.h
+    models/metrics.h
     models/load_budget.h
     models/losses.h
     models/model_config.h
@@ -229,3 +232,10 @@ file(GLOB GRAPHGC_LOSS_KIND_SOURCES CONFIGURE_DEPENDS
      "${CMAKE_CURRENT_SOURCE_DIR}/models/losses/*.cc")
 list(SORT GRAPHGC_LOSS_KIND_SOURCES)
 list(APPEND GRAPHGC_SOURCES ${GRAPHGC_LOSS_KIND_SOURCES})
+
+# One file per metric (models/metrics/, globbed as Bazel does), and the
+# registry's list of them that models/gen_builtin_kinds.sh writes.
+file(GLOB GRAPHGC_METRIC_KIND_SOURCES CONFIGURE_DEPENDS
+     "${CMAKE_CURRENT_SOURCE_DIR}/models/metrics/*.cc")
+list(SORT GRAPHGC_METRIC_KIND_SOURCES)
+list(APPEND GRAPHGC_SOURCES ${GRAPHGC_METRIC_KIND_SOURCES})

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "models/batches.h"
 #include "models/loss_registry.h"
+#include "models/metric_registry.h"
 #include "models/model_data.h"
 #include "ops/gradients.h"
 #include "ops/ops.h"
@@ -27,14 +28,23 @@ LabelKind LabelsOf(const Loss& loss) {
 
 CompiledNodes CompiledNodesOf(const ModelState& m) {
   return CompiledNodes{.label_kind = LabelsOf(m.compile.loss),
-                       .metric_name = m.metric_name,
                        .labels = m.labels,
                        .loss = m.loss,
-                       .accuracy = m.accuracy,
                        .eval_loss = m.eval_loss,
-                       .eval_accuracy = m.eval_accuracy,
                        .train_op = m.train_op,
-                       .outputs = m.output_nodes};
+                       .outputs = m.output_nodes,
+                       .metrics = AllMetrics(m.output_nodes, true),
+                       .eval_metrics = AllMetrics(m.output_nodes, false)};
+}
+
+std::vector<MetricNode> AllMetrics(const std::vector<OutputNodes>& outputs,
+                                   bool training) {
+  std::vector<MetricNode> all;
+  for (const OutputNodes& o : outputs) {
+    const std::vector<MetricNode>& ms = training ? o.metrics : o.eval_metrics;
+    all.insert(all.end(), ms.begin(), ms.end());
+  }
+  return all;
 }
 
 LogFetches LogFetchesOf(const CompiledNodes& c, bool training) {
@@ -47,12 +57,6 @@ LogFetches LogFetchesOf(const CompiledNodes& c, bool training) {
       f.nodes.push_back(training ? o.loss_value : o.eval_loss);
       f.keys.push_back(o.prefix + "loss");
     }
-  }
-  for (const OutputNodes& o : c.outputs) {
-    const std::optional<Output>& acc = training ? o.accuracy : o.eval_accuracy;
-    if (!acc.has_value()) continue;
-    f.nodes.push_back(*acc);
-    f.keys.push_back(o.prefix + o.metric_name);
   }
   return f;
 }
@@ -234,24 +238,8 @@ struct OutputPlan {
   int output = 0;
   Loss loss;
   double weight = 1.0;
-  std::string metric_name;  // "" for none
+  std::vector<Metric> metrics;
 };
-
-// The metric of one output: "accuracy" or "acc" (the last one asked for),
-// or "" for none.
-absl::StatusOr<std::string> MetricName(
-    const ModelState& m, const std::vector<std::string>& metrics) {
-  std::string metric_name;
-  for (const std::string& metric : metrics) {
-    if (metric != "accuracy" && metric != "acc") {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Compile of '", m.scope.name(), "': unknown metric '",
-                       metric, "' (supported: accuracy)"));
-    }
-    metric_name = metric;
-  }
-  return metric_name;
-}
 
 // A list option of the multi-output forms: empty, or one entry per output.
 absl::Status OnePerOutput(const ModelState& m, size_t entries,
@@ -304,12 +292,19 @@ absl::StatusOr<std::vector<OutputPlan>> CheckCompileOptions(
   if (absl::Status s = CheckOptimizer(options.optimizer); !s.ok()) {
     return Annotate(s, where);
   }
+  // Every output gets `metrics` and the configured metrics unless
+  // `output_metrics` lists its own.
   for (OutputPlan& plan : plans) {
-    GG_ASSIGN_OR_RETURN(
-        plan.metric_name,
-        MetricName(m, options.output_metrics.empty()
-                          ? options.metrics
-                          : options.output_metrics[plan.output]));
+    plan.metrics = CompileMetrics(options.output_metrics.empty()
+                                      ? options.metrics
+                                      : options.output_metrics[plan.output],
+                                  options.configured_metrics);
+    const bool sparse = LabelsOf(plan.loss) == LabelKind::kSparse;
+    for (const Metric& metric : plan.metrics) {
+      if (absl::Status s = CheckMetric(metric, sparse).status(); !s.ok()) {
+        return Annotate(s, where);
+      }
+    }
   }
   return plans;
 }
@@ -396,18 +391,40 @@ absl::StatusOr<TrainingGraph> BuildTrainingGraph(
                   {.output = m.train_outputs[o],
                    .softmax_logits = m.train_outputs_softmax_logits[o],
                    .units = units},
-                  out_scope, !plan.metric_name.empty()));
+                  out_scope, /*with_accuracy=*/false));
+    const std::string prefix =
+        several ? m.output_names[o] + "_" : std::string();
+    const bool sparse = LabelsOf(plan.loss) == LabelKind::kSparse;
+    GG_ASSIGN_OR_RETURN(
+        std::vector<MetricNode> metrics,
+        BuildMetrics(plan.metrics,
+                     {.output = m.train_outputs[o],
+                      .softmax_logits = m.train_outputs_softmax_logits[o],
+                      .units = units,
+                      .labels = loss.labels,
+                      .sparse_labels = sparse},
+                     out_scope, prefix));
     // Evaluate's loss and metrics, on the inference path, over the same
     // labels (the same nodes when the paths are the same).
     LossNodes eval = loss;
+    std::vector<MetricNode> eval_metrics = metrics;
     if (m.separate_training_path) {
+      GG_ASSIGN_OR_RETURN(
+          eval_metrics,
+          BuildMetrics(plan.metrics,
+                       {.output = m.outputs[o],
+                        .softmax_logits = m.outputs_softmax_logits[o],
+                        .units = units,
+                        .labels = loss.labels,
+                        .sparse_labels = sparse},
+                       out_scope + "/inference", prefix));
       GG_ASSIGN_OR_RETURN(
           eval, BuildLoss(plan.loss,
                           {.output = m.outputs[o],
                            .softmax_logits = m.outputs_softmax_logits[o],
                            .units = units,
                            .labels = loss.labels},
-                          out_scope + "/inference", !plan.metric_name.empty()));
+                          out_scope + "/inference", false));
     }
     const std::string total_name = absl::StrCat(scope, "/total_loss_", o);
     GG_ASSIGN_OR_RETURN(Output sum,
@@ -420,16 +437,15 @@ absl::StatusOr<TrainingGraph> BuildTrainingGraph(
     eval_total = sum;
     g.outputs.push_back(
         OutputNodes{.output = o,
-                    .prefix = several ? m.output_names[o] + "_" : std::string(),
+                    .prefix = prefix,
                     .loss = plan.loss,
                     .label_kind = LabelsOf(plan.loss),
                     .units = units,
-                    .metric_name = plan.metric_name,
                     .labels = loss.labels,
                     .loss_value = loss.loss,
-                    .accuracy = loss.accuracy,
                     .eval_loss = eval.loss,
-                    .eval_accuracy = eval.accuracy});
+                    .metrics = std::move(metrics),
+                    .eval_metrics = std::move(eval_metrics)});
   }
   // plans is not empty (CheckCompileOptions).
   g.loss = *total;
@@ -441,12 +457,22 @@ absl::StatusOr<TrainingGraph> BuildTrainingGraph(
   std::vector<NodeHandle> after = {g.loss.handle()};
   for (const OutputNodes& o : g.outputs) {
     if (plans.size() > 1) after.push_back(o.loss_value.handle());
-    if (o.accuracy.has_value()) after.push_back(o.accuracy->handle());
+    for (const MetricNode& n : o.metrics) {
+      for (const Output& stat : n.stats) after.push_back(stat.handle());
+    }
   }
   GG_ASSIGN_OR_RETURN(
       g.updates, BuildUpdates(options.optimizer, t.vars, t.shapes, grads, after,
                               scope, *m.session, m.train_updates));
   return g;
+}
+
+std::vector<MetricNode> OwnMetrics(const ModelState& m,
+                                   std::vector<MetricNode> nodes) {
+  for (MetricNode& n : nodes) {
+    for (Output& o : n.stats) o = m.Own(o);
+  }
+  return nodes;
 }
 
 // CompileModel, step 4: the model takes the nodes; nothing fails.
@@ -455,19 +481,16 @@ void CommitCompile(ModelState& m, CompileOptions options, TrainingGraph g)
   for (OutputNodes& o : g.outputs) {
     o.labels = m.Own(o.labels);
     o.loss_value = m.Own(o.loss_value);
-    if (o.accuracy.has_value()) o.accuracy = m.Own(*o.accuracy);
     o.eval_loss = m.Own(o.eval_loss);
-    if (o.eval_accuracy.has_value()) o.eval_accuracy = m.Own(*o.eval_accuracy);
+    o.metrics = OwnMetrics(m, std::move(o.metrics));
+    o.eval_metrics = OwnMetrics(m, std::move(o.eval_metrics));
   }
   const OutputNodes& first = g.outputs[0];
   if (!options.losses.empty()) options.loss = first.loss;
   m.compile = std::move(options);
-  m.metric_name = first.metric_name;
   m.labels = first.labels;
   m.loss = m.Own(g.loss);
-  m.accuracy = first.accuracy;
   m.eval_loss = m.Own(g.eval_loss);
-  m.eval_accuracy = first.eval_accuracy;
   m.output_nodes = std::move(g.outputs);
   m.train_op = m.Own(g.updates.train_op);
   const LearningRateNodes& lr = g.updates.learning_rate;
@@ -504,21 +527,26 @@ absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
   std::iota(rows.begin(), rows.end(), first_row);
   const LogFetches f = LogFetchesOf(c, /*training=*/false);
   std::vector<double> sums(f.nodes.size(), 0.0);
+  std::vector<Output> fetches = f.nodes;
+  MetricTotals::AppendFetches(c.eval_metrics, fetches);
+  MetricTotals metrics(&c.eval_metrics);
   for (int64_t begin = 0; begin < n; begin += batch_size) {
     const int64_t end = std::min<int64_t>(n, begin + batch_size);
     absl::Span<const int64_t> batch(rows.data() + begin, end - begin);
     GG_ASSIGN_OR_RETURN(Feeds feeds, GatherBatch(m, c, data, batch));
     GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
-                        m.session->Run(feeds, f.nodes));
-    for (size_t k = 0; k < out.size(); ++k) {
+                        m.session->Run(feeds, fetches));
+    for (size_t k = 0; k < sums.size(); ++k) {
       sums[k] += out[k].data<float>()[0] * (end - begin);
     }
+    metrics.Add(out, sums.size());
   }
   // n > 0: callers refuse empty data.
   Logs logs;
   for (size_t k = 0; k < sums.size(); ++k) {
     logs[f.keys[k]] = static_cast<float>(sums[k] / n);
   }
+  metrics.Results(logs);
   return logs;
 }
 

@@ -59,23 +59,28 @@ namespace models_internal {
 // model's lock, so that a Fit runs on it without the lock.
 struct CompiledNodes {
   LabelKind label_kind = LabelKind::kSparse;
-  std::string metric_name;
   Output labels;
   Output loss;
-  std::optional<Output> accuracy;
   Output eval_loss;
-  std::optional<Output> eval_accuracy;
   Output train_op;
-  // Each trained output's nodes; `labels`, `accuracy` and
-  // `eval_accuracy` above are the first one's, `loss` and `eval_loss` the
-  // totals.
+  // Each trained output's nodes; `label_kind` and `labels` above are the
+  // first one's, `loss` and `eval_loss` the totals.
   std::vector<OutputNodes> outputs;
+  // Every output's metrics, in output order (AllMetrics): of the training
+  // path and of the inference path.
+  std::vector<MetricNode> metrics;
+  std::vector<MetricNode> eval_metrics;
 };
 
-// The nodes whose values make the logs of a training step (`training`) or
-// of an evaluation, and each one's key, as Keras 3 names them: "loss" (the
-// total) first; with several trained outputs each one's unweighted loss
-// "<output>_loss"; then each output's metric ("accuracy", or
+// The metrics of every output in `outputs`, in order.
+std::vector<MetricNode> AllMetrics(const std::vector<OutputNodes>& outputs,
+                                   bool training);
+
+// The loss nodes whose values make the logs of a training step
+// (`training`) or of an evaluation, and each one's key, as Keras 3 names
+// them: "loss" (the total) first; with several trained outputs each one's
+// unweighted loss "<output>_loss". The metrics follow them in the logs
+// (CompiledNodes::metrics, summed with MetricTotals: "accuracy", or
 // "<output>_accuracy" in a model of several outputs).
 struct LogFetches {
   std::vector<Output> nodes;

@@ -167,6 +167,8 @@ void PrepareBatches(FitRun& r) {
   r.order.resize(r.samples);
   r.log_fetches = LogFetchesOf(r.nodes, /*training=*/true);
   r.fetches = r.log_fetches.nodes;
+  MetricTotals::AppendFetches(r.nodes.metrics, r.fetches);
+  r.metrics = MetricTotals(&r.nodes.metrics);
   // Built once: each step only swaps in its batch, so no node handle is
   // copied (and counted) per step.
   // The tensors are made in place: g++ 12 at -O1 (the TSan build) took
@@ -204,11 +206,17 @@ absl::Status RunStep(FitRun& r, int64_t step) {
   GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
                       m.session->Run(r.feeds, r.fetches, r.targets));
   Logs batch_logs;
-  for (size_t k = 0; k < out.size(); ++k) {
+  const size_t losses = r.log_fetches.nodes.size();
+  for (size_t k = 0; k < losses; ++k) {
     const float value = out[k].data<float>()[0];
     batch_logs[r.log_fetches.keys[k]] = value;
     r.sums[k] += value * (end - begin);
   }
+  // The batch's own metric values, which the progress bar averages by size.
+  MetricTotals batch(&r.nodes.metrics);
+  batch.Add(out, losses);
+  batch.Results(batch_logs);
+  r.metrics.Add(out, losses);
   batch_logs["size"] = static_cast<float>(end - begin);
   r.seen = end;
   return Dispatch(
@@ -221,6 +229,7 @@ void EpochLogs(FitRun& r) {
     r.epoch_logs[r.log_fetches.keys[k]] =
         static_cast<float>(r.sums[k] / r.seen);
   }
+  r.metrics.Results(r.epoch_logs);
 }
 
 absl::Status Validate(FitRun& r) {
@@ -255,6 +264,7 @@ absl::Status RunEpoch(FitRun& r, int epoch) {
   GG_RETURN_IF_ERROR(
       Dispatch(r, [&](Callback& cb) { return cb.OnEpochBegin(epoch); }));
   r.sums.assign(r.log_fetches.nodes.size(), 0.0);
+  r.metrics.Reset();
   r.seen = 0;
   const int64_t steps =
       (r.samples + r.options.batch_size - 1) / r.options.batch_size;

@@ -111,10 +111,12 @@ struct FitRun {
   std::vector<Output> fetches;
   std::vector<Output> targets;
 
-  // The step's logs' nodes (the first of `fetches`) and keys; the current
-  // epoch's sums of each over its batches, and its logs once done.
+  // The step's loss nodes (the first of `fetches`) and keys; the current
+  // epoch's sums of each over its batches, its metrics' totals (over
+  // nodes.metrics, fetched after the losses), and its logs once done.
   LogFetches log_fetches;
   std::vector<double> sums;
+  MetricTotals metrics;
   int64_t seen = 0;  // samples trained this epoch
   Logs epoch_logs;
 

@@ -3,9 +3,10 @@
 # (models/<kind>_registry.h): every kind that a GG_REGISTER_<KIND>_KIND(fn)
 # line of the given files registers, so that each is linked into every
 # program that uses the registry (a static library drops objects nothing
-# refers to). KIND is the registry's C++ name: Layer or Loss.
+# refers to). KIND is the registry's C++ name: Layer, Loss or Metric.
 # Usage: gen_builtin_kinds.sh OUT Layer models/layers/*.cc
 #        gen_builtin_kinds.sh OUT Loss models/losses/*.cc
+#        gen_builtin_kinds.sh OUT Metric models/metrics/*.cc
 set -eu
 out=$1
 kind=$2

@@ -18,6 +18,7 @@
 
 #include "models/callbacks/callback.h"
 #include "models/losses.h"
+#include "models/metrics.h"
 #include "models/optimizers.h"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
@@ -33,13 +34,20 @@ struct SequentialOptions {
 struct CompileOptions {
   Optimizer optimizer;
   Loss loss;
-  std::vector<std::string> metrics;  // "accuracy" (or "acc")
+  // Metric names as Keras's compile takes them ("accuracy", "mae",
+  // "precision", "AUC", ...; models/metric_registry.h lists them), each
+  // logged under the name as given.
+  std::vector<std::string> metrics;
+  // Metrics with options or a name of their own (models/metrics.h),
+  // computed and logged after `metrics`.
+  std::vector<Metric> configured_metrics;
   // Models of several outputs, in output order (Keras's list forms).
   // `losses`: one per output, an unset Loss (kind "") for an output not
   // trained on; empty: `loss` for every output. `loss_weights`: empty, 1
   // for each. The total loss is the sum of each trained output's loss times
-  // its weight. `output_metrics`: one list per output; empty: `metrics`
-  // for every output.
+  // its weight. `output_metrics`: one list per output of metric names;
+  // empty: `metrics` for every output. `configured_metrics` apply to every
+  // output.
   std::vector<Loss> losses;
   std::vector<double> loss_weights;
   std::vector<std::vector<std::string>> output_metrics;
@@ -66,8 +74,8 @@ struct FitOptions {
       validation_lists;
 };
 
-// Per-epoch values of a fit: history["loss"][epoch], "accuracy",
-// "val_loss", "val_accuracy".
+// Per-epoch values of a fit: history["loss"][epoch], each metric's name
+// ("accuracy", "mae", "precision"), "val_loss", "val_" + each metric's.
 struct History {
   std::map<std::string, std::vector<float>> history;
   std::vector<int> epoch;

@@ -22,6 +22,7 @@
 #include "gc/handle.h"
 #include "models/callbacks.h"
 #include "models/layer_state.h"
+#include "models/metric_registry.h"
 #include "models/model_graph.h"
 #include "models/model_options.h"
 #include "models/optimizer_registry.h"
@@ -46,13 +47,14 @@ struct OutputNodes {
                        // outputs (Keras 3's names), else ""
   Loss loss;
   LabelKind label_kind = LabelKind::kSparse;
-  int64_t units = 0;        // the output's last dimension
-  std::string metric_name;  // "accuracy" / "acc", or "" for none
+  int64_t units = 0;  // the output's last dimension
   Output labels;
   Output loss_value;  // unweighted, on the training path
-  std::optional<Output> accuracy;
-  Output eval_loss;  // unweighted, on the inference path
-  std::optional<Output> eval_accuracy;
+  Output eval_loss;   // unweighted, on the inference path
+  // Its metrics (keys prefixed as its losses'), on the training path and on
+  // the inference path (the same nodes when the paths are the same).
+  std::vector<MetricNode> metrics;
+  std::vector<MetricNode> eval_metrics;
 };
 
 struct ModelState {
@@ -112,17 +114,13 @@ struct ModelState {
   Mutex mu;
   bool compiled ABSL_GUARDED_BY(mu) = false;
   CompileOptions compile ABSL_GUARDED_BY(mu);
-  // "accuracy" / "acc" when asked for
-  std::string metric_name ABSL_GUARDED_BY(mu);
   Output labels ABSL_GUARDED_BY(mu);  // the first trained output's
   // The total loss: each trained output's loss times its weight, summed.
   Output loss ABSL_GUARDED_BY(mu);  // of the training path (Fit's logs)
-  // Each trained output's nodes, in output order.
+  // Each trained output's nodes (their metrics included), in output order.
   std::vector<OutputNodes> output_nodes ABSL_GUARDED_BY(mu);
-  std::optional<Output> accuracy ABSL_GUARDED_BY(mu);
   // Of the inference path (Evaluate, validation).
   Output eval_loss ABSL_GUARDED_BY(mu);
-  std::optional<Output> eval_accuracy ABSL_GUARDED_BY(mu);
   Output train_op ABSL_GUARDED_BY(mu);
   models_internal::LearningRateNodes learning_rate ABSL_GUARDED_BY(mu);
   // Signalled when a Fit ends.

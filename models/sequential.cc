@@ -283,9 +283,12 @@ std::vector<NodeHandle> Sequential::GraphRoots() const {
     roots.push_back(m.loss.handle());
     if (m.separate_training_path) roots.push_back(m.eval_loss.handle());
     for (const models_internal::OutputNodes& o : m.output_nodes) {
-      if (o.accuracy.has_value()) roots.push_back(o.accuracy->handle());
-      if (m.separate_training_path && o.eval_accuracy.has_value()) {
-        roots.push_back(o.eval_accuracy->handle());
+      for (const models_internal::MetricNode& n : o.metrics) {
+        for (const Output& stat : n.stats) roots.push_back(stat.handle());
+      }
+      if (!m.separate_training_path) continue;
+      for (const models_internal::MetricNode& n : o.eval_metrics) {
+        for (const Output& stat : n.stats) roots.push_back(stat.handle());
       }
     }
   }

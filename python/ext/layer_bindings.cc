@@ -8,6 +8,7 @@
 
 #include "models/layers.h"
 #include "models/losses.h"
+#include "models/metrics.h"
 #include "models/optimizers.h"
 #include "pybind11/pybind11.h"
 #include "pybind11/stl.h"
@@ -82,6 +83,20 @@ void RegisterLayers(py::module_& m) {
       arg("centered"));
 
   py::class_<Loss>(m, "Loss").def_property_readonly("name", &Loss::name);
+  // A configured metric (models/metrics.h), from graphgc/metrics.py.
+  py::class_<Metric>(m, "Metric")
+      .def(py::init([](std::string kind, std::string name, int k,
+                       float threshold, int num_thresholds) {
+             return Metric{.kind = std::move(kind),
+                           .name = std::move(name),
+                           .k = k,
+                           .threshold = threshold,
+                           .num_thresholds = num_thresholds};
+           }),
+           arg("kind"), arg("name") = "", arg("k") = 5, arg("threshold") = 0.5f,
+           arg("num_thresholds") = 200)
+      .def_readonly("kind", &Metric::kind)
+      .def_readonly("name", &Metric::name);
   // Every registered loss: (name, class name, default object name, aliases,
   // takes from_logits, takes label_smoothing, takes delta), from which
   // python/src/graphgc/losses.py makes its classes.

@@ -251,18 +251,22 @@ void DefineModelMethods(py::class_<Model>& cls) {
       .def(
           "compile",
           [](const Model& model, Optimizer optimizer, Loss loss,
-             std::vector<std::string> metrics) {
+             std::vector<std::string> metrics,
+             std::vector<Metric> configured_metrics) {
             Model handle = model;
             absl::Status s;
             {
               GilReleased nogil;
-              s = handle.Compile({.optimizer = optimizer,
-                                  .loss = loss,
-                                  .metrics = std::move(metrics)});
+              s = handle.Compile(
+                  {.optimizer = optimizer,
+                   .loss = loss,
+                   .metrics = std::move(metrics),
+                   .configured_metrics = std::move(configured_metrics)});
             }
             OkOrThrow(s);
           },
-          arg("optimizer"), arg("loss"), arg("metrics"))
+          arg("optimizer"), arg("loss"), arg("metrics"),
+          arg("configured_metrics") = std::vector<Metric>{})
       .def("fit", &Fit<Model>, arg("x"), arg("y"), arg("epochs"),
            arg("batch_size"), arg("shuffle"), arg("verbose"), arg("callbacks"),
            arg("validation_data"), arg("seed"), arg("callback_base"),

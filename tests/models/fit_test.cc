@@ -165,6 +165,43 @@ TEST_F(ValidationSplitTest, ValidatesOnTheLastRowsAfterEachEpoch) {
   EXPECT_FLOAT_EQ(h.values("val_accuracy").back(), last.at("accuracy"));
 }
 
+TEST_F(ValidationSplitTest, HistoryHoldsEveryMetricByItsKerasName) {
+  Data d = MakeData(100, 80, 3);
+  Sequential m = Sequential::Create(
+                     {layers::Input({4}),
+                      layers::Dense(3, {.activation = "softmax", .seed = 2})},
+                     {.graph = &g_})
+                     .value();
+  ASSERT_TRUE(
+      m.Compile(
+           {.optimizer = optimizers::Adam(),
+            .loss = losses::SparseCategoricalCrossentropy(),
+            .metrics = {"acc", "sparse_categorical_crossentropy"},
+            .configured_metrics =
+                {Metric{.kind = "SparseTopKCategoricalAccuracy", .k = 2},
+                 Metric{.kind = "sparse_categorical_accuracy", .name = "sca"}}})
+          .ok());
+  History h =
+      m.Fit(d.x, d.y, {.epochs = 2, .verbose = 0, .validation_split = 0.2})
+          .value();
+  std::vector<std::string> keys;
+  for (const auto& [key, values] : h.history) {
+    keys.push_back(key);
+    EXPECT_EQ(values.size(), 2u) << key;
+  }
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{
+                "acc", "loss", "sca", "sparse_categorical_crossentropy",
+                "sparse_top_k_categorical_accuracy", "val_acc", "val_loss",
+                "val_sca", "val_sparse_categorical_crossentropy",
+                "val_sparse_top_k_categorical_accuracy"}));
+  // The metric equal to the loss, validated on the fit's last weights.
+  std::map<std::string, float> last = m.Evaluate(d.x_last, d.y_last).value();
+  EXPECT_NEAR(h.values("val_sparse_categorical_crossentropy").back(),
+              last.at("loss"), 1e-5);
+  EXPECT_FLOAT_EQ(h.values("val_acc").back(), last.at("sca"));
+}
+
 TEST_F(ValidationSplitTest, CallbacksSeeTheTrainingSamplesOnly) {
   Data d = MakeData(100, 80, 3);
   struct Watch : Callback {

@@ -20,8 +20,8 @@ or, with the functional API, graphgc.Model(inputs, outputs) from
 graphgc.Input() tensors and layer calls on them.
 """
 
-from graphgc import (callbacks, layers, losses, models, numpy_allocator,
-                     optimizers, utils)
+from graphgc import (callbacks, layers, losses, metrics, models,
+                     numpy_allocator, optimizers, utils)
 from graphgc.collector import (collect, explain_retention, gc_policy,
                                gc_stats, leak_report, set_gc_policy)
 from graphgc.layers import Input

@@ -25,6 +25,7 @@ from graphgc import _args, _graphgc, _multi_io
 from graphgc import callbacks as _callbacks
 from graphgc import layers as _layers
 from graphgc import losses as _losses
+from graphgc import metrics as _metrics
 from graphgc import optimizers as _optimizers
 
 
@@ -159,7 +160,9 @@ class Model:
         graphgc.optimizers object, which becomes model.optimizer, the live
         optimizer (setting its learning_rate changes the next step's); loss:
         "sparse_categorical_crossentropy", "categorical_crossentropy",
-        "mse" or a graphgc.losses object; metrics: e.g. ["accuracy"]."""
+        "mse" or a graphgc.losses object; metrics: names ("accuracy",
+        "mae", "precision", ...) or graphgc.metrics objects, logged under
+        the name as given or the object's name."""
         if loss is None:
             raise ValueError("compile() needs a loss")
         opt = _optimizers.get(optimizer)
@@ -167,16 +170,10 @@ class Model:
                 or loss_weights is not None):
             return self._compile_outputs(opt, loss, loss_weights, metrics)
         loss_obj = _losses.get(loss)
-        if metrics is None:
-            metrics = []
-        elif isinstance(metrics, str):
-            metrics = [metrics]
-        for metric in metrics:
-            if not isinstance(metric, str):
-                raise ValueError("metrics must be names such as "
-                                 f"\"accuracy\", not {metric!r}")
+        names, configured, keys = _metrics._compile_args(metrics)
         model = self._build()
-        model.compile(opt._cpp(), loss_obj._cpp(), list(metrics))
+        model.compile(opt._cpp(), loss_obj._cpp(), names, configured)
+        self._metric_names = keys
         self._bind_optimizer(opt, model)
         self.loss = loss_obj
 
@@ -274,7 +271,10 @@ class Model:
         out = self._build().evaluate(x, y, batch_size)
         if return_dict:
             return dict(out)
-        names = ["loss"] + [k for k in out if k != "loss"]
+        # Keras's order: the loss, then the metrics in compile order.
+        order = getattr(self, "_metric_names", [])
+        names = ["loss"] + [k for k in order if k in out]
+        names += [k for k in out if k not in names]
         if len(names) == 1:
             return out["loss"]
         return [out[k] for k in names]

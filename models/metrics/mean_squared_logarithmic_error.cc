@@ -1,0 +1,29 @@
+// mean_squared_logarithmic_error: the mean over samples of the loss's
+// per-sample value.
+#include "models/metric_registry.h"
+
+namespace graphgc {
+namespace models_internal {
+namespace {
+
+absl::StatusOr<std::vector<Output>> Stats(const MetricContext& ctx) {
+  return LossMeanStats(ctx, "mean_squared_logarithmic_error");
+}
+
+const MetricKind& MeanSquaredLogarithmicErrorKind() {
+  static const MetricKind kind{.name = "mean_squared_logarithmic_error",
+                               .class_name = "MeanSquaredLogarithmicError",
+                               .aliases = {"msle", "MSLE"},
+                               .order = 23,
+                               .labels = MetricLabels::kDense,
+                               .stats = Stats,
+                               .result = MeanResult};
+  return kind;
+}
+
+}  // namespace
+
+GG_REGISTER_METRIC_KIND(MeanSquaredLogarithmicErrorKind);
+
+}  // namespace models_internal
+}  // namespace graphgc
