@@ -68,6 +68,7 @@ set(GRAPHGC_SOURCES
     models/model_config.cc
     models/model_graph.cc
     models/model_weights.cc
+    models/optimizer_base.cc
     models/optimizer_registry.cc
     models/saving.cc
     models/sequential.cc
