@@ -134,12 +134,12 @@ absl::StatusOr<Output> StepPower(Graph& g, float base, const Output& step,
   return ops::Exp(e, {.name = name});
 }
 
-absl::StatusOr<Output> Abs(const Output& x, const std::string& name) {
+absl::StatusOr<Output> AbsOf(const Output& x, const std::string& name) {
   GG_ASSIGN_OR_RETURN(Output neg, ops::Neg(x, {.name = name + "/Neg"}));
   return ops::Maximum(x, neg, {.name = name});
 }
 
-absl::StatusOr<Output> Sign(const Output& x, const std::string& name) {
+absl::StatusOr<Output> SignOf(const Output& x, const std::string& name) {
   GG_ASSIGN_OR_RETURN(Output zero,
                       ops::ScalarLike(x, 0, {.name = name + "/zero"}));
   GG_ASSIGN_OR_RETURN(Output pos,

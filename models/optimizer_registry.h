@@ -156,8 +156,8 @@ absl::StatusOr<Output> StepPower(Graph& g, float base, const Output& step,
                                  const std::string& name);
 
 // |x| and sign(x) (-1, 0 or 1), composed from elementwise ops.
-absl::StatusOr<Output> Abs(const Output& x, const std::string& name);
-absl::StatusOr<Output> Sign(const Output& x, const std::string& name);
+absl::StatusOr<Output> AbsOf(const Output& x, const std::string& name);
+absl::StatusOr<Output> SignOf(const Output& x, const std::string& name);
 
 // slot += (x - slot) * (1 - beta), as Keras's moment updates; assigns the
 // slot (run after `after`) and returns the new value and the assignment.

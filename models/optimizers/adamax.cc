@@ -78,7 +78,7 @@ absl::StatusOr<OptimizerUpdates> BuildAdamax(const Optimizer& optimizer,
             u_slot, {.name = base + "/u/Read", .control_inputs = in.after}));
     GG_ASSIGN_OR_RETURN(Output bu,
                         ops::Mul(b2, u_old, {.name = base + "/mul"}));
-    GG_ASSIGN_OR_RETURN(Output abs_g, Abs(grad, base + "/Abs"));
+    GG_ASSIGN_OR_RETURN(Output abs_g, AbsOf(grad, base + "/Abs"));
     GG_ASSIGN_OR_RETURN(Output u,
                         ops::Maximum(bu, abs_g, {.name = base + "/Maximum"}));
     GG_ASSIGN_OR_RETURN(

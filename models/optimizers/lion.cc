@@ -73,7 +73,7 @@ absl::StatusOr<OptimizerUpdates> BuildLion(const Optimizer& optimizer,
         Output m, ops::ReadVariableOp(m_slot, {.name = base + "/momentum/Read",
                                                .control_inputs = in.after}));
     GG_ASSIGN_OR_RETURN(Output c, Mix(g, o.beta_1, m, grad, base + "/c"));
-    GG_ASSIGN_OR_RETURN(Output sign, Sign(c, base + "/Sign"));
+    GG_ASSIGN_OR_RETURN(Output sign, SignOf(c, base + "/Sign"));
     GG_ASSIGN_OR_RETURN(Output step,
                         ops::Mul(in.lr, sign, {.name = base + "/mul"}));
     GG_ASSIGN_OR_RETURN(Output apply,
