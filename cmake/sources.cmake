@@ -70,6 +70,7 @@ set(GRAPHGC_SOURCES
     models/model_data.cc
     models/model_graph.cc
     models/model_weights.cc
+    models/optimizer_base.cc
     models/optimizer_registry.cc
     models/saving.cc
     models/sequential.cc

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "models/loss_registry.h"
+#include "models/optimizer_base.h"
 #include "models/optimizer_registry.h"
 #include "util/status_macros.h"
 
@@ -17,7 +18,9 @@ Json OptimizerJson(const Optimizer& optimizer) {
   // No optimizer (never compiled) is written as Adam's defaults.
   const OptimizerKind* kind = FindOptimizerKind(optimizer);
   if (kind == nullptr) return OptimizerJson(optimizers::Adam());
-  return kind->write_config(optimizer);
+  Json j = kind->write_config(optimizer);
+  WriteBaseConfig(optimizer.base, j);
+  return j;
 }
 
 Json LossJson(const Loss& loss) {
@@ -74,8 +77,10 @@ absl::StatusOr<Optimizer> ReadOptimizer(const ConfigObject& compile) {
                                       "' (supported: ", KnownOptimizers(),
                                       ")"));
   }
-  return kind->read_config(
-      ConfigObject(*config, compile.where() + " optimizer config"));
+  const ConfigObject c(*config, compile.where() + " optimizer config");
+  GG_ASSIGN_OR_RETURN(Optimizer optimizer, kind->read_config(c));
+  GG_ASSIGN_OR_RETURN(optimizer.base, ReadBaseConfig(c));
+  return optimizer;
 }
 
 // "mse" / {"class_name": "MeanSquaredError", "config": {...}}: any name

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "models/optimizer_base.h"
 #include "models/training.h"
 #include "ops/ops.h"
 #include "util/status_macros.h"
@@ -13,15 +14,21 @@ namespace graphgc {
 namespace models_internal {
 
 // Each defined by its file under models/optimizers/.
+const OptimizerKind& AdadeltaKind();
+const OptimizerKind& AdagradKind();
 const OptimizerKind& AdamKind();
+const OptimizerKind& AdamWKind();
+const OptimizerKind& AdamaxKind();
+const OptimizerKind& LionKind();
+const OptimizerKind& NadamKind();
 const OptimizerKind& RMSpropKind();
 const OptimizerKind& SGDKind();
 
 const std::vector<const OptimizerKind*>& OptimizerKinds() {
   static const auto* kinds = new std::vector<const OptimizerKind*>{
-      &AdamKind(),
-      &RMSpropKind(),
-      &SGDKind(),
+      &AdadeltaKind(), &AdagradKind(), &AdamKind(),
+      &AdamWKind(),    &AdamaxKind(),  &LionKind(),
+      &NadamKind(),    &RMSpropKind(), &SGDKind(),
   };
   return *kinds;
 }
@@ -54,7 +61,8 @@ absl::Status CheckOptimizer(const Optimizer& optimizer) {
     return absl::InvalidArgumentError(absl::StrCat(
         "no optimizer (use one of optimizers::", KnownOptimizers(), ")"));
   }
-  return kind->check(optimizer);
+  GG_RETURN_IF_ERROR(kind->check(optimizer));
+  return CheckBaseOptions(kind->class_name, optimizer.base);
 }
 
 absl::Status BadOption(const std::string& option, float value,
@@ -113,6 +121,55 @@ absl::StatusOr<LearningRateNodes> LearningRateVariable(Graph& g,
   return lr;
 }
 
+absl::StatusOr<Output> ScalarConst(Graph& g, float value,
+                                   const std::string& name) {
+  return ops::Const(g, value, {.name = name});
+}
+
+absl::StatusOr<Output> StepPower(Graph& g, float base, const Output& step,
+                                 const std::string& name) {
+  GG_ASSIGN_OR_RETURN(Output b, ScalarConst(g, base, name + "/base"));
+  GG_ASSIGN_OR_RETURN(Output log_b, ops::Log(b, {.name = name + "/Log"}));
+  GG_ASSIGN_OR_RETURN(Output e, ops::Mul(step, log_b, {.name = name + "/mul"}));
+  return ops::Exp(e, {.name = name});
+}
+
+absl::StatusOr<Output> AbsOf(const Output& x, const std::string& name) {
+  GG_ASSIGN_OR_RETURN(Output neg, ops::Neg(x, {.name = name + "/Neg"}));
+  return ops::Maximum(x, neg, {.name = name});
+}
+
+absl::StatusOr<Output> SignOf(const Output& x, const std::string& name) {
+  GG_ASSIGN_OR_RETURN(Output zero,
+                      ops::ScalarLike(x, 0, {.name = name + "/zero"}));
+  GG_ASSIGN_OR_RETURN(Output pos,
+                      ops::Greater(x, zero, {.name = name + "/Greater"}));
+  GG_ASSIGN_OR_RETURN(Output neg, ops::Less(x, zero, {.name = name + "/Less"}));
+  GG_ASSIGN_OR_RETURN(Output p,
+                      ops::Cast(pos, DT_FLOAT, {.name = name + "/Cast"}));
+  GG_ASSIGN_OR_RETURN(Output n,
+                      ops::Cast(neg, DT_FLOAT, {.name = name + "/Cast_1"}));
+  return ops::Sub(p, n, {.name = name});
+}
+
+absl::StatusOr<SlotUpdate> MovingAverageSlot(
+    const Output& slot, const Output& x, float beta,
+    const std::vector<NodeHandle>& after, const std::string& name) {
+  Graph& g = *slot.graph();
+  GG_ASSIGN_OR_RETURN(
+      Output old, ops::ReadVariableOp(
+                      slot, {.name = name + "/Read", .control_inputs = after}));
+  GG_ASSIGN_OR_RETURN(Output rate, ScalarConst(g, 1.f - beta, name + "/rate"));
+  GG_ASSIGN_OR_RETURN(Output d, ops::Sub(x, old, {.name = name + "/sub"}));
+  GG_ASSIGN_OR_RETURN(Output step, ops::Mul(d, rate, {.name = name + "/mul"}));
+  SlotUpdate out;
+  GG_ASSIGN_OR_RETURN(out.value, ops::Add(old, step, {.name = name + "/add"}));
+  GG_ASSIGN_OR_RETURN(
+      out.assign,
+      ops::AssignVariableOp(slot, out.value, {.name = name + "/Update"}));
+  return out;
+}
+
 std::string SlotBase(const std::string& s, const Output& var) {
   return s + "/" + var.node_name();
 }
@@ -129,21 +186,63 @@ absl::StatusOr<UpdateNodes> BuildUpdates(
   if (kind == nullptr) {
     return absl::InvalidArgumentError("Compile: no optimizer given");
   }
-  const UpdateInputs in{.graph = *variables[0].graph(),
+  Graph& g = *variables[0].graph();
+  const std::string s = scope + "/" + kind->class_name;
+  Optimizer copy = optimizer;
+  GG_ASSIGN_OR_RETURN(
+      LearningRateNodes lr,
+      LearningRateVariable(g, s, *kind->learning_rate(copy), session));
+  // Keras's `iterations`, counted after every update of the step.
+  GG_ASSIGN_OR_RETURN(
+      Output iterations,
+      SlotVariable(g, s + "/iteration", Tensor::Scalar<int64_t>(0), session));
+  GG_ASSIGN_OR_RETURN(
+      Output iteration,
+      ops::ReadVariableOp(iterations, {.name = s + "/iteration/Read"}));
+  GG_ASSIGN_OR_RETURN(
+      Output iteration_f,
+      ops::Cast(iteration, DT_FLOAT, {.name = s + "/iteration/Cast"}));
+  GG_ASSIGN_OR_RETURN(Output one, ScalarConst(g, 1.f, s + "/one"));
+  GG_ASSIGN_OR_RETURN(Output local_step,
+                      ops::Add(iteration_f, one, {.name = s + "/local_step"}));
+  // Keras's order: clip the gradients, decay the weights, update.
+  GG_ASSIGN_OR_RETURN(std::vector<Output> clipped,
+                      ClipGradients(optimizer.base, grads, s));
+  // The decay writes the weights only once the gradients are computed.
+  std::vector<NodeHandle> before_decay = after;
+  for (const Output& grad : clipped) before_decay.push_back(grad.handle());
+  GG_ASSIGN_OR_RETURN(std::vector<NodeHandle> decays,
+                      WeightDecayUpdates(optimizer.base.weight_decay.value_or(
+                                             kind->default_weight_decay),
+                                         lr.read, variables, before_decay, s));
+  std::vector<NodeHandle> before_update = after;
+  before_update.insert(before_update.end(), decays.begin(), decays.end());
+  const UpdateInputs in{.graph = g,
                         .variables = variables,
                         .shapes = shapes,
-                        .grads = grads,
-                        .after = after,
+                        .grads = clipped,
+                        .after = before_update,
                         .scope = scope,
-                        .session = session};
+                        .session = session,
+                        .lr = lr.read,
+                        .local_step = local_step};
   GG_ASSIGN_OR_RETURN(OptimizerUpdates built, kind->build(optimizer, in));
   std::vector<NodeHandle>& updates = built.updates;
+  updates.insert(updates.end(), decays.begin(), decays.end());
+  GG_ASSIGN_OR_RETURN(
+      Output step_one,
+      ops::Const(g, int64_t{1}, {.name = s + "/iteration/one"}));
+  GG_ASSIGN_OR_RETURN(Output count,
+                      ops::AssignAddVariableOp(iterations, step_one,
+                                               {.name = s + "/iteration/Update",
+                                                .control_inputs = updates}));
+  updates.push_back(count.handle());
   updates.insert(updates.end(), extra_updates.begin(), extra_updates.end());
   UpdateNodes out;
-  GG_ASSIGN_OR_RETURN(out.train_op,
-                      ops::NoOp(in.graph, {.name = scope + "/train_step",
-                                           .control_inputs = updates}));
-  out.learning_rate = std::move(built.learning_rate);
+  GG_ASSIGN_OR_RETURN(out.train_op, ops::NoOp(g, {.name = scope + "/train_step",
+                                                  .control_inputs = updates}));
+  out.learning_rate = std::move(lr);
+  out.iterations = iterations;
   return out;
 }
 

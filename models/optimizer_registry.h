@@ -42,9 +42,14 @@ struct LearningRateNodes {
 struct UpdateNodes {
   Output train_op;  // NoOp standing for the whole step
   LearningRateNodes learning_rate;
+  // Keras's `iterations`: an int64 scalar variable "<s>/iteration", the
+  // number of steps taken (0 during the first).
+  Output iterations;
 };
 
-// What every optimizer's updates are built from (see BuildUpdates).
+// What every optimizer's updates are built from (see BuildUpdates): the
+// gradients are already clipped, `after` includes the weight decay, and
+// `lr` and `local_step` are ready.
 struct UpdateInputs {
   Graph& graph;
   const std::vector<Output>& variables;
@@ -53,11 +58,12 @@ struct UpdateInputs {
   const std::vector<NodeHandle>& after;
   const std::string& scope;
   Session& session;
+  Output lr;          // the learning rate this step (float scalar)
+  Output local_step;  // Keras's iterations + 1 as a float scalar
 };
 
-// One optimizer's nodes: its learning rate and the updates a step runs.
+// One optimizer's nodes: the updates a step runs.
 struct OptimizerUpdates {
-  LearningRateNodes learning_rate;
   std::vector<NodeHandle> updates;
 };
 
@@ -78,10 +84,12 @@ struct OptimizerKind {
   // The optimizer a compile_config's "config" object describes (absent
   // fields take Keras's defaults).
   absl::StatusOr<Optimizer> (*read_config)(const ConfigObject& config);
-  // The learning rate variable and the update nodes, under
-  // "<scope>/<class_name>".
+  // The update nodes, under "<scope>/<class_name>".
   absl::StatusOr<OptimizerUpdates> (*build)(const Optimizer& optimizer,
                                             const UpdateInputs& in);
+  // The weight decay when BaseOptimizerOptions::weight_decay is unset
+  // (AdamW's 0.004).
+  float default_weight_decay = 0.f;
 };
 
 // The kind `optimizer` holds; nullptr for none.
@@ -98,14 +106,16 @@ const std::vector<const OptimizerKind*>& OptimizerKinds();
 std::string KnownOptimizers();
 
 // Refuses optimizer options that can only make NaN or infinite weights,
-// naming the option and its value, and no optimizer at all.
+// naming the option and its value, the base options' conflicts, and no
+// optimizer at all.
 absl::Status CheckOptimizer(const Optimizer& optimizer);
 
 // The optimizer's updates of `variables` (VarHandleOp outputs) from
 // `grads`, run after `after` (the loss and metrics), and one NoOp that
 // stands for the whole step (it also runs `extra_updates`, e.g. moving
-// statistics). Initialises the optimizer's own variables (the learning
-// rate included) with `session`.
+// statistics), with the base options applied around the kind's update
+// (models/optimizer_base.h). Initialises the optimizer's own variables (the
+// learning rate included) with `session`.
 absl::StatusOr<UpdateNodes> BuildUpdates(
     const Optimizer& optimizer, const std::vector<Output>& variables,
     const std::vector<TensorShape>& shapes, const std::vector<Output>& grads,
@@ -135,6 +145,29 @@ absl::StatusOr<LearningRateNodes> LearningRateVariable(Graph& g,
                                                        const std::string& s,
                                                        float value,
                                                        Session& session);
+
+// A float scalar constant under the optimizer scope.
+absl::StatusOr<Output> ScalarConst(Graph& g, float value,
+                                   const std::string& name);
+
+// base^local_step (base >= 0) as exp(local_step * log(base)): Keras's
+// ops.power(base, iterations + 1) per step.
+absl::StatusOr<Output> StepPower(Graph& g, float base, const Output& step,
+                                 const std::string& name);
+
+// |x| and sign(x) (-1, 0 or 1), composed from elementwise ops.
+absl::StatusOr<Output> AbsOf(const Output& x, const std::string& name);
+absl::StatusOr<Output> SignOf(const Output& x, const std::string& name);
+
+// slot += (x - slot) * (1 - beta), as Keras's moment updates; assigns the
+// slot (run after `after`) and returns the new value and the assignment.
+struct SlotUpdate {
+  Output value;
+  Output assign;
+};
+absl::StatusOr<SlotUpdate> MovingAverageSlot(
+    const Output& slot, const Output& x, float beta,
+    const std::vector<NodeHandle>& after, const std::string& name);
 
 // "<optimizer scope>/<variable's node name>": where a weight's slots go.
 std::string SlotBase(const std::string& s, const Output& var);

@@ -1,5 +1,10 @@
 // Adam: m and v per weight and TensorFlow's ResourceApplyAdam, whose step
 // size lr * sqrt(1 - beta_2^t) / (1 - beta_1^t) is Keras's bias correction.
+// With amsgrad (which ResourceApplyAdam lacks) the update is composed as
+// keras/src/optimizers/adam.py writes it, dividing by the running maximum
+// of v. AdamW (adamw.cc) builds the same update.
+#include "models/optimizers/adam.h"
+
 #include <cmath>
 #include <variant>
 
@@ -16,53 +21,132 @@ const AdamOptions& Options(const Optimizer& o) {
 }
 
 absl::Status CheckAdam(const Optimizer& optimizer) {
-  const AdamOptions& o = Options(optimizer);
-  GG_RETURN_IF_ERROR(CheckLearningRate("Adam", o.learning_rate));
+  return CheckAdamOptions("Adam", Options(optimizer));
+}
+
+Json WriteAdamConfig(const Optimizer& optimizer) {
+  return AdamConfig("Adam", "adam", Options(optimizer));
+}
+
+absl::StatusOr<Optimizer> ReadAdamConfig(const ConfigObject& c) {
+  GG_ASSIGN_OR_RETURN(AdamOptions o, ReadAdamOptions(c));
+  return optimizers::Adam(o);
+}
+
+absl::StatusOr<OptimizerUpdates> BuildAdam(const Optimizer& optimizer,
+                                           const UpdateInputs& in) {
+  return BuildAdamUpdates(Options(optimizer), "Adam", in);
+}
+
+// amsgrad: alpha = lr * sqrt(1 - beta_2^t) / (1 - beta_1^t); m and v move
+// toward g and g^2; v_hat = max(v_hat, v); w -= alpha * m / (sqrt(v_hat) +
+// epsilon).
+absl::StatusOr<OptimizerUpdates> BuildAmsgrad(const AdamOptions& o,
+                                              const std::string& s,
+                                              const UpdateInputs& in) {
+  Graph& g = in.graph;
+  OptimizerUpdates out;
+  GG_ASSIGN_OR_RETURN(
+      Output b1p, StepPower(g, o.beta_1, in.local_step, s + "/beta_1_power"));
+  GG_ASSIGN_OR_RETURN(
+      Output b2p, StepPower(g, o.beta_2, in.local_step, s + "/beta_2_power"));
+  GG_ASSIGN_OR_RETURN(Output one, ScalarConst(g, 1.f, s + "/one"));
+  GG_ASSIGN_OR_RETURN(Output c1, ops::Sub(one, b1p, {.name = s + "/sub"}));
+  GG_ASSIGN_OR_RETURN(Output c2, ops::Sub(one, b2p, {.name = s + "/sub_1"}));
+  GG_ASSIGN_OR_RETURN(Output r2, ops::Sqrt(c2, {.name = s + "/Sqrt"}));
+  GG_ASSIGN_OR_RETURN(Output lr_r2, ops::Mul(in.lr, r2, {.name = s + "/mul"}));
+  GG_ASSIGN_OR_RETURN(Output alpha,
+                      ops::RealDiv(lr_r2, c1, {.name = s + "/alpha"}));
+  GG_ASSIGN_OR_RETURN(Output eps, ScalarConst(g, o.epsilon, s + "/epsilon"));
+  for (size_t i = 0; i < in.variables.size(); ++i) {
+    const std::string base = SlotBase(s, in.variables[i]);
+    const Output& grad = in.grads[i];
+    GG_ASSIGN_OR_RETURN(Output m_slot, ZeroSlot(in, i, base, "m"));
+    GG_ASSIGN_OR_RETURN(Output v_slot, ZeroSlot(in, i, base, "v"));
+    GG_ASSIGN_OR_RETURN(Output vhat_slot, ZeroSlot(in, i, base, "v_hat"));
+    GG_ASSIGN_OR_RETURN(SlotUpdate m, MovingAverageSlot(m_slot, grad, o.beta_1,
+                                                        in.after, base + "/m"));
+    GG_ASSIGN_OR_RETURN(Output g2,
+                        ops::Square(grad, {.name = base + "/Square"}));
+    GG_ASSIGN_OR_RETURN(SlotUpdate v, MovingAverageSlot(v_slot, g2, o.beta_2,
+                                                        in.after, base + "/v"));
+    GG_ASSIGN_OR_RETURN(
+        Output vhat_old,
+        ops::ReadVariableOp(vhat_slot, {.name = base + "/v_hat/Read",
+                                        .control_inputs = in.after}));
+    GG_ASSIGN_OR_RETURN(Output vhat, ops::Maximum(vhat_old, v.value,
+                                                  {.name = base + "/Maximum"}));
+    GG_ASSIGN_OR_RETURN(Output set_vhat,
+                        ops::AssignVariableOp(
+                            vhat_slot, vhat, {.name = base + "/v_hat/Update"}));
+    GG_ASSIGN_OR_RETURN(Output root, ops::Sqrt(vhat, {.name = base + "/Sqrt"}));
+    GG_ASSIGN_OR_RETURN(Output denom,
+                        ops::Add(root, eps, {.name = base + "/add"}));
+    GG_ASSIGN_OR_RETURN(Output ma,
+                        ops::Mul(m.value, alpha, {.name = base + "/mul"}));
+    GG_ASSIGN_OR_RETURN(Output step,
+                        ops::RealDiv(ma, denom, {.name = base + "/truediv"}));
+    GG_ASSIGN_OR_RETURN(Output apply,
+                        ops::AssignSubVariableOp(in.variables[i], step,
+                                                 {.name = base + "/Update",
+                                                  .control_inputs = in.after}));
+    for (const Output& u : {m.assign, v.assign, set_vhat, apply}) {
+      out.updates.push_back(u.handle());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::Status CheckAdamOptions(const std::string& class_name,
+                              const AdamOptions& o) {
+  GG_RETURN_IF_ERROR(CheckLearningRate(class_name, o.learning_rate));
   // Written so that NaN fails too.
   if (!(o.beta_1 >= 0 && o.beta_1 < 1)) {
-    return BadOption("Adam beta_1", o.beta_1, "in [0, 1)");
+    return BadOption(class_name + " beta_1", o.beta_1, "in [0, 1)");
   }
   if (!(o.beta_2 >= 0 && o.beta_2 < 1)) {
-    return BadOption("Adam beta_2", o.beta_2, "in [0, 1)");
+    return BadOption(class_name + " beta_2", o.beta_2, "in [0, 1)");
   }
   if (!std::isfinite(o.epsilon) || !(o.epsilon > 0)) {
-    return BadOption("Adam epsilon", o.epsilon, "finite and > 0");
+    return BadOption(class_name + " epsilon", o.epsilon, "finite and > 0");
   }
   return absl::OkStatus();
 }
 
-Json WriteAdamConfig(const Optimizer& optimizer) {
-  const AdamOptions& o = Options(optimizer);
-  return KerasObject("keras.optimizers", "Adam",
-                     {{"name", "adam"},
+Json AdamConfig(const char* class_name, const char* name,
+                const AdamOptions& o) {
+  return KerasObject("keras.optimizers", class_name,
+                     {{"name", name},
                       {"learning_rate", FloatJson(o.learning_rate)},
                       {"beta_1", FloatJson(o.beta_1)},
                       {"beta_2", FloatJson(o.beta_2)},
                       {"epsilon", FloatJson(o.epsilon)},
-                      {"amsgrad", false}});
+                      {"amsgrad", o.amsgrad}});
 }
 
-absl::StatusOr<Optimizer> ReadAdamConfig(const ConfigObject& c) {
+absl::StatusOr<AdamOptions> ReadAdamOptions(const ConfigObject& c) {
   AdamOptions o;
   GG_ASSIGN_OR_RETURN(o.learning_rate,
                       c.Float("learning_rate", o.learning_rate));
   GG_ASSIGN_OR_RETURN(o.beta_1, c.Float("beta_1", o.beta_1));
   GG_ASSIGN_OR_RETURN(o.beta_2, c.Float("beta_2", o.beta_2));
   GG_ASSIGN_OR_RETURN(o.epsilon, c.Float("epsilon", o.epsilon));
-  return optimizers::Adam(o);
+  GG_ASSIGN_OR_RETURN(o.amsgrad, c.Bool("amsgrad", o.amsgrad));
+  return o;
 }
 
-// Under "<scope>/Adam": m and v per weight, ResourceApplyAdam, then beta_1^t
-// and beta_2^t advanced once every weight has used them.
-absl::StatusOr<OptimizerUpdates> BuildAdam(const Optimizer& optimizer,
-                                           const UpdateInputs& in) {
-  const AdamOptions& o = Options(optimizer);
+// Under "<scope>/<class_name>": m and v per weight, ResourceApplyAdam, then
+// beta_1^t and beta_2^t advanced once every weight has used them.
+absl::StatusOr<OptimizerUpdates> BuildAdamUpdates(const AdamOptions& o,
+                                                  const std::string& class_name,
+                                                  const UpdateInputs& in) {
   Graph& g = in.graph;
-  const std::string s = in.scope + "/Adam";
+  const std::string s = in.scope + "/" + class_name;
+  if (o.amsgrad) return BuildAmsgrad(o, s, in);
   OptimizerUpdates out;
-  GG_ASSIGN_OR_RETURN(out.learning_rate,
-                      LearningRateVariable(g, s, o.learning_rate, in.session));
-  const Output lr = out.learning_rate.read;
+  const Output lr = in.lr;
   GG_ASSIGN_OR_RETURN(Output b1,
                       ops::Const(g, o.beta_1, {.name = s + "/beta_1"}));
   GG_ASSIGN_OR_RETURN(Output b2,
@@ -120,8 +204,6 @@ absl::StatusOr<OptimizerUpdates> BuildAdam(const Optimizer& optimizer,
   return out;
 }
 
-}  // namespace
-
 const OptimizerKind& AdamKind() {
   static const OptimizerKind* kind = new OptimizerKind{
       .class_name = "Adam",
@@ -135,7 +217,8 @@ const OptimizerKind& AdamKind() {
             return &std::get<AdamOptions>(o.options).learning_rate;
           },
       .check = CheckAdam,
-      .slots_per_weight = [](const Optimizer&) { return 2; },
+      .slots_per_weight =
+          [](const Optimizer& o) { return Options(o).amsgrad ? 3 : 2; },
       .write_config = WriteAdamConfig,
       .read_config = ReadAdamConfig,
       .build = BuildAdam,
@@ -146,7 +229,9 @@ const OptimizerKind& AdamKind() {
 }  // namespace models_internal
 
 namespace optimizers {
-Optimizer Adam(AdamOptions options) { return Optimizer{.options = options}; }
+Optimizer Adam(AdamOptions options, BaseOptimizerOptions base) {
+  return Optimizer{.options = options, .base = base};
+}
 }  // namespace optimizers
 
 }  // namespace graphgc

@@ -100,9 +100,7 @@ absl::StatusOr<OptimizerUpdates> BuildRMSprop(const Optimizer& optimizer,
   Graph& g = in.graph;
   const std::string s = in.scope + "/RMSprop";
   OptimizerUpdates out;
-  GG_ASSIGN_OR_RETURN(out.learning_rate,
-                      LearningRateVariable(g, s, o.learning_rate, in.session));
-  const Output lr = out.learning_rate.read;
+  const Output lr = in.lr;
   GG_ASSIGN_OR_RETURN(Output rho, ops::Const(g, o.rho, {.name = s + "/rho"}));
   GG_ASSIGN_OR_RETURN(
       Output one_minus_rho,
@@ -191,8 +189,8 @@ const OptimizerKind& RMSpropKind() {
 }  // namespace models_internal
 
 namespace optimizers {
-Optimizer RMSprop(RMSpropOptions options) {
-  return Optimizer{.options = options};
+Optimizer RMSprop(RMSpropOptions options, BaseOptimizerOptions base) {
+  return Optimizer{.options = options, .base = base};
 }
 }  // namespace optimizers
 

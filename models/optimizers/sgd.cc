@@ -51,9 +51,7 @@ absl::StatusOr<OptimizerUpdates> BuildSGD(const Optimizer& optimizer,
   Graph& g = in.graph;
   const std::string s = in.scope + "/SGD";
   OptimizerUpdates out;
-  GG_ASSIGN_OR_RETURN(out.learning_rate,
-                      LearningRateVariable(g, s, o.learning_rate, in.session));
-  const Output lr = out.learning_rate.read;
+  const Output lr = in.lr;
   if (o.momentum == 0.f && !o.nesterov) {
     for (size_t i = 0; i < in.variables.size(); ++i) {
       GG_ASSIGN_OR_RETURN(Output apply,
@@ -126,7 +124,9 @@ const OptimizerKind& SGDKind() {
 }  // namespace models_internal
 
 namespace optimizers {
-Optimizer SGD(SGDOptions options) { return Optimizer{.options = options}; }
+Optimizer SGD(SGDOptions options, BaseOptimizerOptions base) {
+  return Optimizer{.options = options, .base = base};
+}
 }  // namespace optimizers
 
 }  // namespace graphgc

@@ -12,6 +12,8 @@ namespace graphgc::python {
 
 // Layer and the layer factories, Optimizer, Loss.
 void RegisterLayers(pybind11::module_& m);
+// make_optimizer: any optimizer by Keras name with its base options.
+void RegisterOptimizers(pybind11::module_& m);
 // The stock C++ callbacks (TensorBoard, EarlyStopping, ...).
 void RegisterCallbacks(pybind11::module_& m);
 // KerasTensor, Input and layer calls (the functional API's symbolic

@@ -10,6 +10,7 @@ PYBIND11_MODULE(_graphgc, m) {
   graphgc::python::LoadNumpyApi();
   graphgc::python::InstallExitGate();
   graphgc::python::RegisterLayers(m);
+  graphgc::python::RegisterOptimizers(m);
   graphgc::python::RegisterCallbacks(m);
   graphgc::python::RegisterFunctional(m);
   graphgc::python::RegisterModels(m);

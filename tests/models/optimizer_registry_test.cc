@@ -22,10 +22,12 @@ bool Mentions(const absl::Status& s, const std::string& text) {
 
 TEST(OptimizerKinds, FindsEachByKerasClassNameAndStringName) {
   for (const char* name :
-       {"Adam", "adam", "SGD", "sgd", "RMSprop", "rmsprop"}) {
+       {"Adam", "adam", "SGD", "sgd", "RMSprop", "rmsprop", "AdamW", "adamw",
+        "Adagrad", "adagrad", "Adamax", "adamax", "Nadam", "nadam", "Adadelta",
+        "adadelta", "Lion", "lion"}) {
     EXPECT_NE(FindOptimizerKindByName(name), nullptr) << name;
   }
-  EXPECT_EQ(FindOptimizerKindByName("Adagrad"), nullptr);
+  EXPECT_EQ(FindOptimizerKindByName("Ftrl"), nullptr);
 }
 
 TEST(OptimizerKinds, NameIsTheKerasClassName) {

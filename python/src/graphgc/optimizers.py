@@ -1,5 +1,9 @@
-"""Keras's optimizers Adam, SGD and RMSprop (with Keras 3's defaults);
-compile() also takes their names, "adam", "sgd" and "rmsprop".
+"""Keras's optimizers SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, Nadam,
+Adadelta and Lion, with Keras 3's keyword names and defaults; compile()
+also takes their names ("adam", "adamw", "sgd", ...). Every optimizer takes
+Keras's base keywords weight_decay, clipnorm, clipvalue and
+global_clipnorm (at most one of the clipping ones); an unknown keyword is a
+TypeError naming it.
 
 Once compiled, an optimizer is the model's live optimizer (model.optimizer):
 its learning_rate reads the rate the model's next step uses, and assigning
@@ -95,12 +99,55 @@ def _rate(value):
                          f"{value!r}") from None
 
 
-class Optimizer:
-    """The base of graphgc's optimizers: learning_rate is live once the
-    optimizer is compiled into a model."""
+def _optional(value, what):
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a number or None, not "
+                         f"{value!r}") from None
 
-    def __init__(self, learning_rate):
+
+class Optimizer:
+    """The base of graphgc's optimizers, with Keras's base keywords:
+    learning_rate is live once the optimizer is compiled into a model."""
+
+    _kind = None  # the C++ kind's Keras string name
+    _default_name = None  # Keras's default `name`, when not _kind
+
+    def __init__(self, learning_rate, *, weight_decay=None, clipnorm=None,
+                 clipvalue=None, global_clipnorm=None, use_ema=False,
+                 ema_momentum=0.99, ema_overwrite_frequency=None,
+                 loss_scale_factor=None, gradient_accumulation_steps=None,
+                 name=None):
+        if sum(a is not None
+               for a in (clipnorm, clipvalue, global_clipnorm)) > 1:
+            raise ValueError(
+                "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` "
+                f"can be set. Received: clipnorm={clipnorm}, "
+                f"clipvalue={clipvalue}, global_clipnorm={global_clipnorm}")
+        for what, value, default in (
+                ("use_ema", use_ema, False),
+                ("ema_overwrite_frequency", ema_overwrite_frequency, None),
+                ("loss_scale_factor", loss_scale_factor, None),
+                ("gradient_accumulation_steps",
+                 gradient_accumulation_steps, None)):
+            if value != default:
+                raise ValueError(f"graphgc's optimizers do not implement "
+                                 f"{what}={value!r} (only {default!r})")
         self._learning_rate = _rate(learning_rate)
+        self.weight_decay = _optional(weight_decay, "weight_decay")
+        self.clipnorm = _optional(clipnorm, "clipnorm")
+        self.clipvalue = _optional(clipvalue, "clipvalue")
+        self.global_clipnorm = _optional(global_clipnorm, "global_clipnorm")
+        self.use_ema = use_ema
+        self.ema_momentum = ema_momentum
+        self.ema_overwrite_frequency = ema_overwrite_frequency
+        self.loss_scale_factor = loss_scale_factor
+        self.gradient_accumulation_steps = gradient_accumulation_steps
+        self.name = (name if name is not None
+                     else self._default_name or self._kind)
         self._model = None  # the C++ model it drives, once compiled
 
     @property
@@ -126,32 +173,62 @@ class Optimizer:
         """Makes this the live optimizer of the C++ `model`."""
         self._model = model
 
-    def _cpp(self):
+    def _options(self):
+        """The kind's own options, as make_optimizer reads them."""
         raise NotImplementedError
+
+    def _cpp(self):
+        return _graphgc.make_optimizer(
+            self._kind,
+            {"learning_rate": self._get_learning_rate(), **self._options()},
+            self.weight_decay, self.clipnorm, self.clipvalue,
+            self.global_clipnorm)
 
 
 class Adam(Optimizer):
+    _kind = "adam"
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999,
-                 epsilon=1e-7):
-        super().__init__(learning_rate)
+                 epsilon=1e-7, amsgrad=False, **kwargs):
+        super().__init__(learning_rate, **kwargs)
         self.beta_1 = beta_1
         self.beta_2 = beta_2
         self.epsilon = epsilon
+        self.amsgrad = amsgrad
 
-    def _cpp(self):
-        return _graphgc.adam(self._get_learning_rate(), float(self.beta_1),
-                             float(self.beta_2), float(self.epsilon))
+    def _options(self):
+        return {"beta_1": float(self.beta_1), "beta_2": float(self.beta_2),
+                "epsilon": float(self.epsilon),
+                "amsgrad": bool(self.amsgrad)}
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay, 0.004 unless given."""
+
+    _kind = "adamw"
+
+    def __init__(self, learning_rate=0.001, weight_decay=0.004, beta_1=0.9,
+                 beta_2=0.999, epsilon=1e-7, amsgrad=False, **kwargs):
+        if weight_decay is None:
+            raise ValueError("Argument `weight_decay` must be a float. "
+                             "Received: weight_decay=None")
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, amsgrad,
+                         weight_decay=weight_decay, **kwargs)
 
 
 class SGD(Optimizer):
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False):
-        super().__init__(learning_rate)
+    _kind = "sgd"
+    _default_name = "SGD"
+
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False,
+                 **kwargs):
+        super().__init__(learning_rate, **kwargs)
         self.momentum = momentum
         self.nesterov = nesterov
 
-    def _cpp(self):
-        return _graphgc.sgd(self._get_learning_rate(), float(self.momentum),
-                            bool(self.nesterov))
+    def _options(self):
+        return {"momentum": float(self.momentum),
+                "nesterov": bool(self.nesterov)}
 
 
 class RMSprop(Optimizer):
@@ -159,27 +236,99 @@ class RMSprop(Optimizer):
     w -= lr * g / sqrt(velocity + epsilon) (centered: velocity minus the
     squared moving average of g; momentum: through a momentum slot)."""
 
+    _kind = "rmsprop"
+
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0,
-                 epsilon=1e-7, centered=False):
-        super().__init__(learning_rate)
+                 epsilon=1e-7, centered=False, **kwargs):
+        super().__init__(learning_rate, **kwargs)
         self.rho = rho
         self.momentum = momentum
         self.epsilon = epsilon
         self.centered = centered
 
-    def _cpp(self):
-        return _graphgc.rmsprop(self._get_learning_rate(), float(self.rho),
-                                float(self.momentum), float(self.epsilon),
-                                bool(self.centered))
+    def _options(self):
+        return {"rho": float(self.rho), "momentum": float(self.momentum),
+                "epsilon": float(self.epsilon),
+                "centered": bool(self.centered)}
 
 
-_BY_NAME = {"adam": Adam, "sgd": SGD, "rmsprop": RMSprop}
+class Adagrad(Optimizer):
+    _kind = "adagrad"
+
+    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1,
+                 epsilon=1e-7, **kwargs):
+        super().__init__(learning_rate, **kwargs)
+        self.initial_accumulator_value = initial_accumulator_value
+        self.epsilon = epsilon
+
+    def _options(self):
+        return {"initial_accumulator_value":
+                float(self.initial_accumulator_value),
+                "epsilon": float(self.epsilon)}
+
+
+class _Betas(Optimizer):
+    """Adamax and Nadam: beta_1, beta_2 and epsilon."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999,
+                 epsilon=1e-7, **kwargs):
+        super().__init__(learning_rate, **kwargs)
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.epsilon = epsilon
+
+    def _options(self):
+        return {"beta_1": float(self.beta_1), "beta_2": float(self.beta_2),
+                "epsilon": float(self.epsilon)}
+
+
+class Adamax(_Betas):
+    _kind = "adamax"
+
+
+class Nadam(_Betas):
+    _kind = "nadam"
+
+
+class Adadelta(Optimizer):
+    _kind = "adadelta"
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7,
+                 **kwargs):
+        super().__init__(learning_rate, **kwargs)
+        self.rho = rho
+        self.epsilon = epsilon
+
+    def _options(self):
+        return {"rho": float(self.rho), "epsilon": float(self.epsilon)}
+
+
+class Lion(Optimizer):
+    _kind = "lion"
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99,
+                 **kwargs):
+        if beta_1 <= 0 or beta_1 > 1:
+            raise ValueError(
+                "Argument for `beta_1` must be in the [0, 1] range, "
+                "otherwise the optimizer degenerates to SignSGD. "
+                f"Received: beta_1={beta_1}.")
+        super().__init__(learning_rate, **kwargs)
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+
+    def _options(self):
+        return {"beta_1": float(self.beta_1), "beta_2": float(self.beta_2)}
+
+
+_BY_NAME = {"adam": Adam, "adamw": AdamW, "sgd": SGD, "rmsprop": RMSprop,
+            "adagrad": Adagrad, "adamax": Adamax, "nadam": Nadam,
+            "adadelta": Adadelta, "lion": Lion}
 
 
 def get(identifier):
-    """An Optimizer from a name ("adam", "sgd", "rmsprop") or an
-    Optimizer."""
+    """An Optimizer from a name ("adam", "adamw", "sgd", "rmsprop",
+    "adagrad", "adamax", "nadam", "adadelta", "lion") or an Optimizer."""
     return _args.get(identifier, Optimizer, _BY_NAME, "optimizer",
-                     "\"adam\", \"sgd\", \"rmsprop\", "
-                     "graphgc.optimizers.Adam(...), SGD(...) and "
-                     "RMSprop(...)")
+                     ", ".join(f'"{n}"' for n in _BY_NAME) +
+                     " and graphgc.optimizers.Adam(...), SGD(...), ...")
