@@ -45,6 +45,7 @@ set(GRAPHGC_SOURCES
     ops/nn_ops.cc
     ops/op_util.cc
     ops/ops.cc
+    ops/parallel.cc
     ops/random_ops.cc
     ops/registry.cc
     ops/resources.cc
@@ -142,6 +143,7 @@ set(GRAPHGC_HEADERS
     ops/nn_ops.h
     ops/op_util.h
     ops/ops.h
+    ops/parallel.h
     ops/random_ops.h
     ops/registry.h
     ops/resources.h

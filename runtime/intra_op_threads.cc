@@ -36,6 +36,10 @@ int IntraOpThreads() {
   return n > 0 ? n : AutomaticThreads();
 }
 
+int IntraOpThreadsSetting() {
+  return set_threads.load(std::memory_order_relaxed);
+}
+
 int ResolveIntraOpThreads(int requested) {
   return requested > 0 ? std::min(requested, kMaxIntraOpThreads)
                        : IntraOpThreads();

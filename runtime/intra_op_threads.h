@@ -33,6 +33,10 @@ absl::Status SetIntraOpThreads(int n);
 // set, or the automatic one (computed once, at the first call that needs it).
 int IntraOpThreads();
 
+// What was set: 0 while the count is automatic (tf.config.threading's
+// getters answer this way).
+int IntraOpThreadsSetting();
+
 // `requested` as a session uses it: 0 (or below) is IntraOpThreads(),
 // anything else that many threads, at most kMaxIntraOpThreads.
 int ResolveIntraOpThreads(int requested);

@@ -29,6 +29,12 @@ TEST_F(IntraOpThreadsTest, ZeroRestoresTheAutomaticCount) {
   EXPECT_EQ(IntraOpThreads(), UsableCores());
 }
 
+TEST_F(IntraOpThreadsTest, TheSettingIsZeroWhileAutomatic) {
+  EXPECT_EQ(IntraOpThreadsSetting(), 0);
+  ASSERT_TRUE(SetIntraOpThreads(2).ok());
+  EXPECT_EQ(IntraOpThreadsSetting(), 2);
+}
+
 TEST_F(IntraOpThreadsTest, AnExplicitRequestIsKept) {
   ASSERT_TRUE(SetIntraOpThreads(4).ok());
   EXPECT_EQ(ResolveIntraOpThreads(1), 1);
