@@ -3,6 +3,7 @@
 # "cmake" stage) fails when the two lists differ.
 
 set(GRAPHGC_SOURCES
+    util/cpu_count.cc
     util/file.cc
     util/fixed_size_pool.cc
     util/huge_pages.cc
@@ -21,6 +22,7 @@ set(GRAPHGC_SOURCES
     runtime/executor.cc
     runtime/gradient_walk.cc
     runtime/graph.cc
+    runtime/intra_op_threads.cc
     runtime/name_index.cc
     runtime/node.cc
     runtime/node_view.cc
@@ -43,6 +45,7 @@ set(GRAPHGC_SOURCES
     ops/nn_ops.cc
     ops/op_util.cc
     ops/ops.cc
+    ops/parallel.cc
     ops/random_ops.cc
     ops/registry.cc
     ops/resources.cc
@@ -93,6 +96,7 @@ set(GRAPHGC_SOURCES
 )
 
 set(GRAPHGC_HEADERS
+    util/cpu_count.h
     util/file.h
     util/fixed_size_pool.h
     util/huge_pages.h
@@ -120,6 +124,7 @@ set(GRAPHGC_HEADERS
     runtime/fusion.h
     runtime/gradient_walk.h
     runtime/graph.h
+    runtime/intra_op_threads.h
     runtime/name_index.h
     runtime/name_table.h
     runtime/node.h
@@ -141,6 +146,7 @@ set(GRAPHGC_HEADERS
     ops/nn_ops.h
     ops/op_util.h
     ops/ops.h
+    ops/parallel.h
     ops/random_ops.h
     ops/registry.h
     ops/resources.h

@@ -96,8 +96,8 @@ struct BuildOptions {
   std::string name;          // empty: `default_name`, uniqued in the graph
   std::string default_name;  // "sequential"
   std::string class_name;    // "Sequential": the owner label's prefix
-  int intra_op_threads = 1;
-  std::string where;  // "Sequential::Create", prefixing errors
+  int intra_op_threads = 0;  // SessionOptions's: 0 the process's count
+  std::string where;         // "Sequential::Create", prefixing errors
 };
 
 // Checks `model` (CheckModelGraph, then every layer with CheckLayer), then

@@ -91,9 +91,9 @@ class KerasTensor {
 KerasTensor Input(TensorShape shape, std::string name = "");
 
 struct FunctionalOptions {
-  std::string name;        // empty: "functional", uniqued in the graph
-  Graph* graph = nullptr;  // nullptr: Graph::Default()
-  int intra_op_threads = 1;
+  std::string name;          // empty: "functional", uniqued in the graph
+  Graph* graph = nullptr;    // nullptr: Graph::Default()
+  int intra_op_threads = 0;  // as SequentialOptions's: 0 the process's count
 };
 
 class Functional {

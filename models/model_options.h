@@ -28,7 +28,10 @@ namespace graphgc {
 struct SequentialOptions {
   std::string name;        // empty: "sequential", uniqued in the graph
   Graph* graph = nullptr;  // nullptr: Graph::Default()
-  int intra_op_threads = 1;
+  // Threads each kernel may split across: 0 is the process's count when
+  // the model is created (IntraOpThreads(), runtime/intra_op_threads.h:
+  // every core unless SetIntraOpThreads said otherwise), 1 exactly one.
+  int intra_op_threads = 0;
 };
 
 struct CompileOptions {

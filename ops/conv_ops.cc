@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "ops/parallel.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -439,65 +440,127 @@ absl::StatusOr<GemmSizes> GemmSizesOf(const Geometry& g) {
   return s;
 }
 
-// Calls f(r0, r1, patches) for blocks of patch rows covering [0, m), with
-// `patches` a scratch of (r1 - r0) x k floats.
+// Calls f(r0, r1, patches) for blocks of patch rows covering [begin, end),
+// with `patches` a scratch of (r1 - r0) x k floats.
 template <typename F>
-void ForEachPatchBlock(const GemmSizes& s, F&& f) {
+void ForEachPatchBlock(const GemmSizes& s, int64_t begin, int64_t end, F&& f) {
   const int64_t rows = std::max<int64_t>(1, kPatchBlockFloats / s.k);
-  std::unique_ptr<float[]> scratch(new float[std::min(rows, s.m) * s.k]);
-  for (int64_t r0 = 0; r0 < s.m; r0 += rows) {
-    f(r0, std::min(s.m, r0 + rows), scratch.get());
+  std::unique_ptr<float[]> scratch(
+      new float[std::min(rows, end - begin) * s.k]);
+  for (int64_t r0 = begin; r0 < end; r0 += rows) {
+    f(r0, std::min(end, r0 + rows), scratch.get());
   }
 }
 
-// out[m, n] = patches(input)[m, k] * filter[k, n].
-void ConvForward(const Geometry& g, const GemmSizes& s, const float* input,
-                 const float* filter, float* out) {
+// What one patch row costs a conv GEMM: its k values gathered (not for a
+// pointwise filter, whose rows are the input's), n outputs written, n x k
+// multiply-adds.
+op_util::UnitCost PatchRowCost(const GemmSizes& s) {
+  const double k = static_cast<double>(s.k);
+  const double n = static_cast<double>(s.n);
+  return {.bytes_loaded = 4 * k * (s.pointwise ? 1 : 2),
+          .bytes_stored = 4 * n,
+          .cycles = op_util::GemmCycles(2 * k * n)};
+}
+
+// out[m, n] = patches(input)[m, k] * filter[k, n], its rows shared across
+// the intra-op threads when large.
+void ConvForward(const OpKernelContext& ctx, const Geometry& g,
+                 const GemmSizes& s, const float* input, const float* filter,
+                 float* out) {
   const ConstMatrixMap w(filter, s.k, s.n);
-  if (s.pointwise) {
-    MatrixMap(out, s.m, s.n).noalias() = ConstMatrixMap(input, s.m, s.k) * w;
-    return;
-  }
-  ForEachPatchBlock(s, [&](int64_t r0, int64_t r1, float* patches) {
-    Im2Col(g, input, r0, r1, patches);
-    MatrixMap(out + r0 * s.n, r1 - r0, s.n).noalias() =
-        ConstMatrixMap(patches, r1 - r0, s.k) * w;
+  op_util::ParallelFor(ctx, s.m, PatchRowCost(s), [&](int64_t b, int64_t e) {
+    if (s.pointwise) {
+      MatrixMap(out + b * s.n, e - b, s.n).noalias() =
+          ConstMatrixMap(input + b * s.k, e - b, s.k) * w;
+      return;
+    }
+    ForEachPatchBlock(s, b, e, [&](int64_t r0, int64_t r1, float* patches) {
+      Im2Col(g, input, r0, r1, patches);
+      MatrixMap(out + r0 * s.n, r1 - r0, s.n).noalias() =
+          ConstMatrixMap(patches, r1 - r0, s.k) * w;
+    });
   });
 }
 
-// d_filter[k, n] = patches(input)^T[k, m] * d_out[m, n].
-void ConvBackpropFilter(const Geometry& g, const GemmSizes& s,
-                        const float* input, const float* d_out,
-                        float* d_filter) {
+// dw[k, n] = patches(input)^T[k, rows] * d_out[rows, n] over patch rows
+// [begin, end).
+void FilterGradOfRows(const Geometry& g, const GemmSizes& s, const float* input,
+                      const float* d_out, int64_t begin, int64_t end,
+                      float* d_filter) {
   MatrixMap dw(d_filter, s.k, s.n);
   if (s.pointwise) {
-    dw.noalias() = ConstMatrixMap(input, s.m, s.k).transpose() *
-                   ConstMatrixMap(d_out, s.m, s.n);
+    dw.noalias() =
+        ConstMatrixMap(input + begin * s.k, end - begin, s.k).transpose() *
+        ConstMatrixMap(d_out + begin * s.n, end - begin, s.n);
     return;
   }
   dw.setZero();
-  ForEachPatchBlock(s, [&](int64_t r0, int64_t r1, float* patches) {
+  ForEachPatchBlock(s, begin, end, [&](int64_t r0, int64_t r1, float* patches) {
     Im2Col(g, input, r0, r1, patches);
     dw.noalias() += ConstMatrixMap(patches, r1 - r0, s.k).transpose() *
                     ConstMatrixMap(d_out + r0 * s.n, r1 - r0, s.n);
   });
 }
 
-// d_input = col2im(d_out[m, n] * filter^T[n, k]).
-void ConvBackpropInput(const Geometry& g, const GemmSizes& s,
-                       const float* filter, const float* d_out,
-                       float* d_input) {
-  const ConstMatrixMap w(filter, s.k, s.n);
-  if (s.pointwise) {
-    MatrixMap(d_input, s.m, s.k).noalias() =
-        ConstMatrixMap(d_out, s.m, s.n) * w.transpose();
+// d_filter[k, n] = patches(input)^T[k, m] * d_out[m, n]. A sum over the m
+// rows: when large, cut into one fixed shard of rows per thread, each
+// summed apart, then added in shard order (so the result depends on the
+// thread count, never on scheduling).
+void ConvBackpropFilter(const OpKernelContext& ctx, const Geometry& g,
+                        const GemmSizes& s, const float* input,
+                        const float* d_out, float* d_filter) {
+  const int shards = op_util::ThreadsFor(ctx, s.m, PatchRowCost(s));
+  if (shards <= 1) {
+    FilterGradOfRows(g, s, input, d_out, 0, s.m, d_filter);
     return;
   }
-  std::fill(d_input, d_input + g.batch * g.in_h * g.in_w * g.in_c, 0.f);
-  ForEachPatchBlock(s, [&](int64_t r0, int64_t r1, float* patches) {
-    MatrixMap(patches, r1 - r0, s.k).noalias() =
-        ConstMatrixMap(d_out + r0 * s.n, r1 - r0, s.n) * w.transpose();
-    Col2ImAdd(g, patches, r0, r1, d_input);
+  const int64_t size = s.k * s.n;
+  // Shard 0 sums into d_filter, the others into their part of `partial`.
+  std::unique_ptr<float[]> partial(new float[(shards - 1) * size]);
+  const op_util::UnitCost shard_cost{
+      .cycles = op_util::GemmCycles(2.0 * static_cast<double>(s.m) *
+                                    static_cast<double>(size) / shards)};
+  op_util::ParallelFor(ctx, shards, shard_cost, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      FilterGradOfRows(g, s, input, d_out, s.m * i / shards,
+                       s.m * (i + 1) / shards,
+                       i == 0 ? d_filter : partial.get() + (i - 1) * size);
+    }
+  });
+  MatrixMap dw(d_filter, s.k, s.n);
+  for (int i = 1; i < shards; ++i) {
+    dw += ConstMatrixMap(partial.get() + (i - 1) * size, s.k, s.n);
+  }
+}
+
+// d_input = col2im(d_out[m, n] * filter^T[n, k]), shared across the
+// intra-op threads by whole images when large (the patches of one image
+// overlap in its input; those of two images never do).
+void ConvBackpropInput(const OpKernelContext& ctx, const Geometry& g,
+                       const GemmSizes& s, const float* filter,
+                       const float* d_out, float* d_input) {
+  const ConstMatrixMap w(filter, s.k, s.n);
+  const int64_t per_image = g.out_h * g.out_w;  // patch rows
+  const int64_t image_size = g.in_h * g.in_w * g.in_c;
+  op_util::UnitCost image = PatchRowCost(s);
+  image.bytes_loaded *= static_cast<double>(per_image);
+  image.bytes_stored *= static_cast<double>(per_image);
+  image.cycles *= static_cast<double>(per_image);
+  op_util::ParallelFor(ctx, g.batch, image, [&](int64_t b0, int64_t b1) {
+    const int64_t begin = b0 * per_image, end = b1 * per_image;
+    if (s.pointwise) {
+      MatrixMap(d_input + begin * s.k, end - begin, s.k).noalias() =
+          ConstMatrixMap(d_out + begin * s.n, end - begin, s.n) * w.transpose();
+      return;
+    }
+    std::fill(d_input + b0 * image_size, d_input + b1 * image_size, 0.f);
+    ForEachPatchBlock(
+        s, begin, end, [&](int64_t r0, int64_t r1, float* patches) {
+          MatrixMap(patches, r1 - r0, s.k).noalias() =
+              ConstMatrixMap(d_out + r0 * s.n, r1 - r0, s.n) * w.transpose();
+          Col2ImAdd(g, patches, r0, r1, d_input);
+        });
   });
 }
 
@@ -583,13 +646,13 @@ absl::Status ConvKernel(OpKernelContext& ctx, const WindowParams& p) {
   if (!HasWork(*s)) return absl::OkStatus();
   float* o = out->mutable_data<float>().data();
   if constexpr (kResult == ConvResult::kOutput) {
-    ConvForward(*g, *s, input.data<float>().data(), filter.data<float>().data(),
-                o);
+    ConvForward(ctx, *g, *s, input.data<float>().data(),
+                filter.data<float>().data(), o);
   } else if constexpr (kResult == ConvResult::kInputGrad) {
-    ConvBackpropInput(*g, *s, filter.data<float>().data(),
+    ConvBackpropInput(ctx, *g, *s, filter.data<float>().data(),
                       d_out.data<float>().data(), o);
   } else {
-    ConvBackpropFilter(*g, *s, input.data<float>().data(),
+    ConvBackpropFilter(ctx, *g, *s, input.data<float>().data(),
                        d_out.data<float>().data(), o);
   }
   return absl::OkStatus();

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "ops/parallel.h"
 #include "ops/small_gemm.h"
 #include "util/status_macros.h"
 
@@ -53,14 +54,14 @@ absl::StatusOr<Product> PrepareProduct(OpKernelContext& ctx, bool ta, bool tb,
   return p;
 }
 
-// Computes `p` into output 0 as the MatMul kernel computes it (gemm::MatMul),
+// Computes `p` into output 0 as the MatMul kernel computes it (ParallelMatMul),
 // with `epilogue` applied to each value (bit for bit the same as a pass
 // after it).
 void Multiply(OpKernelContext& ctx, const Product& p,
               const gemm::Epilogue& epilogue = {}) {
-  gemm::MatMulWithEpilogue(ctx.input(0).data<float>().data(),
-                           ctx.input(1).data<float>().data(), p.out, p.m, p.n,
-                           p.k, p.ta, p.tb, epilogue);
+  op_util::ParallelMatMul(ctx, ctx.input(0).data<float>().data(),
+                          ctx.input(1).data<float>().data(), p.out, p.m, p.n,
+                          p.k, p.ta, p.tb, epilogue);
 }
 
 absl::Status FusedMatMulKernel(const FusedMatMulSpec& spec,

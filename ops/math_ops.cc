@@ -12,6 +12,7 @@
 #include "ops/math_kernels.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "ops/parallel.h"
 #include "ops/small_gemm.h"
 #include "util/status_macros.h"
 
@@ -377,9 +378,10 @@ absl::Status MatMulKernel(OpKernelContext& ctx, bool ta, bool tb) {
   }
   GG_ASSIGN_OR_RETURN(Tensor * out,
                       ctx.allocate_output(0, DT_FLOAT, TensorShape{m, n}));
-  // Register-blocked for small products, Eigen's blocked GEMM otherwise.
-  gemm::MatMul(a.data<float>().data(), b.data<float>().data(),
-               out->mutable_data<float>().data(), m, n, ka, ta, tb);
+  // Register-blocked for small products, Eigen's blocked GEMM otherwise,
+  // its rows shared across the intra-op threads when large.
+  op_util::ParallelMatMul(ctx, a.data<float>().data(), b.data<float>().data(),
+                          out->mutable_data<float>().data(), m, n, ka, ta, tb);
   return absl::OkStatus();
 }
 

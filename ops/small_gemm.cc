@@ -489,12 +489,28 @@ void Transpose(const float* src, int64_t rows, int64_t cols, int64_t lds,
 
 void EigenMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
                  int64_t k, bool transpose_a, bool transpose_b) {
+  EigenMatMulRows(a, b, c, m, n, k, transpose_a, transpose_b, 0, m);
+}
+
+void EigenMatMulRows(const float* a, const float* b, float* c, int64_t m,
+                     int64_t n, int64_t k, bool transpose_a, bool transpose_b,
+                     int64_t r0, int64_t r1) {
   using RowMajor =
       Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using ConstMap = Eigen::Map<const RowMajor>;
-  Eigen::Map<RowMajor> cm(c, m, n);
-  if (m == 0 || n == 0) return;
-  const ConstMap am(a, transpose_a ? k : m, transpose_a ? m : k);
+  using Strided = Eigen::Map<const RowMajor, 0, Eigen::OuterStride<>>;
+  const int64_t rows = r1 - r0;
+  Eigen::Map<RowMajor> cm(c + r0 * n, rows, n);
+  if (rows <= 0 || n == 0) return;
+  if (k == 0) {  // A may be empty (no pointer to offset)
+    cm.setZero();
+    return;
+  }
+  // op(A)'s rows [r0, r1): rows of A, or columns of A (k x m) when it is
+  // transposed.
+  const Strided am =
+      transpose_a ? Strided(a + r0, k, rows, Eigen::OuterStride<>(m))
+                  : Strided(a + r0 * k, rows, k, Eigen::OuterStride<>(k));
   const ConstMap bm(b, transpose_b ? n : k, transpose_b ? k : n);
   if (!transpose_a && !transpose_b) {
     cm.noalias() = am * bm;
@@ -505,6 +521,14 @@ void EigenMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
   } else {
     cm.noalias() = am.transpose() * bm.transpose();
   }
+}
+
+void EigenMatMulRowsWithEpilogue(const float* a, const float* b, float* c,
+                                 int64_t m, int64_t n, int64_t k,
+                                 bool transpose_a, bool transpose_b, int64_t r0,
+                                 int64_t r1, const Epilogue& epilogue) {
+  EigenMatMulRows(a, b, c, m, n, k, transpose_a, transpose_b, r0, r1);
+  if (r1 > r0) ApplyEpilogue(epilogue, c + r0 * n, r1 - r0, n);
 }
 
 void MatMulWithEpilogue(const float* a, const float* b, float* c, int64_t m,

@@ -72,6 +72,17 @@ void MatMulWithEpilogue(const float* a, const float* b, float* c, int64_t m,
 void EigenMatMul(const float* a, const float* b, float* c, int64_t m, int64_t n,
                  int64_t k, bool transpose_a, bool transpose_b);
 
+// EigenMatMulRows writes rows [r0, r1) of EigenMatMul's C (and nothing
+// else), so that threads may share a large product by rows;
+// EigenMatMulRowsWithEpilogue applies `epilogue` to those rows after.
+void EigenMatMulRows(const float* a, const float* b, float* c, int64_t m,
+                     int64_t n, int64_t k, bool transpose_a, bool transpose_b,
+                     int64_t r0, int64_t r1);
+void EigenMatMulRowsWithEpilogue(const float* a, const float* b, float* c,
+                                 int64_t m, int64_t n, int64_t k,
+                                 bool transpose_a, bool transpose_b, int64_t r0,
+                                 int64_t r1, const Epilogue& epilogue);
+
 }  // namespace gemm
 }  // namespace graphgc
 

@@ -1,14 +1,17 @@
 #include "runtime/executor.h"
 
 #include <algorithm>
+#include <map>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/intra_op_threads.h"
 #include "runtime/node.h"
 #include "runtime/op_def.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 #include "unsupported/Eigen/CXX11/ThreadPool"
 #include "util/float_mode.h"
+#include "util/mutex.h"
 
 namespace graphgc {
 namespace exec {
@@ -25,15 +28,30 @@ struct FlushingThreadEnvironment : Eigen::StlThreadEnvironment {
   }
 };
 
+using FlushingPool = Eigen::ThreadPoolTempl<FlushingThreadEnvironment>;
+
+// The process's pool of `threads` threads, made at its first use and kept
+// for the process's life (as TensorFlow's global intra-op pool): sessions
+// come and go with their models, and starting threads for each would cost
+// more than a small model's fit.
+Eigen::ThreadPoolInterface* SharedPool(int threads) {
+  // Never destroyed: worker threads must not be joined by static
+  // destructors at exit while another thread may still be running a plan.
+  static Mutex* const mu = new Mutex;
+  static auto* const pools = new std::map<int, FlushingPool*>;
+  WriterLock lock(*mu);
+  FlushingPool*& pool = (*pools)[threads];
+  if (pool == nullptr) pool = new FlushingPool(threads);
+  return pool;
+}
+
 }  // namespace
 
 Executor::Executor(int intra_op_threads) {
-  const int threads = std::max(1, intra_op_threads);
-  auto pool =
-      std::make_unique<Eigen::ThreadPoolTempl<FlushingThreadEnvironment>>(
-          threads);
-  device_ = std::make_unique<Eigen::ThreadPoolDevice>(pool.get(), threads);
-  pool_ = std::move(pool);
+  const int threads =
+      std::clamp(intra_op_threads, 1, graphgc::kMaxIntraOpThreads);
+  device_ =
+      std::make_unique<Eigen::ThreadPoolDevice>(SharedPool(threads), threads);
 }
 
 Executor::~Executor() = default;

@@ -1,10 +1,14 @@
 // runtime/executor.h
 //
 // exec::Executor: runs a pinned plan (runtime/plan.h) on one thread, step by
-// step in the plan's order, with its own intra-op thread pool for the
-// kernels (OpKernelContext::device()). A run's tensors live in one vector
-// of slots indexed as the plan says; each step's kernel reads its inputs
-// in place and writes its outputs straight into their slots; each step
+// step in the plan's order, with an intra-op device for the kernels
+// (OpKernelContext::device()) over the process's pool of that many threads
+// (one pool per thread count, shared by every executor asking for it). A
+// kernel splits its work across it only where its cost estimate says the
+// split pays (Eigen's parallelFor with a TensorOpCost; ops/op_util.h's
+// ParallelFor), so small ops run on the calling thread. A run's tensors live in
+// one vector of slots indexed as the plan says; each step's kernel reads its
+// inputs in place and writes its outputs straight into their slots; each step
 // clears the slots it read last (Plan::takes) once its kernel returns.
 // Kernels run with denormals flushed to zero, on the calling thread and on
 // the pool's (util/float_mode.h), as TensorFlow runs its kernels: a
@@ -28,7 +32,6 @@
 #include "runtime/tensor.h"
 
 namespace Eigen {
-class ThreadPoolInterface;
 struct ThreadPoolDevice;  // a struct in Eigen
 }  // namespace Eigen
 
@@ -37,7 +40,8 @@ namespace exec {
 
 class Executor {
  public:
-  // Values of `intra_op_threads` below 1 mean 1.
+  // Values of `intra_op_threads` below 1 mean 1, above kMaxIntraOpThreads
+  // (runtime/intra_op_threads.h) that many.
   explicit Executor(int intra_op_threads);
   ~Executor();
   Executor(const Executor&) = delete;
@@ -55,7 +59,6 @@ class Executor {
                                           const Feeds& feeds);
 
  private:
-  std::unique_ptr<Eigen::ThreadPoolInterface> pool_;
   std::unique_ptr<Eigen::ThreadPoolDevice> device_;
   std::atomic<int64_t> next_step_id_{1};
 };

@@ -95,7 +95,8 @@ PlanKey MakeKey(const Feeds& feeds, const std::vector<Output>& fetches,
 
 Session::Session(Graph& g, SessionOptions options)
     : graph_(g),
-      executor_(std::make_unique<exec::Executor>(options.intra_op_threads)),
+      executor_(std::make_unique<exec::Executor>(
+          ResolveIntraOpThreads(options.intra_op_threads))),
       cache_(std::make_unique<PlanCache>()) {}
 
 // Touches nothing of the graph, which may be gone.

@@ -44,14 +44,17 @@
 
 #include "absl/status/statusor.h"
 #include "runtime/graph.h"
+#include "runtime/intra_op_threads.h"
 #include "runtime/tensor.h"
 
 namespace graphgc {
 
 struct SessionOptions {
   // Threads of the intra-op pool kernels get through
-  // OpKernelContext::device(); values below 1 mean 1.
-  int intra_op_threads = 1;
+  // OpKernelContext::device(): 0 (or below) is the process's count when the
+  // session is made (IntraOpThreads(), runtime/intra_op_threads.h: every
+  // core unless SetIntraOpThreads said otherwise); 1 is exactly one thread.
+  int intra_op_threads = 0;
 };
 
 namespace exec {

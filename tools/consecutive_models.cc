@@ -19,6 +19,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_format.h"
+#include "runtime/intra_op_threads.h"
 #include "tools/consecutive_models_lib.h"
 
 ABSL_FLAG(int, models, 200, "number of consecutive models");
@@ -30,7 +31,9 @@ ABSL_FLAG(std::string, gc, "on",
           "set_gc_policy({.automatic = false}), TensorFlow's behaviour");
 ABSL_FLAG(bool, share_layer, false, "every model reuses one Dense(64) layer");
 ABSL_FLAG(int, batch_size, 32, "fit batch size");
-ABSL_FLAG(int, threads, 1, "SequentialOptions.intra_op_threads");
+ABSL_FLAG(int, threads, 0,
+          "SequentialOptions.intra_op_threads; 0: every core this process "
+          "may use");
 ABSL_FLAG(bool, leak_report, false,
           "after the run, print Graph::LeakReport() and an ExplainRetention "
           "example for one node of the last model");
@@ -74,7 +77,8 @@ int main(int argc, char** argv) {
       "thread(s), logs in %s/<i>\n",
       options.models, gc.c_str(), options.keep_alive ? ", keep_alive" : "",
       options.share_layer ? ", share_layer" : "", options.batch_size,
-      options.samples, options.threads, options.logdir.c_str());
+      options.samples, ResolveIntraOpThreads(options.threads),
+      options.logdir.c_str());
   std::fflush(stdout);
   absl::StatusOr<cm::RunResult> result = cm::RunConsecutiveModels(options);
   if (!result.ok()) {

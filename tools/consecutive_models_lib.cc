@@ -115,10 +115,14 @@ absl::StatusOr<RunResult> RunConsecutiveModels(const Options& options) {
     return absl::InvalidArgumentError(
         absl::StrCat("--models must be at least 1, got ", options.models));
   }
-  if (options.samples < 1 || options.batch_size < 1 || options.threads < 1) {
+  if (options.samples < 1 || options.batch_size < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--samples and --batch_size must be at least 1, got ",
+                     options.samples, ", ", options.batch_size));
+  }
+  if (options.threads < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--samples, --batch_size and --threads must be at least 1, got ",
-        options.samples, ", ", options.batch_size, ", ", options.threads));
+        "--threads must be 0 (every core) or more, got ", options.threads));
   }
   // Model i writes to logdir/<i>: an empty logdir would mean /<i> at the
   // filesystem root.

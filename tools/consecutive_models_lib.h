@@ -37,7 +37,7 @@ struct Options {
   bool gc = true;            // false: set_gc_policy({.automatic = false})
   bool share_layer = false;  // every model reuses one Dense(64) layer
   int batch_size = 32;
-  int threads = 1;  // SequentialOptions::intra_op_threads
+  int threads = 0;  // SequentialOptions::intra_op_threads (0: every core)
   int samples = 1000;
   bool leak_report = false;  // fill RunResult::leak_report
   Graph* graph = nullptr;    // nullptr: Graph::Default()

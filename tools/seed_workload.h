@@ -22,8 +22,9 @@ namespace graphgc::seed {
 absl::StatusOr<std::pair<Tensor, Tensor>> Data(int samples = 1000);
 
 // The seed's ModelFn on `graph`, compiled; `shared` replaces the hidden
-// Dense(64, relu) layer when given.
-absl::StatusOr<Sequential> Model(Graph& graph, int intra_op_threads = 1,
+// Dense(64, relu) layer when given. `intra_op_threads` as
+// SequentialOptions's (0: the process's count, as the seed program gets).
+absl::StatusOr<Sequential> Model(Graph& graph, int intra_op_threads = 0,
                                  const std::optional<Layer>& shared = {});
 
 }  // namespace graphgc::seed

@@ -189,6 +189,53 @@ TEST_F(SequentialTest, SgdWithMomentumMatchesKeras) {
   EXPECT_NEAR(m.GetWeights()[0].data<float>()[0], 0.46f, 1e-6);
 }
 
+// Input 16x16x4 -> Conv2D(16, 3x3, same, relu) -> MaxPooling2D(2) ->
+// Flatten -> Dense(10, softmax), SGD, fixed seeds: its convs (and their
+// gradients) have enough work per op to be split across 4 threads.
+Sequential ConvNet(Graph& g, int threads) {
+  Sequential m =
+      Sequential::Create(
+          {layers::Input({16, 16, 4}),
+           layers::Conv2D(16, {3},
+                          {.padding = "same", .activation = "relu", .seed = 1}),
+           layers::MaxPooling2D({2}), layers::Flatten(),
+           layers::Dense(10, {.activation = "softmax", .seed = 2})},
+          {.graph = &g, .intra_op_threads = threads})
+          .value();
+  EXPECT_TRUE(m.Compile({.optimizer = optimizers::SGD(),
+                         .loss = losses::SparseCategoricalCrossentropy()})
+                  .ok());
+  return m;
+}
+
+TEST_F(SequentialTest, FourThreadsTrainAsOneThreadDoes) {
+  auto [flat, y] = RandomData(64, 16 * 16 * 4, 10, 9);
+  const Tensor x =
+      Tensor::FromData<float>({64, 16, 16, 4},
+                              std::vector<float>(flat.data<float>().begin(),
+                                                 flat.data<float>().end()))
+          .value();
+  Sequential one = ConvNet(g_, 1);
+  Sequential four = ConvNet(g_, 4);
+  const FitOptions fit{.epochs = 2, .shuffle = false, .verbose = 0};
+  const History h1 = one.Fit(x, y, fit).value();
+  const History h4 = four.Fit(x, y, fit).value();
+  ASSERT_EQ(h1.values("loss").size(), 2u);
+  ASSERT_EQ(h4.values("loss").size(), 2u);
+  for (size_t e = 0; e < 2; ++e) {
+    EXPECT_NEAR(h4.values("loss")[e], h1.values("loss")[e], 1e-5);
+  }
+  const std::vector<Tensor> w1 = one.GetWeights(), w4 = four.GetWeights();
+  ASSERT_EQ(w1.size(), w4.size());
+  for (size_t i = 0; i < w1.size(); ++i) {
+    ASSERT_EQ(w1[i].shape(), w4[i].shape());
+    for (int64_t j = 0; j < w1[i].num_elements(); ++j) {
+      EXPECT_NEAR(w4[i].data<float>()[j], w1[i].data<float>()[j], 1e-5)
+          << "weight " << i << " element " << j;
+    }
+  }
+}
+
 TEST_F(SequentialTest, PredictReturnsOneRowPerSample) {
   Sequential m = Mlp();
   auto [x, y] = RandomData(70, 10, 3, 1);

@@ -391,6 +391,41 @@ TEST_F(ConvOpsTest, Conv2DBackpropFilterMatchesALoopReference) {
   }
 }
 
+// Convs with enough work per op that a 4-thread session splits them
+// (ops/parallel.h): by patch rows (forward), by images (input gradient),
+// by fixed shards of rows summed in order (filter gradient); a 3 x 3 filter
+// and a pointwise one, which multiplies the input in place.
+TEST_F(ConvOpsTest, ConvsSplitAcrossThreadsMatchTheLoopReferences) {
+  Session four(g_, {.intra_op_threads = 4});
+  auto run = [&](const Output& y) {
+    absl::StatusOr<std::vector<Tensor>> out = four.Run({}, {y});
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? (*out)[0] : Tensor();
+  };
+  const ConvCase large[] = {{8, 24, 24, 8, 3, 3, 16, 1, 1, "SAME"},
+                            {8, 24, 24, 16, 1, 1, 32, 1, 1, "SAME"}};
+  uint32_t seed = 300;
+  for (const ConvCase& k : large) {
+    const Tensor x = RandomTensor({k.n, k.h, k.w, k.c}, seed++);
+    const Tensor f = RandomTensor({k.kh, k.kw, k.c, k.oc}, seed++);
+    const Tensor dy = RandomTensor(OutShape(k), seed++);
+    const ops::Conv2DOptions o{.strides = {1, 1, 1, 1}, .padding = k.padding};
+    auto dims = [](std::vector<int64_t> d) {
+      return I32({4}, std::vector<int32_t>(d.begin(), d.end()));
+    };
+    ExpectClose(run(ops::Conv2D(C(x), C(f), o).value()), ReferenceConv(k, x, f),
+                "forward " + k.Name());
+    ExpectClose(run(ops::Conv2DBackpropInput(C(dims({k.n, k.h, k.w, k.c})),
+                                             C(f), C(dy), o)
+                        .value()),
+                ReferenceConvBackpropInput(k, f, dy), "input " + k.Name());
+    ExpectClose(run(ops::Conv2DBackpropFilter(
+                        C(x), C(dims({k.kh, k.kw, k.c, k.oc})), C(dy), o)
+                        .value()),
+                ReferenceConvBackpropFilter(k, x, dy), "filter " + k.Name());
+  }
+}
+
 TEST_F(ConvOpsTest, Conv2DBackpropInputTakesItsShapeFromShapeOfTheInput) {
   Output x = P({-1, 8, 8, 3});
   Output f = P({3, 3, 3, 4});

@@ -9,6 +9,7 @@
 #include "gc/handle.h"
 #include "gtest/gtest.h"
 #include "runtime/graph.h"
+#include "runtime/intra_op_threads.h"
 #include "tests/runtime/test_ops.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
@@ -760,19 +761,46 @@ TEST_F(SessionTest, PlanSizeDoesNotDependOnUnrelatedNodes) {
             (std::vector<float>{4}));
 }
 
+// A node whose kernel records the thread count of the device it ran on.
+class ThreadProbe {
+ public:
+  explicit ThreadProbe(Graph& g) {
+    NodeSpec spec;
+    spec.op = "Probe";
+    spec.op_def = &def_;
+    node_ = g.AddNode(std::move(spec)).value();
+  }
+  // The device's threads when `s` ran the probe (0 if the run failed).
+  int ThreadsSeenBy(Session& s) {
+    seen_ = 0;
+    if (!s.Run({}, {}, {Output(node_, 0)}).ok()) return 0;
+    return seen_;
+  }
+
+ private:
+  int seen_ = 0;
+  OpDef def_{.type = "Probe", .kernel = [this](OpKernelContext& c) {
+               seen_ = static_cast<int>(c.device().numThreads());
+               return absl::OkStatus();
+             }};
+  NodeHandle node_;
+};
+
 TEST_F(SessionTest, KernelsSeeTheIntraOpDevice) {
-  int seen_threads = 0;
-  OpDef def{.type = "Probe", .kernel = [&](OpKernelContext& c) {
-              seen_threads = c.device().numThreads();
-              return absl::OkStatus();
-            }};
-  NodeSpec spec;
-  spec.op = "Probe";
-  spec.op_def = &def;
-  NodeHandle probe = g_.AddNode(std::move(spec)).value();
+  ThreadProbe probe(g_);
   Session s(g_, {.intra_op_threads = 3});
-  ASSERT_TRUE(s.Run({}, {}, {Output(probe, 0)}).ok());
-  EXPECT_EQ(seen_threads, 3);
+  EXPECT_EQ(probe.ThreadsSeenBy(s), 3);
+}
+
+TEST_F(SessionTest, DefaultOptionsTakeTheProcessCountWhenMade) {
+  ThreadProbe probe(g_);
+  ASSERT_TRUE(SetIntraOpThreads(3).ok());
+  Session made_at_three(g_);
+  ASSERT_TRUE(SetIntraOpThreads(0).ok());
+  // A session keeps the count it was made with.
+  EXPECT_EQ(probe.ThreadsSeenBy(made_at_three), 3);
+  Session automatic(g_);
+  EXPECT_EQ(probe.ThreadsSeenBy(automatic), IntraOpThreads());
 }
 
 }  // namespace
