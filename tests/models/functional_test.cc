@@ -246,12 +246,6 @@ TEST_F(FunctionalTest, SeveralInputsAreNotImplementedYet) {
   EXPECT_EQ(m.status().code(), absl::StatusCode::kUnimplemented);
 }
 
-TEST_F(FunctionalTest, SavingIsNotImplementedYet) {
-  Functional m = Residual();
-  EXPECT_EQ(m.Save(::testing::TempDir() + "/functional").code(),
-            absl::StatusCode::kUnimplemented);
-}
-
 TEST_F(FunctionalTest, ASequentialRefusesAMergeLayer) {
   absl::StatusOr<Sequential> m =
       Sequential::Create({layers::Input({2}), layers::Add()}, {.graph = &g_});
