@@ -1,7 +1,9 @@
 #include "models/functional_config.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -370,6 +372,82 @@ class GraphReader {
 
 }  // namespace
 
+std::vector<size_t> KerasLayerOrder(const ModelSnapshot& snap) {
+  const ModelGraph& g = snap.graph;
+  std::map<const LayerState*, size_t> index;
+  for (size_t i = 0; i < snap.layers.size(); ++i) {
+    index[snap.layers[i].state] = i;
+  }
+  const size_t n = g.calls.size();
+  auto layer_of = [&](size_t call) -> size_t {
+    auto it = index.find(g.calls[call].layer.get());
+    return it == index.end() ? 0 : it->second;
+  };
+  // Keras's _build_map: a depth-first walk from each output, numbering
+  // layers when first reached (before their inputs) and listing calls
+  // after their inputs (without recursion).
+  constexpr int64_t kUnreached = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> first_seen(snap.layers.size(), kUnreached);
+  int64_t seen = 0;
+  std::vector<bool> finished(n, false);
+  std::vector<size_t> post_order;
+  for (int out : g.outputs) {
+    std::vector<std::pair<size_t, size_t>> stack = {{out, 0}};
+    while (!stack.empty()) {
+      auto& [c, next] = stack.back();
+      if (next == 0) {
+        if (finished[c]) {
+          stack.pop_back();
+          continue;
+        }
+        if (first_seen[layer_of(c)] == kUnreached) {
+          first_seen[layer_of(c)] = seen++;
+        }
+      }
+      if (next < g.calls[c].inputs.size()) {
+        const size_t in = g.calls[c].inputs[next++];
+        if (!finished[in]) stack.emplace_back(in, 0);
+        continue;
+      }
+      finished[c] = true;
+      post_order.push_back(c);
+      stack.pop_back();
+    }
+  }
+  // Keras's map_graph: depths from the outputs back, each layer as deep as
+  // its deepest call so far.
+  std::vector<int64_t> call_depth(n, 0);
+  std::vector<int64_t> layer_depth(snap.layers.size(), -1);
+  for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
+    const size_t c = *it;
+    const size_t l = layer_of(c);
+    const int64_t depth =
+        std::max(call_depth[c], std::max<int64_t>(layer_depth[l], 0));
+    layer_depth[l] = depth;
+    call_depth[c] = depth;
+    for (int in : g.calls[c].inputs) {
+      call_depth[in] = std::max(call_depth[in], depth + 1);
+    }
+  }
+  // Inputs the outputs do not reach: depth 0, first.
+  for (int in : g.inputs) {
+    const size_t l = layer_of(in);
+    if (layer_depth[l] < 0) {
+      layer_depth[l] = 0;
+      first_seen[l] = -1;
+    }
+  }
+  std::vector<size_t> order(snap.layers.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  // Deepest first; ties in the order the walk first reached them.
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (layer_depth[a] != layer_depth[b])
+      return layer_depth[a] > layer_depth[b];
+    return first_seen[a] < first_seen[b];
+  });
+  return order;
+}
+
 absl::StatusOr<FunctionalGraph> ReadFunctionalGraph(const ConfigObject& config,
                                                     const Json& entries,
                                                     std::vector<Layer> layers,
@@ -420,7 +498,7 @@ Json FunctionalConfigJson(const ModelSnapshot& snap,
     inbound[it->second].push_back(std::move(node));
   }
   Json layers = Json::array();
-  for (size_t i = 0; i < snap.layers.size(); ++i) {
+  for (size_t i : KerasLayerOrder(snap)) {
     const SavedLayer& saved = snap.layers[i];
     // Every kind a model can hold is in the table; Save checks first.
     const LayerKind* kind = FindLayerKind(saved.layer.kind());

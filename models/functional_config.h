@@ -60,8 +60,18 @@ absl::StatusOr<FunctionalGraph> ReadFunctionalGraph(const ConfigObject& config,
                                                     std::vector<Layer> layers,
                                                     const std::string& file);
 
+// Keras's order of the Functional's layers (its model.layers, as
+// keras/src/ops/function.py's map_graph makes it): deepest first, counting
+// depth from the outputs (a layer as deep as its deepest call), ties in the
+// order a depth-first walk from the outputs first reaches them. Indices
+// into snap.layers. The config lists the layers, and the weights file
+// names their groups, in this order, so that Keras, which rebuilds the
+// model and orders its layers this way, finds each layer's weights under
+// the group it expects.
+std::vector<size_t> KerasLayerOrder(const ModelSnapshot& snap);
+
 // The Functional's Keras config (class_name "Functional"), its names as
-// `renaming` has them.
+// `renaming` has them; the layers in KerasLayerOrder.
 Json FunctionalConfigJson(const ModelSnapshot& snap,
                           const ScopeRenaming& renaming);
 

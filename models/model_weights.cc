@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "models/functional_config.h"
 #include "models/layer_registry.h"
 #include "models/layer_state.h"
 #include "serialize/keras_weights.h"
@@ -76,13 +77,23 @@ absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
           ") has no saving support (models/layer_registry.h)"));
     }
   }
+  // A Functional's groups are named, and written, in Keras's layer order
+  // (the order its config lists them in).
+  std::vector<size_t> order;
+  if (snap.class_name == "Functional") {
+    order = KerasLayerOrder(snap);
+  } else {
+    for (size_t i = 0; i < snap.layers.size(); ++i) order.push_back(i);
+  }
   std::vector<LayerWeights> weights;
   std::vector<Layer> layers;
-  for (const auto& saved : snap.layers) layers.push_back(saved.layer);
+  for (size_t i : order) layers.push_back(snap.layers[i].layer);
   const std::vector<std::string> paths =
       WeightsPaths(layers, snap.class_name == "Functional");
-  for (size_t i = 0; i < snap.layers.size(); ++i) {
-    if (!paths[i].empty()) weights.push_back({paths[i], snap.layers[i].values});
+  for (size_t k = 0; k < order.size(); ++k) {
+    if (!paths[k].empty()) {
+      weights.push_back({paths[k], snap.layers[order[k]].values});
+    }
   }
   absl::StatusOr<std::string> h5 = EncodeKerasWeights(weights);
   if (!h5.ok()) {

@@ -168,6 +168,45 @@ TEST_F(FunctionalSavingTest, WeightsFileHasKerasFunctionalGroups) {
   EXPECT_TRUE(SameBits((*values)[0][0], m.GetWeights()[0]));
 }
 
+// Keras orders a Functional's layers by depth from the outputs (ties in
+// the order its walk from the outputs reaches them), rebuilds that order
+// from the config and names weights groups by it: the config lists the
+// layers, and the weights file names their groups, in that order, which
+// here differs from the model's order of first call (x, c, a, b, sum).
+TEST_F(FunctionalSavingTest, LayersAndGroupsAreInKerasLayerOrder) {
+  Graph g;
+  KerasTensor x = Input({4}, "x");
+  Layer a = layers::Dense(4, {.name = "a"});
+  Layer b = layers::Dense(4, {.name = "b"});
+  Layer c = layers::Dense(4, {.name = "c"});
+  Functional m =
+      Functional::Create({x}, {layers::Add({"sum"})({c(x), b(a(x))})},
+                         {.graph = &g})
+          .value();
+  ASSERT_TRUE(m.Save(dir_).ok());
+  const Json config = Json::parse(ReadFileBytes(dir_ + "/config.json"));
+  std::vector<std::string> names;
+  for (const Json& l : config["config"]["layers"]) names.push_back(l["name"]);
+  EXPECT_THAT(names, ::testing::ElementsAre("x", "a", "c", "b", "sum"));
+  const std::string h5 = ReadFileBytes(dir_ + "/model.weights.h5");
+  absl::StatusOr<std::vector<std::vector<Tensor>>> groups =
+      DecodeKerasWeights(h5,
+                         {{.path = "layers/dense", .shapes = {{4, 4}, {4}}},
+                          {.path = "layers/dense_1", .shapes = {{4, 4}, {4}}},
+                          {.path = "layers/dense_2", .shapes = {{4, 4}, {4}}}},
+                         "w.h5");
+  ASSERT_TRUE(groups.ok()) << groups.status();
+  // GetWeights is in the model's order: c, a, b.
+  const std::vector<Tensor> w = m.GetWeights();
+  EXPECT_TRUE(SameBits((*groups)[0][0], w[2]));  // a
+  EXPECT_TRUE(SameBits((*groups)[1][0], w[0]));  // c
+  EXPECT_TRUE(SameBits((*groups)[2][0], w[4]));  // b
+  Graph other;
+  absl::StatusOr<Functional> loaded = LoadFunctional(dir_, {.graph = &other});
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE(SameBits(loaded->Predict(X()).value(), m.Predict(X()).value()));
+}
+
 TEST_F(FunctionalSavingTest, SaveWeightsWritesTheSameWeightsFile) {
   Graph g;
   Functional m = Model(g);
