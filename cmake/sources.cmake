@@ -63,6 +63,7 @@ set(GRAPHGC_SOURCES
     models/engine.cc
     models/fit.cc
     models/functional.cc
+    models/functional_config.cc
     models/keras_json.cc
     models/layer_registry.cc
     models/layers.cc
@@ -166,6 +167,7 @@ set(GRAPHGC_HEADERS
     models/engine.h
     models/fit.h
     models/functional.h
+    models/functional_config.h
     models/keras_json.h
     models/layer.h
     models/layer_registry.h

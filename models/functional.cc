@@ -14,6 +14,7 @@
 #include "models/layer_state.h"
 #include "models/model_graph.h"
 #include "models/model_state.h"
+#include "models/saving_access.h"
 #include "models/summary.h"
 #include "util/status_macros.h"
 
@@ -345,13 +346,6 @@ std::string Functional::Summary() const {
   return models_internal::ModelSummary(*state_);
 }
 
-absl::Status Functional::Save(const std::string& dir) const {
-  if (state_ == nullptr) return MovedFrom("Save");
-  return absl::UnimplementedError(
-      absl::StrCat("Functional::Save of '", state_->scope.name(), "' to '", dir,
-                   "': saving functional models is not implemented yet"));
-}
-
 const std::string& Functional::name() const {
   static const std::string* const kNoName = new std::string();
   return state_ == nullptr ? *kNoName : state_->scope.name();
@@ -360,6 +354,10 @@ const std::string& Functional::name() const {
 const std::vector<Layer>& Functional::layers() const {
   static const std::vector<Layer>* const kNoLayers = new std::vector<Layer>();
   return state_ == nullptr ? *kNoLayers : state_->layers;
+}
+
+Sequential models_internal::SavingAccess::Handle(const Functional& model) {
+  return model.Engine();
 }
 
 bool Functional::compiled() const {

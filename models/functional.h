@@ -36,11 +36,18 @@
 // loss is the weighted sum, and the logs are named as Keras 3's ("loss",
 // "<output>_loss", "<output>_accuracy", "val_...").
 //
-// Not implemented yet: saving (Save and the callbacks that save return
-// Unimplemented) and callbacks given the model itself: a callback's
-// OnTrainBegin gets a Sequential handle on the same model, whose training
-// methods work on it (TensorBoard's write_graph, which writes the Keras
-// config, and ModelCheckpoint, which saves, return Unimplemented).
+// Saving: Save writes Keras 3's functional config and weights layout
+// (models/saving.h); LoadFunctional and LoadAnyModel read them back.
+//
+// Callbacks: a callback's OnTrainBegin gets a Sequential handle on the
+// same model (the engine's handle; models/callbacks/callback.h). Every
+// method of it works on the functional model as such: Save, SaveWeights
+// and ModelToJson through it write the Functional config and layout, so
+// ModelCheckpoint and TensorBoard's write_graph work unchanged.
+//
+// Not implemented yet: saving a model of several inputs or outputs (Save
+// returns Unimplemented; its GraphDef signature has one input and one
+// output).
 #ifndef GRAPHGC_MODELS_FUNCTIONAL_H_
 #define GRAPHGC_MODELS_FUNCTIONAL_H_
 
@@ -62,6 +69,7 @@ namespace graphgc {
 
 namespace models_internal {
 struct ModelState;
+struct SavingAccess;
 struct SymbolicAccess;
 struct SymbolicCall;
 }  // namespace models_internal
@@ -148,7 +156,7 @@ class Functional {
   void StopTraining() { Engine().StopTraining(); }
   bool stop_training() const { return Engine().stop_training(); }
 
-  // Unimplemented today.
+  // As Sequential's, in Keras 3's Functional format (models/saving.h).
   absl::Status Save(const std::string& dir) const;
 
   const std::string& name() const;
@@ -165,6 +173,7 @@ class Functional {
   std::vector<NodeHandle> GraphRoots() const;
 
  private:
+  friend struct models_internal::SavingAccess;  // models/saving_access.h
   Functional(std::shared_ptr<models_internal::ModelState> state,
              std::vector<KerasTensor> inputs, std::vector<KerasTensor> outputs);
   // The engine's methods through a Sequential handle on the same state.

@@ -41,7 +41,8 @@ absl::StatusOr<LoadBudget> CheckLoadBudget(const std::vector<Layer>& layers,
                                            int optimizer_slots,
                                            const std::string& file,
                                            int64_t max_bytes) {
-  absl::int128 elements = 0;
+  // Each layer's input along the stack, while the layers are valid.
+  std::vector<TensorShape> inputs;
   TensorShape in;
   for (size_t i = 0; i < layers.size(); ++i) {
     const LayerState* state = SavingAccess::State(layers[i]);
@@ -51,6 +52,23 @@ absl::StatusOr<LoadBudget> CheckLoadBudget(const std::vector<Layer>& layers,
     }
     absl::StatusOr<TensorShape> out = models_internal::OutputShape(*state, in);
     if (!out.ok()) break;
+    inputs.push_back(in);
+    in = *std::move(out);
+  }
+  return CheckLoadBudget(
+      std::vector<Layer>(layers.begin(), layers.begin() + inputs.size()),
+      inputs, layers.size(), optimizer_slots, file, max_bytes);
+}
+
+absl::StatusOr<LoadBudget> CheckLoadBudget(
+    const std::vector<Layer>& layers, const std::vector<TensorShape>& inputs,
+    size_t num_layers, int optimizer_slots, const std::string& file,
+    int64_t max_bytes) {
+  absl::int128 elements = 0;
+  for (size_t i = 0; i < layers.size() && i < inputs.size(); ++i) {
+    const LayerState* state = SavingAccess::State(layers[i]);
+    if (state == nullptr || !state->error.ok()) break;
+    const TensorShape& in = inputs[i];
     bool known = true;
     for (const std::vector<int64_t>& shape : VariableShapes(*state, in)) {
       int64_t n = 1;
@@ -71,7 +89,6 @@ absl::StatusOr<LoadBudget> CheckLoadBudget(const std::vector<Layer>& layers,
       elements += n;
     }
     if (!known) break;
-    in = *std::move(out);
   }
   const absl::int128 weights = elements * int{sizeof(float)};
   // The model's variables and the values read, model.weights.h5's bytes
@@ -94,7 +111,7 @@ absl::StatusOr<LoadBudget> CheckLoadBudget(const std::vector<Layer>& layers,
   absl::int128 file_bytes = weights * (1 + optimizer_slots) +
                             kWeightsFileMargin +
                             absl::int128(kWeightsFileMarginPerLayer) *
-                                static_cast<int64_t>(layers.size());
+                                static_cast<int64_t>(num_layers);
   // What the budget leaves once the weights are held twice, for the file's
   // two copies.
   file_bytes = std::min(file_bytes, (limit - 2 * weights) / 2);

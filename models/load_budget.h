@@ -39,6 +39,16 @@ absl::StatusOr<LoadBudget> CheckLoadBudget(const std::vector<Layer>& layers,
                                            const std::string& file,
                                            int64_t max_bytes);
 
+// The same for layers whose inputs are known: `layers[i]`'s weights are
+// made for per-sample input `inputs[i]` (a Functional's layers, each for
+// its first call), counted while both last and the layers are valid;
+// `num_layers` is the model's whole layer count (for the HDF5 metadata
+// margin).
+absl::StatusOr<LoadBudget> CheckLoadBudget(
+    const std::vector<Layer>& layers, const std::vector<TensorShape>& inputs,
+    size_t num_layers, int optimizer_slots, const std::string& file,
+    int64_t max_bytes);
+
 }  // namespace models_internal
 }  // namespace graphgc
 

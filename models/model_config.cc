@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "models/compile_config.h"
+#include "models/functional_config.h"
 #include "models/layer_registry.h"
 #include "util/status_macros.h"
 
@@ -15,13 +16,15 @@ absl::StatusOr<ParsedConfig> ParseConfig(std::string_view text,
   GG_ASSIGN_OR_RETURN(const Json root, ParseJsonObject(text, file));
   const ConfigObject top(root, file);
   GG_ASSIGN_OR_RETURN(const std::string class_name, top.String("class_name"));
-  if (class_name != "Sequential") {
-    return top.Error(absl::StrCat("class_name is '", class_name,
-                                  "'; only Sequential models load"));
+  if (class_name != "Sequential" && class_name != "Functional") {
+    return top.Error(
+        absl::StrCat("class_name is '", class_name,
+                     "'; only Sequential and Functional models load"));
   }
   GG_ASSIGN_OR_RETURN(const ConfigObject config,
                       top.Child("config", file + " config"));
   ParsedConfig out;
+  out.functional = class_name == "Functional";
   GG_ASSIGN_OR_RETURN(out.name, config.String("name", ""));
   const Json* layers = config.Find("layers");
   if (layers == nullptr) return config.Missing("layers");
@@ -50,6 +53,15 @@ absl::StatusOr<ParsedConfig> ParseConfig(std::string_view text,
     GG_ASSIGN_OR_RETURN(Layer made, kind->read_config(layer_config));
     out.layers.push_back(std::move(made));
   }
+  if (out.functional) {
+    GG_ASSIGN_OR_RETURN(
+        FunctionalGraph graph,
+        ReadFunctionalGraph(config, *layers, std::move(out.layers), file));
+    out.layers = std::move(graph.layers);
+    out.inputs = std::move(graph.inputs);
+    out.outputs = std::move(graph.outputs);
+    out.weights_input_shapes = std::move(graph.weights_input_shapes);
+  }
   const Json* compile = top.Find("compile_config");
   if (compile != nullptr && !compile->is_null()) {
     if (!compile->is_object()) {
@@ -62,6 +74,9 @@ absl::StatusOr<ParsedConfig> ParseConfig(std::string_view text,
 }
 
 Json ConfigJson(const ModelSnapshot& snap, const ScopeRenaming& renaming) {
+  if (snap.class_name == "Functional") {
+    return FunctionalConfigJson(snap, renaming);
+  }
   Json layers = Json::array();
   for (const models_internal::SavedLayer& saved : snap.layers) {
     // Every kind a model can hold is in the table (LoadModel reads none

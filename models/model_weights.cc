@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "models/functional_config.h"
 #include "models/layer_registry.h"
 #include "models/layer_state.h"
 #include "serialize/keras_weights.h"
@@ -15,25 +16,6 @@ namespace graphgc {
 namespace models_internal {
 
 namespace {
-
-// The weights group of each layer ("layers/dense", "layers/dense_1"), empty
-// for a layer without one: Keras's names, uniqued per model in layer order.
-std::vector<std::string> WeightsPaths(const std::vector<Layer>& layers) {
-  std::map<std::string, int> used;
-  std::vector<std::string> paths;
-  for (const Layer& layer : layers) {
-    const LayerKind* kind = FindLayerKind(layer.kind());
-    if (kind == nullptr || kind->weights_group.empty()) {
-      paths.emplace_back();
-      continue;
-    }
-    const int n = used[kind->weights_group]++;
-    paths.push_back(n == 0
-                        ? absl::StrCat("layers/", kind->weights_group)
-                        : absl::StrCat("layers/", kind->weights_group, "_", n));
-  }
-  return paths;
-}
 
 // Refuses a weights file holding a layer group not in `expected`, as Keras
 // refuses a layer count mismatch. `saved` holds up to expected.size() + 1
@@ -63,6 +45,29 @@ absl::Status CheckSavedLayers(const KerasWeightsLayers& saved,
 
 }  // namespace
 
+std::vector<std::string> WeightsPaths(const std::vector<Layer>& layers,
+                                      bool functional) {
+  std::map<std::string, int> used;
+  std::vector<std::string> paths;
+  for (const Layer& layer : layers) {
+    const LayerKind* kind = FindLayerKind(layer.kind());
+    std::string group;
+    if (kind != nullptr) {
+      group = kind->weights_group;
+      // Keras's snake case of "InputLayer".
+      if (functional && kind->is_input) group = "input_layer";
+    }
+    if (group.empty()) {
+      paths.emplace_back();
+      continue;
+    }
+    const int n = used[group]++;
+    paths.push_back(n == 0 ? absl::StrCat("layers/", group)
+                           : absl::StrCat("layers/", group, "_", n));
+  }
+  return paths;
+}
+
 absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
                                          const std::string& where) {
   for (const models_internal::SavedLayer& saved : snap.layers) {
@@ -72,12 +77,23 @@ absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
           ") has no saving support (models/layer_registry.h)"));
     }
   }
+  // A Functional's groups are named, and written, in Keras's layer order
+  // (the order its config lists them in).
+  std::vector<size_t> order;
+  if (snap.class_name == "Functional") {
+    order = KerasLayerOrder(snap);
+  } else {
+    for (size_t i = 0; i < snap.layers.size(); ++i) order.push_back(i);
+  }
   std::vector<LayerWeights> weights;
   std::vector<Layer> layers;
-  for (const auto& saved : snap.layers) layers.push_back(saved.layer);
-  const std::vector<std::string> paths = WeightsPaths(layers);
-  for (size_t i = 0; i < snap.layers.size(); ++i) {
-    if (!paths[i].empty()) weights.push_back({paths[i], snap.layers[i].values});
+  for (size_t i : order) layers.push_back(snap.layers[i].layer);
+  const std::vector<std::string> paths =
+      WeightsPaths(layers, snap.class_name == "Functional");
+  for (size_t k = 0; k < order.size(); ++k) {
+    if (!paths[k].empty()) {
+      weights.push_back({paths[k], snap.layers[order[k]].values});
+    }
   }
   absl::StatusOr<std::string> h5 = EncodeKerasWeights(weights);
   if (!h5.ok()) {
@@ -89,7 +105,17 @@ absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
 absl::StatusOr<std::vector<Tensor>> DecodeModelWeights(
     const std::string& h5, const std::vector<Layer>& layers,
     const std::string& file) {
-  const std::vector<std::string> paths = WeightsPaths(layers);
+  return DecodeModelWeights(h5, layers, WeightsPaths(layers, false), file);
+}
+
+absl::StatusOr<std::vector<Tensor>> DecodeModelWeights(
+    const std::string& h5, const std::vector<Layer>& layers,
+    const std::vector<std::string>& paths, const std::string& file) {
+  if (paths.size() != layers.size()) {
+    return absl::InternalError(absl::StrCat("LoadModel: ", paths.size(),
+                                            " weights groups for ",
+                                            layers.size(), " layers"));
+  }
   std::set<std::string> expected;
   std::vector<LayerWeightsSpec> specs;
   for (size_t i = 0; i < paths.size(); ++i) {

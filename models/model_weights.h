@@ -19,6 +19,15 @@
 namespace graphgc {
 namespace models_internal {
 
+// The weights group of each of `layers` ("layers/dense", "layers/dense_1"),
+// as Keras 3 names it: the snake-case class name, uniqued per model in
+// layer order. Empty for a layer Keras gives no group: a Sequential's
+// InputLayer. A Functional's model.layers includes its Input layers, which
+// Keras saves as (empty) "layers/input_layer" groups, so `functional`
+// gives them one.
+std::vector<std::string> WeightsPaths(const std::vector<Layer>& layers,
+                                      bool functional);
+
 // The bytes of model.weights.h5 for `snap`, or a status prefixed by `where`:
 // Unimplemented for a layer kind without saving support.
 absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
@@ -33,6 +42,11 @@ absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
 absl::StatusOr<std::vector<Tensor>> DecodeModelWeights(
     const std::string& h5, const std::vector<Layer>& layers,
     const std::string& file);
+// The same with each layer's group given (`paths[i]` for `layers[i]`, as
+// WeightsPaths names them; empty: none).
+absl::StatusOr<std::vector<Tensor>> DecodeModelWeights(
+    const std::string& h5, const std::vector<Layer>& layers,
+    const std::vector<std::string>& paths, const std::string& file);
 
 }  // namespace models_internal
 }  // namespace graphgc

@@ -5,9 +5,11 @@
 #include "models/saving.h"
 
 #include <filesystem>
+#include <map>
 #include <new>
 #include <system_error>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -30,6 +32,7 @@ using models_internal::Freeze;
 using models_internal::FrozenModel;
 using models_internal::Json;
 using models_internal::kMaxJsonBytes;
+using models_internal::LayerState;
 using models_internal::LoadBudget;
 using models_internal::ModelSnapshot;
 using models_internal::OptimizerSlots;
@@ -38,6 +41,7 @@ using models_internal::ParsedConfig;
 using models_internal::ParseSignatureUnguarded;
 using models_internal::SavingAccess;
 using models_internal::WeightsBytes;
+using models_internal::WeightsPaths;
 
 namespace {
 
@@ -66,16 +70,22 @@ bool IsSaveFile(const std::string& name) {
          name == kSignatureFile;
 }
 
+// "Sequential::Save" or "Functional::Save": the model's kind, whichever
+// handle reached it.
+std::string SaveName(const ModelSnapshot& snap) {
+  return absl::StrCat(snap.class_name, "::Save");
+}
+
 // OK when the existing directory `dir` holds only the files Save writes
-// (nothing else is deleted when Save replaces it).
-absl::Status CheckIsModelDirectory(const std::string& dir) {
+// (nothing else is deleted when Save replaces it); `who` names the caller.
+absl::Status CheckIsModelDirectory(const std::string& dir,
+                                   const std::string& who) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (!IsSaveFile(entry.path().filename().string()) ||
         !entry.is_regular_file(ec)) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "Sequential::Save: ", dir, " holds '",
-          entry.path().filename().string(),
+          who, ": ", dir, " holds '", entry.path().filename().string(),
           "', which Save did not write; Save replaces the directory whole "
           "and deletes nothing else: choose another directory"));
     }
@@ -84,11 +94,22 @@ absl::Status CheckIsModelDirectory(const std::string& dir) {
   return absl::OkStatus();
 }
 
-absl::Status SaveUnguarded(const Sequential& model, const std::string& dir) {
-  GG_RETURN_IF_ERROR(CheckPath(dir, "Sequential::Save directory"));
+// `model` is a Sequential or a Functional's engine handle; `who` names the
+// call until the snapshot says which.
+absl::Status SaveUnguarded(const Sequential& model, const std::string& dir,
+                           const char* who) {
+  GG_RETURN_IF_ERROR(CheckPath(dir, absl::StrCat(who, " directory")));
   GG_ASSIGN_OR_RETURN(const ModelSnapshot snap, SavingAccess::Snapshot(model));
+  const std::string save = SaveName(snap);
   const std::string where =
-      absl::StrCat("Sequential::Save of '", snap.name, "' to ", dir);
+      absl::StrCat(save, " of '", snap.name, "' to ", dir);
+  if (snap.graph.inputs.size() != 1 || snap.graph.outputs.size() != 1) {
+    return absl::UnimplementedError(absl::StrCat(
+        where, ": saving a model of ", snap.graph.inputs.size(),
+        " inputs and ", snap.graph.outputs.size(),
+        " outputs is not implemented yet (its GraphDef signature has one "
+        "input and one output); SaveWeights works"));
+  }
   // Everything is made in memory first: a failure writes nothing.
   GG_ASSIGN_OR_RETURN(std::string h5, WeightsBytes(snap, where));
   std::string config =
@@ -104,8 +125,9 @@ absl::Status SaveUnguarded(const Sequential& model, const std::string& dir) {
   files.emplace_back(kSignatureFile, std::move(frozen->signature));
   files.emplace_back(kConfigFile, std::move(config));
   // Staged in a sibling directory, then swapped in.
-  return WriteDirectoryAtomically(dir, "Sequential::Save directory", files,
-                                  CheckIsModelDirectory);
+  return WriteDirectoryAtomically(
+      dir, absl::StrCat(save, " directory"), files,
+      [&](const std::string& d) { return CheckIsModelDirectory(d, save); });
 }
 
 absl::Status SaveWeightsUnguarded(const Sequential& model,
@@ -118,19 +140,64 @@ absl::Status SaveWeightsUnguarded(const Sequential& model,
   return Annotate(WriteFileAtomically(path, h5), where);
 }
 
-absl::StatusOr<Sequential> LoadModelUnguarded(const std::string& dir,
-                                              LoadOptions options) {
-  GG_RETURN_IF_ERROR(CheckPath(dir, "LoadModel directory"));
+// The load budget of a parsed config (see models/saving.h).
+absl::StatusOr<LoadBudget> BudgetOf(const ParsedConfig& parsed,
+                                    const std::string& file,
+                                    int64_t max_bytes) {
+  const int slots = OptimizerSlots(parsed.compile);
+  if (parsed.functional) {
+    return CheckLoadBudget(parsed.layers, parsed.weights_input_shapes,
+                           parsed.layers.size(), slots, file, max_bytes);
+  }
+  return CheckLoadBudget(parsed.layers, slots, file, max_bytes);
+}
+
+// Which kinds of model a load takes.
+enum class Want { kSequential, kFunctional, kAny };
+
+absl::Status WrongKind(const std::string& config_file, bool functional,
+                       const char* call) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      config_file, ": holds a ", functional ? "Functional" : "Sequential",
+      " model, which ", call, " does not return; LoadAnyModel loads either"));
+}
+
+// The model of either kind, whose weights, once read, are set on it through
+// `handle` (a Sequential, or a Functional's engine handle).
+template <typename Model>
+absl::Status FinishLoad(Model& model, Sequential handle, ParsedConfig& parsed,
+                        const std::string& h5, const std::vector<Layer>& layers,
+                        const std::vector<std::string>& paths,
+                        const LoadOptions& options,
+                        const std::string& config_file,
+                        const std::string& weights_file) {
+  GG_ASSIGN_OR_RETURN(std::vector<Tensor> weights,
+                      DecodeModelWeights(h5, layers, paths, weights_file));
+  GG_RETURN_IF_ERROR(
+      SavingAccess::AssignWeights(handle, std::move(weights), weights_file));
+  if (options.compile && parsed.compile.has_value()) {
+    absl::Status s = model.Compile(*std::move(parsed.compile));
+    if (!s.ok()) return Annotate(s, config_file);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<LoadedModel> LoadUnguarded(const std::string& dir,
+                                          LoadOptions options, Want want,
+                                          const char* call) {
+  GG_RETURN_IF_ERROR(CheckPath(dir, absl::StrCat(call, " directory")));
   const std::string config_file = Join(dir, kConfigFile);
   const std::string weights_file = Join(dir, kWeightsFile);
   // Both files are read, and the config checked, before anything is built.
   GG_ASSIGN_OR_RETURN(const std::string text,
                       ReadRegularFile(config_file, kMaxJsonBytes));
   GG_ASSIGN_OR_RETURN(ParsedConfig parsed, ParseConfig(text, config_file));
-  GG_ASSIGN_OR_RETURN(
-      const LoadBudget budget,
-      CheckLoadBudget(parsed.layers, OptimizerSlots(parsed.compile),
-                      config_file, options.max_bytes));
+  if ((want == Want::kSequential && parsed.functional) ||
+      (want == Want::kFunctional && !parsed.functional)) {
+    return WrongKind(config_file, parsed.functional, call);
+  }
+  GG_ASSIGN_OR_RETURN(const LoadBudget budget,
+                      BudgetOf(parsed, config_file, options.max_bytes));
   absl::StatusOr<std::string> read =
       ReadRegularFile(weights_file, budget.max_file_bytes);
   if (absl::IsResourceExhausted(read.status())) {
@@ -149,30 +216,44 @@ absl::StatusOr<Sequential> LoadModelUnguarded(const std::string& dir,
   // next collection. The weights file is opened once, to check its layer
   // groups against the model's and read the weights, which needs the
   // model's built shapes.
-  auto in = [](const std::string& file, const absl::Status& s) {
-    return Annotate(s, file);
-  };
-  absl::StatusOr<Sequential> model = Sequential::Create(
-      parsed.layers, {.name = parsed.name, .graph = options.graph});
-  if (!model.ok()) return in(config_file, model.status());
-  GG_ASSIGN_OR_RETURN(std::vector<Tensor> weights,
-                      DecodeModelWeights(h5, model->layers(), weights_file));
-  GG_RETURN_IF_ERROR(
-      SavingAccess::AssignWeights(*model, std::move(weights), weights_file));
-  if (options.compile && parsed.compile.has_value()) {
-    absl::Status s = model->Compile(*std::move(parsed.compile));
-    if (!s.ok()) return in(config_file, s);
+  if (!parsed.functional) {
+    absl::StatusOr<Sequential> model = Sequential::Create(
+        parsed.layers, {.name = parsed.name, .graph = options.graph});
+    if (!model.ok()) return Annotate(model.status(), config_file);
+    GG_RETURN_IF_ERROR(
+        FinishLoad(*model, *model, parsed, h5, model->layers(),
+                   WeightsPaths(model->layers(), /*functional=*/false), options,
+                   config_file, weights_file));
+    return LoadedModel(*std::move(model));
   }
-  return model;
+  absl::StatusOr<Functional> model =
+      Functional::Create(parsed.inputs, parsed.outputs,
+                         {.name = parsed.name, .graph = options.graph});
+  if (!model.ok()) return Annotate(model.status(), config_file);
+  // The weights groups are named in the config's layer order, as Keras
+  // names them; the model lists its layers in call order.
+  const std::vector<std::string> config_paths =
+      WeightsPaths(parsed.layers, /*functional=*/true);
+  std::map<const LayerState*, std::string> path_of;
+  for (size_t i = 0; i < parsed.layers.size(); ++i) {
+    path_of[SavingAccess::State(parsed.layers[i])] = config_paths[i];
+  }
+  std::vector<std::string> paths;
+  for (const Layer& layer : model->layers()) {
+    auto it = path_of.find(SavingAccess::State(layer));
+    paths.push_back(it == path_of.end() ? std::string() : it->second);
+  }
+  GG_RETURN_IF_ERROR(FinishLoad(*model, SavingAccess::Handle(*model), parsed,
+                                h5, model->layers(), paths, options,
+                                config_file, weights_file));
+  return LoadedModel(*std::move(model));
 }
 
 absl::StatusOr<ModelConfigSummary> ParseModelConfigUnguarded(
     std::string_view json, const std::string& file, int64_t max_bytes) {
   GG_ASSIGN_OR_RETURN(const ParsedConfig parsed, ParseConfig(json, file));
-  GG_ASSIGN_OR_RETURN(
-      const LoadBudget budget,
-      CheckLoadBudget(parsed.layers, OptimizerSlots(parsed.compile), file,
-                      max_bytes));
+  GG_ASSIGN_OR_RETURN(const LoadBudget budget,
+                      BudgetOf(parsed, file, max_bytes));
   return ModelConfigSummary{
       .name = parsed.name,
       .num_layers = static_cast<int64_t>(parsed.layers.size()),
@@ -185,6 +266,10 @@ absl::StatusOr<ModelConfigSummary> ParseModelConfigUnguarded(
 
 absl::StatusOr<std::string> ModelToJson(const Sequential& model) {
   return ModelToJson(model, ScopeRenaming());
+}
+
+absl::StatusOr<std::string> ModelToJson(const Functional& model) {
+  return ModelToJson(SavingAccess::Handle(model), ScopeRenaming());
 }
 
 absl::StatusOr<std::string> ModelToJson(const Sequential& model,
@@ -200,8 +285,32 @@ absl::StatusOr<std::string> ModelToJson(const Sequential& model,
 
 absl::StatusOr<Sequential> LoadModel(const std::string& dir,
                                      LoadOptions options) {
-  return OutOfMemoryIsAStatus(absl::StrCat("LoadModel of ", dir),
-                              [&] { return LoadModelUnguarded(dir, options); });
+  return OutOfMemoryIsAStatus(
+      absl::StrCat("LoadModel of ", dir), [&]() -> absl::StatusOr<Sequential> {
+        GG_ASSIGN_OR_RETURN(
+            LoadedModel model,
+            LoadUnguarded(dir, options, Want::kSequential, "LoadModel"));
+        return std::get<Sequential>(std::move(model));
+      });
+}
+
+absl::StatusOr<Functional> LoadFunctional(const std::string& dir,
+                                          LoadOptions options) {
+  return OutOfMemoryIsAStatus(
+      absl::StrCat("LoadFunctional of ", dir),
+      [&]() -> absl::StatusOr<Functional> {
+        GG_ASSIGN_OR_RETURN(
+            LoadedModel model,
+            LoadUnguarded(dir, options, Want::kFunctional, "LoadFunctional"));
+        return std::get<Functional>(std::move(model));
+      });
+}
+
+absl::StatusOr<LoadedModel> LoadAnyModel(const std::string& dir,
+                                         LoadOptions options) {
+  return OutOfMemoryIsAStatus(absl::StrCat("LoadAnyModel of ", dir), [&] {
+    return LoadUnguarded(dir, options, Want::kAny, "LoadAnyModel");
+  });
 }
 
 absl::StatusOr<Signature> ReadSignature(const std::string& dir) {
@@ -217,14 +326,30 @@ absl::StatusOr<Signature> ReadSignature(const std::string& dir) {
 }
 
 absl::Status Sequential::Save(const std::string& dir) const {
-  return OutOfMemoryIsAStatus(absl::StrCat("Sequential::Save to ", dir),
-                              [&] { return SaveUnguarded(*this, dir); });
+  return OutOfMemoryIsAStatus(absl::StrCat("Sequential::Save to ", dir), [&] {
+    return SaveUnguarded(*this, dir, "Sequential::Save");
+  });
+}
+
+absl::Status Functional::Save(const std::string& dir) const {
+  if (state_ == nullptr) {
+    return absl::FailedPreconditionError(
+        "Functional::Save: the model was moved from (use the object it was "
+        "moved to)");
+  }
+  return OutOfMemoryIsAStatus(absl::StrCat("Functional::Save to ", dir), [&] {
+    return SaveUnguarded(SavingAccess::Handle(*this), dir, "Functional::Save");
+  });
 }
 
 absl::Status SaveWeights(const Sequential& model, const std::string& path) {
   return OutOfMemoryIsAStatus(absl::StrCat("SaveWeights to ", path), [&] {
     return SaveWeightsUnguarded(model, path);
   });
+}
+
+absl::Status SaveWeights(const Functional& model, const std::string& path) {
+  return SaveWeights(SavingAccess::Handle(model), path);
 }
 
 absl::StatusOr<Signature> ParseSignature(std::string_view json,

@@ -1,6 +1,8 @@
 // models/saving.h
 //
-// LoadModel: a Sequential rebuilt from a directory Sequential::Save wrote.
+// LoadModel: a Sequential rebuilt from a directory Sequential::Save wrote;
+// LoadFunctional: the same for Functional::Save (models/functional.h);
+// LoadAnyModel: either, as Keras's load_model returns the saved class.
 // Save writes four files:
 //
 //   config.json        the architecture and compile settings, in Keras 3's
@@ -13,8 +15,19 @@
 //                      "compile_config": {"optimizer": {"class_name":
 //                      "Adam", "config": {"learning_rate": 0.001, ...}},
 //                      "loss": {...}, "metrics": [...]}}
+//                      A Functional's is {"module":
+//                      "keras.src.models.functional", "class_name":
+//                      "Functional", "config": {"name", "trainable",
+//                      "layers": [each with "name" and "inbound_nodes"],
+//                      "input_layers", "output_layers"}, ...}: Keras 3's
+//                      graph format (models/functional_config.h), a layer
+//                      called twice with two nodes, a merge layer's node
+//                      reading a list.
 //   model.weights.h5   the weights, HDF5, in Keras 3's layout
-//                      ("layers/dense/vars/0": serialize/keras_weights.h)
+//                      ("layers/dense/vars/0": serialize/keras_weights.h;
+//                      a Functional's Input layers get Keras's empty
+//                      "layers/input_layer" groups, each shared layer one
+//                      group)
 //   model.pb           a frozen inference GraphDef: a Placeholder input,
 //                      the variables folded into Const nodes
 //                      (serialize/frozen_graph.h), names as in a fresh
@@ -39,7 +52,10 @@
 // the file and what is wrong (NotFound for a missing file, DataLoss for a
 // truncated or corrupt HDF5 file, InvalidArgument for a JSON field of the
 // wrong type, an unknown layer class, or weights whose shapes do not match
-// the config); whatever a failed load built is unreferenced and goes at the
+// the config; for a Functional, a layer name used twice, an inbound node
+// naming a layer not in the config, a node_index or tensor_index out of
+// range, or calls that form a cycle); whatever a failed load built is
+// unreferenced and goes at the
 // next collection, so the graph's live nodes after it are as before.
 // Files are read only if they are regular files, and bounded:
 //   - config.json and signature.json: at most 16 MiB of text
@@ -48,7 +64,8 @@
 //     value over either limit);
 //   - the memory budget (LoadOptions::max_bytes): from config.json alone,
 //     before anything is built or model.weights.h5 is read, LoadModel
-//     counts the float32 weights its layers declare (W bytes) and refuses,
+//     counts the float32 weights its layers declare (W bytes; a
+//     Functional's layers each once, for their first call) and refuses,
 //     with ResourceExhausted naming config.json and the budget, a model
 //     whose load needs more than the budget: the weights twice (the
 //     model's variables and the values read) and model.weights.h5 twice
@@ -84,8 +101,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "absl/status/statusor.h"
+#include "models/functional.h"
 #include "models/saving_types.h"
 #include "models/sequential.h"
 #include "runtime/graph.h"
@@ -95,9 +114,17 @@
 namespace graphgc {
 
 // The model saved in `dir` (see above). An empty `dir` or one holding a NUL
-// byte is InvalidArgument.
+// byte is InvalidArgument. LoadModel takes a saved Sequential and
+// LoadFunctional a saved Functional; each refuses the other kind
+// (InvalidArgument naming config.json and LoadAnyModel) before reading
+// the weights. LoadAnyModel returns the kind that was saved.
 absl::StatusOr<Sequential> LoadModel(const std::string& dir,
                                      LoadOptions options = {});
+absl::StatusOr<Functional> LoadFunctional(const std::string& dir,
+                                          LoadOptions options = {});
+using LoadedModel = std::variant<Sequential, Functional>;
+absl::StatusOr<LoadedModel> LoadAnyModel(const std::string& dir,
+                                         LoadOptions options = {});
 
 // Writes only the model's weights to the file `path`: the bytes Save puts
 // in model.weights.h5 (HDF5, Keras 3's layout, serialize/keras_weights.h),
@@ -107,12 +134,14 @@ absl::StatusOr<Sequential> LoadModel(const std::string& dir,
 // empty path or one with a NUL byte is InvalidArgument; other errors name
 // the model and `path`. Works from a callback of the model's own Fit.
 absl::Status SaveWeights(const Sequential& model, const std::string& path);
+absl::Status SaveWeights(const Functional& model, const std::string& path);
 
 // The model's Keras JSON config, compact: what Keras's `model.to_json()`
 // gives and Save writes (indented) as config.json. The TensorBoard callback
 // writes it as the "keras" summary. Works from a callback of the model's
 // own Fit.
 absl::StatusOr<std::string> ModelToJson(const Sequential& model);
+absl::StatusOr<std::string> ModelToJson(const Functional& model);
 // The same with the model's and its layers' names renamed as `renaming`
 // (serialize/graph_def.h) renames a GraphDef's scopes: the TensorBoard
 // callback writes the config beside a graph exported with local scope names.

@@ -2,10 +2,12 @@
 //
 // SavingAccess: what saving (models/saving.cc and the codecs beside it)
 // needs of a model's and a layer's private state, and nothing more: the
-// ModelSnapshot a Sequential fills and the weights it takes back. Private
-// to models/ (a friend of Layer and Sequential); Snapshot and AssignWeights
-// are defined in sequential.cc, beside the model's state. It knows
-// Sequential by name only, so sequential.cc includes it without a cycle.
+// ModelSnapshot a model fills and the weights it takes back. Private to
+// models/ (a friend of Layer, Sequential and Functional); Snapshot and
+// AssignWeights are defined in sequential.cc, beside the model's state,
+// and work on a Sequential handle on either kind of model (a Functional's
+// engine handle: Handle). It knows the models by name only, so
+// sequential.cc includes it without a cycle.
 #ifndef GRAPHGC_MODELS_SAVING_ACCESS_H_
 #define GRAPHGC_MODELS_SAVING_ACCESS_H_
 
@@ -17,12 +19,14 @@
 #include "models/layer_state.h"
 #include "models/layers.h"
 #include "models/losses.h"
+#include "models/model_graph.h"
 #include "models/optimizers.h"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
 
 namespace graphgc {
 
+class Functional;
 class Sequential;
 
 namespace models_internal {
@@ -47,7 +51,15 @@ struct SavedCompile {
 // Everything Save writes, read at once under the model's lock.
 struct ModelSnapshot {
   std::string name;
+  std::string class_name;  // "Sequential" or "Functional"
+  // Each layer once (Keras's model.layers): Sequential's stack, or a
+  // Functional's layers in the order of their first call, Input layers
+  // included.
   std::vector<SavedLayer> layers;
+  // The layer calls, inputs and outputs (models/model_graph.h) and each
+  // call's per-sample value shape: what a Functional's config records.
+  ModelGraph graph;
+  std::vector<TensorShape> call_shapes;
   bool compiled = false;
   SavedCompile compile;  // when compiled
   Output input;
@@ -62,10 +74,14 @@ struct SavingAccess {
   }
   // The model's snapshot; FailedPrecondition for a moved-from model.
   static absl::StatusOr<ModelSnapshot> Snapshot(const Sequential& model);
-  // Sets every variable of every layer, in layer order and each layer's
-  // variables in order, from `values` (taken as they are: no copy), all or
-  // none; InvalidArgument naming `where` for a count, dtype or shape that
-  // differs.
+  // The engine's handle on a Functional (a Sequential on the same state),
+  // through which Snapshot and AssignWeights reach it; defined in
+  // functional.cc.
+  static Sequential Handle(const Functional& model);
+  // Sets every variable of every layer (each layer once), in layer order and
+  // each layer's variables in order, from `values` (taken as they are: no
+  // copy), all or none; InvalidArgument naming `where` for a count, dtype or
+  // shape that differs.
   static absl::Status AssignWeights(Sequential& model,
                                     std::vector<Tensor> values,
                                     const std::string& where);

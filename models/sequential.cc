@@ -311,29 +311,17 @@ std::string Sequential::Summary() const {
 
 namespace models_internal {
 
-namespace {
-
-// What the saving code (and the Keras config TensorBoard writes) reads: a
-// Sequential's stack of layers.
-absl::Status SavableModel(const ModelState& m) {
-  if (m.class_name == "Sequential") return absl::OkStatus();
-  return absl::UnimplementedError(
-      absl::StrCat(m.label,
-                   ": the Keras config and saving of functional models are "
-                   "not implemented yet"));
-}
-
-}  // namespace
-
 absl::StatusOr<ModelSnapshot> SavingAccess::Snapshot(const Sequential& model) {
   if (model.state_ == nullptr) return MovedFrom("Save");
   ModelState& m = *model.state_;
-  GG_RETURN_IF_ERROR(SavableModel(m));
   // Save, SaveWeights, ModelToJson: safe points.
   m.graph->collector().MaybeCollect();
   ModelCall call(m);
   ModelSnapshot snap;
   snap.name = m.scope.name();
+  snap.class_name = m.class_name;
+  snap.graph = m.calls;
+  snap.call_shapes = m.layer_shapes;
   snap.compiled = m.compiled;
   if (m.compiled) {
     snap.compile = {.optimizer = m.compile.optimizer,
@@ -344,7 +332,12 @@ absl::StatusOr<ModelSnapshot> SavingAccess::Snapshot(const Sequential& model) {
   snap.output = m.output;
   std::vector<Output> reads;
   for (size_t i = 0; i < m.layers.size(); ++i) {
-    const BuiltLayer* built = m.built[i];
+    // Each layer once: a layer called twice has one build.
+    const BuiltLayer* built = m.layers[i].state_->built();
+    if (built == nullptr) {
+      return absl::InternalError(absl::StrCat(
+          m.label, ": layer '", m.layers[i].name(), "' is not built"));
+    }
     snap.layers.push_back({.layer = m.layers[i],
                            .state = m.layers[i].state_.get(),
                            .built = built});
@@ -371,11 +364,10 @@ absl::Status SavingAccess::AssignWeights(Sequential& model,
                                          const std::string& where) {
   if (model.state_ == nullptr) return MovedFrom("SetWeights");
   ModelState& m = *model.state_;
-  GG_RETURN_IF_ERROR(SavableModel(m));
   m.graph->collector().MaybeCollect();
   ModelCall call(m);
   std::vector<const Variable*> vars;
-  for (const BuiltLayer* layer : m.built) {
+  for (const BuiltLayer* layer : m.weighted) {
     for (const Variable& v : layer->variables) vars.push_back(&v);
   }
   if (values.size() != vars.size()) {

@@ -397,10 +397,12 @@ void RegisterModels(py::module_& m) {
   m.def(
       "load_model",
       [](const std::string& dir, bool compile) {
-        absl::StatusOr<Sequential> model;
+        // The saved kind: a Sequential or a Functional (pybind11's variant
+        // caster returns the alternative held).
+        absl::StatusOr<LoadedModel> model;
         {
           GilReleased nogil;
-          model = LoadModel(dir, {.compile = compile});
+          model = LoadAnyModel(dir, {.compile = compile});
         }
         return ValueOrThrow(std::move(model), ErrorContext::kFile);
       },

@@ -2,7 +2,9 @@
 //
 // libFuzzer target for the readers of a model directory's JSON files
 // (models/saving.h): every input is given, as text, both to
-// ParseModelConfig (config.json) and to ParseSignature (signature.json).
+// ParseModelConfig (config.json, Sequential or Functional: a Functional's
+// graph of inbound nodes is read and resolved, models/functional_config.h)
+// and to ParseSignature (signature.json).
 // Invariants: nothing crashes, aborts or allocates past libFuzzer's limits
 // (statuses are fine); a config that parses describes a model within the
 // budget it was parsed under: load_bytes = 4 x weights_bytes <= the budget,

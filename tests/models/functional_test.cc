@@ -241,12 +241,6 @@ TEST_F(FunctionalTest, AnOutputOfAnUnlistedInputIsRefused) {
               HasSubstr("graph disconnected"));
 }
 
-TEST_F(FunctionalTest, SavingIsNotImplementedYet) {
-  Functional m = Residual();
-  EXPECT_EQ(m.Save(::testing::TempDir() + "/functional").code(),
-            absl::StatusCode::kUnimplemented);
-}
-
 TEST_F(FunctionalTest, ASequentialRefusesAMergeLayer) {
   absl::StatusOr<Sequential> m =
       Sequential::Create({layers::Input({2}), layers::Add()}, {.graph = &g_});

@@ -163,9 +163,53 @@ def test_optimizer_learning_rate_drives_a_functional_model():
     assert model.learning_rate == 0.125
 
 
-def test_save_of_a_functional_model_is_not_implemented(tmp_path):
-    with pytest.raises(NotImplementedError):
-        residual_model().save(tmp_path / "model")
+def test_a_saved_functional_model_loads_as_a_model(tmp_path):
+    x, y = regression_data()
+    model = residual_model(name="residual")
+    model.compile(optimizer="adam", loss="mse")
+    model.fit(x, y, epochs=1, verbose=0)
+    model.save(tmp_path / "model")
+    loaded = keras.models.load_model(tmp_path / "model")
+    assert type(loaded) is keras.Model
+    # The saved name, uniqued in the graph the original still lives in.
+    assert loaded.name in ("residual", "residual_1")
+    assert [type(l).__name__ for l in loaded.layers] == [
+        type(l).__name__ for l in model.layers]
+    assert loaded.input_shape == (None, 8)
+    assert loaded.output_shape == (None, 1)
+    np.testing.assert_array_equal(loaded.predict(x), model.predict(x))
+    for a, b in zip(loaded.get_weights(), model.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    loaded.fit(x, y, epochs=1, verbose=0)  # compiled as saved
+
+
+def test_a_saved_functional_config_is_keras_functional(tmp_path):
+    import json
+    residual_model().save(tmp_path / "model")
+    config = json.loads((tmp_path / "model" / "config.json").read_text())
+    assert config["class_name"] == "Functional"
+    add = [l for l in config["config"]["layers"] if l["class_name"] == "Add"]
+    args = add[0]["inbound_nodes"][0]["args"]
+    assert len(args) == 1 and len(args[0]) == 2
+    assert args[0][0]["class_name"] == "__keras_tensor__"
+
+
+class RecordModel(keras.callbacks.Callback):
+    def on_train_begin(self, logs=None):
+        self.seen = self.model
+
+
+def test_a_callback_sees_the_functional_model_fit_was_called_on(tmp_path):
+    x, y = regression_data()
+    model = residual_model()
+    model.compile(optimizer="adam", loss="mse")
+    record = RecordModel()
+    checkpoint = keras.callbacks.ModelCheckpoint(
+        str(tmp_path / "ckpt_{epoch}"))
+    model.fit(x, y, epochs=1, verbose=0, callbacks=[record, checkpoint])
+    assert record.seen is model
+    loaded = keras.models.load_model(tmp_path / "ckpt_1")
+    np.testing.assert_array_equal(loaded.predict(x), model.predict(x))
 
 
 def test_sequential_with_keras_input_still_works():

@@ -85,6 +85,27 @@ class Model:
     def _build(self):
         return self._model
 
+    @classmethod
+    def _wrap(cls, cpp):
+        """A Model on a C++ functional model (what load_model read)."""
+        model = cls.__new__(cls)
+        model._model = cpp
+        model._compile_config = None
+        model._layers = [_layers.Layer._wrap(layer) for layer in cpp.layers]
+
+        def tensor(t):
+            layer = next(p for p in model._layers if p._layer == t.layer)
+            return _layers.KerasTensor(t, layer, 0, [])
+
+        model._inputs = [tensor(t) for t in cpp.inputs]
+        model._outputs = [tensor(t) for t in cpp.outputs]
+        model._nested_inputs = (model._inputs[0] if len(model._inputs) == 1
+                                else list(model._inputs))
+        model._nested_outputs = (model._outputs[0]
+                                 if len(model._outputs) == 1
+                                 else list(model._outputs))
+        return model
+
     @property
     def name(self):
         return self._build().name
@@ -477,6 +498,9 @@ def _layers_reached(outputs):
 
 
 def load_model(filepath, compile=True):  # noqa: A002 (Keras's spelling)
-    """A model saved with Sequential.save, compiled when it was."""
-    return Sequential._wrap(_graphgc.load_model(str(filepath),
-                                                bool(compile)))
+    """A model saved with save(), compiled when it was: a Sequential, or a
+    functional Model, as the saved model was (Keras's load_model)."""
+    cpp = _graphgc.load_model(str(filepath), bool(compile))
+    if isinstance(cpp, _graphgc.Functional):
+        return Model._wrap(cpp)
+    return Sequential._wrap(cpp)
