@@ -5,8 +5,8 @@ Model(inputs, outputs) is a model from keras.Input() tensors to the
 tensors layer calls made from them (graphgc.layers.KerasTensor); it is
 also the base of Sequential, which shares its training methods, as in
 Keras. A model may have several inputs and outputs, given as lists or
-dicts (graphgc/_multi_io.py reads the nested arguments); saving a
-functional model raises NotImplementedError.
+dicts (graphgc/_multi_io.py reads the nested arguments); saving a model
+of several inputs or outputs raises NotImplementedError.
 
 A model holds its C++ model, a handle: while the Python object lives
 (referenced from a list, a callback, anything), its graph nodes live; when
