@@ -26,6 +26,8 @@ void RegisterModels(pybind11::module_& m);
 void RegisterCollector(pybind11::module_& m);
 // _bench: the seed workload fit from C++, for the Python-vs-C++ benchmark.
 void RegisterBench(pybind11::module_& m);
+// The process-wide settings of graphgc.config (intra-op threads).
+void RegisterConfig(pybind11::module_& m);
 // The ..._for_testing hooks of the pytest suites.
 void RegisterTestingHooks(pybind11::module_& m);
 

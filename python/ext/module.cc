@@ -16,6 +16,7 @@ PYBIND11_MODULE(_graphgc, m) {
   graphgc::python::RegisterModels(m);
   graphgc::python::RegisterCollector(m);
   graphgc::python::RegisterBench(m);
+  graphgc::python::RegisterConfig(m);
   graphgc::python::RegisterTestingHooks(m);
   // NumPy's allocator for the calling context (numpy_allocator.h); the
   // package's import chooses it (graphgc/numpy_allocator.py).

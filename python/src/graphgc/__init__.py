@@ -20,7 +20,7 @@ or, with the functional API, graphgc.Model(inputs, outputs) from
 graphgc.Input() tensors and layer calls on them.
 """
 
-from graphgc import (callbacks, layers, losses, metrics, models,
+from graphgc import (callbacks, config, layers, losses, metrics, models,
                      numpy_allocator, optimizers, utils)
 from graphgc.collector import (collect, explain_retention, gc_policy,
                                gc_stats, leak_report, set_gc_policy)
@@ -29,7 +29,7 @@ from graphgc.models import History, Model, Sequential, load_model
 from graphgc.numpy_allocator import use_aligned_numpy_allocator
 
 __all__ = [
-    "History", "Input", "Model", "Sequential", "callbacks", "collect",
+    "History", "Input", "Model", "Sequential", "callbacks", "collect", "config",
     "explain_retention", "gc_policy", "gc_stats", "layers", "leak_report",
     "load_model", "losses", "models", "numpy_allocator", "optimizers",
     "set_gc_policy", "use_aligned_numpy_allocator", "utils",
