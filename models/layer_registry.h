@@ -53,7 +53,7 @@ struct ConfigField {
 };
 
 // How a variable is initialised.
-enum class Initializer { kGlorotUniform, kZeros, kOnes };
+enum class Initializer { kGlorotUniform, kRandomUniform, kZeros, kOnes };
 
 // One variable a kind makes, in Keras's weight order.
 struct WeightSpec {
@@ -66,6 +66,9 @@ struct WeightSpec {
   int64_t fan_in = 0;
   int64_t fan_out = 0;
   uint64_t seed = 0;
+  // kRandomUniform: U(minval, maxval) with `seed` (0: a fresh random seed).
+  float minval = -0.05f;
+  float maxval = 0.05f;
 };
 
 struct LayerKind {
