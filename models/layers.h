@@ -96,6 +96,13 @@ struct EmbeddingOptions {
   uint64_t seed = 0;  // embeddings initialiser seed; 0: a fresh random seed
 };
 
+// Keras's global pooling options (data_format channels_last only):
+// keepdims keeps the pooled axes as size 1.
+struct GlobalPoolingOptions {
+  bool keepdims = false;
+  std::string name;  // empty: the class's snake-case name, uniqued
+};
+
 namespace layers {
 
 // The model's input: `shape` leaves out the batch dimension, as in Keras
@@ -149,6 +156,16 @@ Layer Activation(std::string activation, std::string name = "");
 // InvalidArgument from the run that feeds it. input_dim, output_dim >= 1.
 Layer Embedding(int64_t input_dim, int64_t output_dim,
                 EmbeddingOptions options = {});
+
+// Global pooling over channels_last inputs, per channel: the mean or the
+// max over height and width of [batch, h, w, c] (the 2D kinds) or over the
+// steps of [batch, steps, c] (the 1D kinds), giving [batch, c] ([batch, 1,
+// 1, c] / [batch, 1, c] with keepdims). Another rank is refused by
+// Sequential::Create with Keras's "expected ndim=" message.
+Layer GlobalAveragePooling2D(GlobalPoolingOptions options = {});
+Layer GlobalMaxPooling2D(GlobalPoolingOptions options = {});
+Layer GlobalAveragePooling1D(GlobalPoolingOptions options = {});
+Layer GlobalMaxPooling1D(GlobalPoolingOptions options = {});
 
 // Merge layers (Keras's), called on a list of values in a functional model
 // (models/functional.h): elementwise over inputs of one shape, where a
