@@ -35,6 +35,7 @@ set(GRAPHGC_SOURCES
     ops/concat_ops.cc
     ops/conv_ops.cc
     ops/core_ops.cc
+    ops/gather_ops.cc
     ops/elementwise.cc
     ops/gradients.cc
     ops/math_binary_kernels.cc
@@ -141,6 +142,7 @@ set(GRAPHGC_HEADERS
     ops/concat_ops.h
     ops/conv_ops.h
     ops/elementwise.h
+    ops/gather_ops.h
     ops/gradients.h
     ops/math_kernels.h
     ops/math_ops.h

@@ -168,6 +168,11 @@ absl::Status BuildVariables(const LayerState& layer, Graph& graph,
                           GlorotUniform(spec.shape, spec.fan_in, spec.fan_out,
                                         spec.seed, vars[i].name));
       init.push_back(std::move(t));
+    } else if (spec.init == Initializer::kRandomUniform) {
+      GG_ASSIGN_OR_RETURN(Tensor t,
+                          RandomUniform(spec.shape, spec.minval, spec.maxval,
+                                        spec.seed, vars[i].name));
+      init.push_back(std::move(t));
     } else {
       GG_ASSIGN_OR_RETURN(
           Tensor t,

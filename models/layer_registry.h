@@ -29,6 +29,7 @@
 #include "models/keras_json.h"
 #include "models/layer.h"
 #include "models/layer_state.h"
+#include "models/layers.h"
 #include "ops/ops.h"
 
 namespace graphgc {
@@ -53,7 +54,7 @@ struct ConfigField {
 };
 
 // How a variable is initialised.
-enum class Initializer { kGlorotUniform, kZeros, kOnes };
+enum class Initializer { kGlorotUniform, kRandomUniform, kZeros, kOnes };
 
 // One variable a kind makes, in Keras's weight order.
 struct WeightSpec {
@@ -66,6 +67,9 @@ struct WeightSpec {
   int64_t fan_in = 0;
   int64_t fan_out = 0;
   uint64_t seed = 0;
+  // kRandomUniform: U(minval, maxval) with `seed` (0: a fresh random seed).
+  float minval = -0.05f;
+  float maxval = 0.05f;
 };
 
 struct LayerKind {
@@ -245,6 +249,23 @@ absl::StatusOr<Output> FoldInputs(
 // A merge kind's config (just its name) and the layer read from one.
 Json MergeConfig(const LayerState& layer, const std::string& name);
 absl::StatusOr<std::string> MergeConfigName(const ConfigObject& config);
+
+// --- global pooling (models/layers/global_pooling.cc) ---
+
+// The kind of a global pooling class (GlobalAveragePooling2D, ...): Keras's
+// fields (data_format, keepdims, name), config, output shape and forward
+// nodes, shared; `read_config` is the kind's own, calling
+// ReadGlobalPoolingConfig with the kind.
+LayerKind GlobalPoolingKind(
+    std::string class_name, std::string default_name, int order,
+    absl::StatusOr<Layer> (*read_config)(const ConfigObject& config));
+// A layer of `kind` pooling `spatial` axes (1 or 2) of channels_last
+// inputs: the max when `max`, else the mean.
+Layer MakeGlobalPooling(const LayerKind& kind, int spatial, bool max,
+                        GlobalPoolingOptions options);
+absl::StatusOr<Layer> ReadGlobalPoolingConfig(const LayerKind& kind,
+                                              int spatial, bool max,
+                                              const ConfigObject& config);
 
 }  // namespace models_internal
 }  // namespace graphgc

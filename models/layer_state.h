@@ -194,6 +194,12 @@ absl::StatusOr<Tensor> GlorotUniform(const TensorShape& shape, int64_t fan_in,
                                      int64_t fan_out, uint64_t seed,
                                      const std::string& what);
 
+// Keras's RandomUniform for a tensor of `shape`: U(minval, maxval); seed 0:
+// a fresh random seed.
+absl::StatusOr<Tensor> RandomUniform(const TensorShape& shape, float minval,
+                                     float maxval, uint64_t seed,
+                                     const std::string& what);
+
 // A tensor of `shape` filled with `value`.
 absl::StatusOr<Tensor> Filled(const TensorShape& shape, float value,
                               const std::string& what);

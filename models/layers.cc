@@ -119,11 +119,17 @@ absl::StatusOr<Variable> MakeVariable(Graph& g, const std::string& name,
 absl::StatusOr<Tensor> GlorotUniform(const TensorShape& shape, int64_t fan_in,
                                      int64_t fan_out, uint64_t seed,
                                      const std::string& what) {
+  const float limit = std::sqrt(6.0f / static_cast<float>(fan_in + fan_out));
+  return RandomUniform(shape, -limit, limit, seed, what);
+}
+
+absl::StatusOr<Tensor> RandomUniform(const TensorShape& shape, float minval,
+                                     float maxval, uint64_t seed,
+                                     const std::string& what) {
   GG_ASSIGN_OR_RETURN(Tensor t,
                       NewTensor(DT_FLOAT, shape, /*zero=*/false, what));
   std::mt19937_64 rng(seed != 0 ? seed : std::random_device{}());
-  const float limit = std::sqrt(6.0f / static_cast<float>(fan_in + fan_out));
-  std::uniform_real_distribution<float> u(-limit, limit);
+  std::uniform_real_distribution<float> u(minval, maxval);
   for (float& x : t.mutable_data<float>()) x = u(rng);
   return t;
 }

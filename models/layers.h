@@ -1,9 +1,9 @@
 // models/layers.h
 //
 // Layer and the layers:: builders (Input, Dense, Conv2D, MaxPooling2D,
-// Flatten, Dropout, BatchNormalization, Reshape, Activation): Keras-style
-// layers as copyable handles (a copy is the same layer, like a Python
-// reference). Images are NHWC: [batch, height, width, channels].
+// Flatten, Dropout, BatchNormalization, Reshape, Activation, Embedding):
+// Keras-style layers as copyable handles (a copy is the same layer, like a
+// Python reference). Images are NHWC: [batch, height, width, channels].
 //
 // A layer is built into a graph the first time a Sequential uses it: it
 // then reserves its Keras-style name in that graph ("dense", "dense_1",
@@ -86,6 +86,23 @@ struct BatchNormalizationOptions {
   std::string name;  // empty: "batch_normalization", uniqued
 };
 
+// Keras's Embedding options. embeddings_initializer: "uniform" (Keras's
+// RandomUniform(-0.05, 0.05)) only; mask_zero true is refused
+// (Unimplemented) by Sequential::Create.
+struct EmbeddingOptions {
+  std::string embeddings_initializer = "uniform";
+  bool mask_zero = false;
+  std::string name;   // empty: "embedding", uniqued in the graph
+  uint64_t seed = 0;  // embeddings initialiser seed; 0: a fresh random seed
+};
+
+// Keras's global pooling options (data_format channels_last only):
+// keepdims keeps the pooled axes as size 1.
+struct GlobalPoolingOptions {
+  bool keepdims = false;
+  std::string name;  // empty: the class's snake-case name, uniqued
+};
+
 namespace layers {
 
 // The model's input: `shape` leaves out the batch dimension, as in Keras
@@ -132,6 +149,23 @@ Layer Reshape(TensorShape target_shape, std::string name = "");
 
 // Applies an activation (linear, relu, sigmoid, tanh, softmax).
 Layer Activation(std::string activation, std::string name = "");
+
+// Turns integer ids into rows of a trainable [input_dim, output_dim]
+// matrix: per-sample input shape S gives S + [output_dim]. Float inputs are
+// cast to int32 (truncated), as Keras does; an id outside [0, input_dim) is
+// InvalidArgument from the run that feeds it. input_dim, output_dim >= 1.
+Layer Embedding(int64_t input_dim, int64_t output_dim,
+                EmbeddingOptions options = {});
+
+// Global pooling over channels_last inputs, per channel: the mean or the
+// max over height and width of [batch, h, w, c] (the 2D kinds) or over the
+// steps of [batch, steps, c] (the 1D kinds), giving [batch, c] ([batch, 1,
+// 1, c] / [batch, 1, c] with keepdims). Another rank is refused by
+// Sequential::Create with Keras's "expected ndim=" message.
+Layer GlobalAveragePooling2D(GlobalPoolingOptions options = {});
+Layer GlobalMaxPooling2D(GlobalPoolingOptions options = {});
+Layer GlobalAveragePooling1D(GlobalPoolingOptions options = {});
+Layer GlobalMaxPooling1D(GlobalPoolingOptions options = {});
 
 // Merge layers (Keras's), called on a list of values in a functional model
 // (models/functional.h): elementwise over inputs of one shape, where a

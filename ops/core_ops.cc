@@ -12,6 +12,7 @@
 #include "ops/array_ops.h"
 #include "ops/concat_ops.h"
 #include "ops/conv_ops.h"
+#include "ops/gather_ops.h"
 #include "ops/fused_kernels.h"
 #include "ops/fused_training_kernels.h"
 #include "ops/math_ops.h"
@@ -63,6 +64,7 @@ absl::Status RegisterFusionRules(OpRegistry& registry) {
 void RegisterCoreOps(OpRegistry& registry) {
   RegisterArrayOps(registry);
   RegisterConcatOps(registry);
+  RegisterGatherOps(registry);
   RegisterMathOps(registry);
   RegisterNnOps(registry);
   RegisterStateOps(registry);

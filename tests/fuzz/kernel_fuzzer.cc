@@ -4,7 +4,8 @@
 // arithmetic and comparisons, AddN, unary math, Cast, BiasAdd, MatMul,
 // softmax and cross-entropy, Conv2D and its backprops, MaxPool and its
 // gradient, FusedBatchNormV3 and its gradient, Transpose, Fill,
-// BroadcastGradientArgs, ConcatV2, Slice) with fuzzed attributes, fed by
+// BroadcastGradientArgs, ConcatV2, Slice, GatherV2, UnsortedSegmentSum) with
+// fuzzed attributes, fed by
 // Placeholders of fuzzed shapes and values -> a GraphDef -> ImportGraphDef into
 // a fresh Graph -> Session::Run of every output. Statuses are fine; a crash, a
 // sanitizer report (signed overflow and float-to-int overflow included) or
@@ -22,7 +23,8 @@
 //   per input, in order: its elements. Float inputs take 4 bytes each;
 //           int32/int64 "size" inputs (Conv2DBackpropInput's input_sizes,
 //           Fill's dims, Transpose's perm, ConcatV2's axis, Slice's begin
-//           and size, labels) take one signed byte each
+//           and size, GatherV2's axis, UnsortedSegmentSum's num_segments,
+//           labels and ids) take one signed byte each
 //           (small values, negative ones included); T-typed integer inputs
 //           take sizeof(T) bytes each. Bytes are cycled over the rest of
 //           the input when too few.
@@ -70,7 +72,9 @@ enum class AttrKind {
   kFill,
   kBroadcastArgs,
   kConcat,
-  kSlice
+  kSlice,
+  kGather,
+  kSegmentSum
 };
 
 struct OpSpec {
@@ -130,6 +134,8 @@ const std::vector<OpSpec>& Ops() {
       {"BroadcastGradientArgs", {kSizes, kSizes}, AttrKind::kBroadcastArgs, 2},
       {"ConcatV2", {kT, kT, kSizes}, AttrKind::kConcat, 1},
       {"Slice", {kT, kSizes, kSizes}, AttrKind::kSlice, 1},
+      {"GatherV2", {kT, kLabels, kSizes}, AttrKind::kGather, 1},
+      {"UnsortedSegmentSum", {kT, kLabels, kSizes}, AttrKind::kSegmentSum, 1},
   };
   return *ops;
 }
@@ -250,6 +256,18 @@ void Attrs(const OpSpec& op, DataType t, DataType labels, uint8_t a, Reader& in,
     case AttrKind::kSlice:
       SetType(n, "T", t);
       SetType(n, "Index", graphgc::DT_INT32);
+      break;
+    case AttrKind::kGather:
+      // The axis and the ids are small signed bytes: in and out of range.
+      SetType(n, "Tparams", t);
+      SetType(n, "Tindices", labels);
+      SetType(n, "Taxis", graphgc::DT_INT32);
+      if (a & 1) (*n->mutable_attr())["batch_dims"].set_i(a >> 1);
+      break;
+    case AttrKind::kSegmentSum:
+      SetType(n, "T", t);
+      SetType(n, "Tindices", labels);
+      SetType(n, "Tnumsegments", graphgc::DT_INT32);
       break;
   }
 }

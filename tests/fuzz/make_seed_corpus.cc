@@ -304,6 +304,16 @@ void WriteKernelSeeds(const std::filesystem::path& dir) {
        0,
        {{2, 3}, {2}, {2}},
        floats.substr(0, 24) + ints({0, 1, -1, 2})},
+      {"GatherV2",
+       kStatic,
+       0,
+       {{3, 2}, {2}, {}},
+       floats.substr(0, 24) + ints({2, 0}) + ints({0})},
+      {"UnsortedSegmentSum",
+       kStatic,
+       0,
+       {{3, 2}, {3}, {}},
+       floats.substr(0, 24) + ints({1, 0, 1}) + ints({2})},
   };
   for (size_t k = 0; k < seeds.size(); ++k) {
     const Seed& seed = seeds[k];

@@ -307,6 +307,29 @@ TEST(OpDefs, EveryLayerKindsTrainingGraphMatchesTensorFlowsOpDefs) {
   EXPECT_EQ(Problems(graph, op_defs), "");
 }
 
+// Embedding (Cast, GatherV2 and its gradient UnsortedSegmentSum) and the
+// global pooling layers (Mean, MaxPool) in a training graph.
+TEST(OpDefs, EmbeddingAndGlobalPoolingTrainingGraphMatchesTensorFlowsOpDefs) {
+  OpDefs op_defs;
+  absl::StatusOr<Sequential> model =
+      Sequential::Create({layers::Input({8}), layers::Embedding(10, 4),
+                          layers::GlobalMaxPooling1D(), layers::Reshape({2, 2}),
+                          layers::GlobalAveragePooling1D(),
+                          layers::Dense(3, {.activation = "softmax"})});
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_TRUE(model
+                  ->Compile({.optimizer = optimizers::SGD({.momentum = 0.9f}),
+                             .loss = losses::SparseCategoricalCrossentropy()})
+                  .ok());
+  const proto::GraphDef graph =
+      TrainingGraph(*model, Filled({8, 8}, 64), Labels(8), "embedding_op_defs");
+  std::set<std::string> ops;
+  for (const proto::NodeDef& node : graph.node()) ops.insert(node.op());
+  EXPECT_TRUE(ops.contains("GatherV2"));
+  EXPECT_TRUE(ops.contains("UnsortedSegmentSum"));
+  EXPECT_EQ(Problems(graph, op_defs), "");
+}
+
 // ConcatV2 along a middle axis and its gradient (Slice), exported, and
 // imported back.
 TEST(OpDefs, AConcatV2AndItsGradientMatchTensorFlowsOpDefs) {

@@ -31,7 +31,7 @@ from graphgc.numpy_allocator import use_aligned_numpy_allocator
 __all__ = [
     "History", "Input", "Model", "Sequential", "callbacks", "collect", "config",
     "explain_retention", "gc_policy", "gc_stats", "layers", "leak_report",
-    "load_model", "losses", "models", "numpy_allocator", "optimizers",
+    "load_model", "losses", "metrics", "models", "numpy_allocator", "optimizers",
     "set_gc_policy", "use_aligned_numpy_allocator", "utils",
 ]
 

@@ -159,12 +159,13 @@ class Layer:
         return f"<graphgc.layers.{type(self).__name__} name={self.name!r}>"
 
 
-def _input_shape_arg(kwargs, class_name):
+def _input_shape_arg(kwargs, class_name, own_input_dim=False):
     """Takes input_dim and input_shape out of kwargs: the shape they ask for
     (input_dim wins, as in Keras), or None; warns as Keras 3 does when there
     is one. A Sequential whose first layer has one starts with an
     InputLayer of that shape (models.Sequential._append)."""
-    input_dim = kwargs.pop("input_dim", None)
+    # A kind whose own argument is input_dim (Embedding) keeps it.
+    input_dim = None if own_input_dim else kwargs.pop("input_dim", None)
     input_shape = kwargs.pop("input_shape", None)
     shape = (input_dim,) if input_dim is not None else input_shape
     if shape is None:
@@ -194,7 +195,9 @@ def _make_class(class_name, fields):
 
     def __init__(self, *args, **kwargs):
         shape = (None if class_name == "InputLayer"
-                 else _input_shape_arg(kwargs, class_name))
+                 else _input_shape_arg(
+                     kwargs, class_name,
+                     any(f[0] == "input_dim" for f in fields)))
         bound = signature.bind(self, *args, **kwargs)
         bound.apply_defaults()
         config = {}
