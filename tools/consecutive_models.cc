@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
       "thread(s), logs in %s/<i>\n",
       options.models, gc.c_str(), options.keep_alive ? ", keep_alive" : "",
       options.share_layer ? ", share_layer" : "", options.batch_size,
-      options.samples, ResolveIntraOpThreads(options.threads),
+      options.samples, graphgc::ResolveIntraOpThreads(options.threads),
       options.logdir.c_str());
   std::fflush(stdout);
   absl::StatusOr<cm::RunResult> result = cm::RunConsecutiveModels(options);
