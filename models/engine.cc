@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "models/batches.h"
 #include "models/loss_registry.h"
+#include "models/sample_weights.h"
 #include "ops/gradients.h"
 #include "util/os_error.h"
 #include "util/status_macros.h"
@@ -26,6 +27,7 @@ CompiledNodes CompiledNodesOf(const ModelState& m) {
   return CompiledNodes{.label_kind = LabelsOf(m.compile.loss),
                        .metric_name = m.metric_name,
                        .labels = m.labels,
+                       .sample_weight = m.sample_weight,
                        .loss = m.loss,
                        .accuracy = m.accuracy,
                        .eval_loss = m.eval_loss,
@@ -270,18 +272,22 @@ absl::StatusOr<TrainingGraph> BuildTrainingGraph(ModelState& m,
                       BuildLoss(options.loss,
                                 {.output = m.train_output,
                                  .softmax_logits = m.train_softmax_logits,
-                                 .units = m.units},
+                                 .units = m.units,
+                                 .sample_weighted = true},
                                 scope, with_accuracy));
   // Evaluate's loss and metrics, on the inference path, over the same
   // labels (the same nodes when the paths are the same).
   g.eval = g.loss;
   if (m.separate_training_path) {
-    GG_ASSIGN_OR_RETURN(g.eval, BuildLoss(options.loss,
-                                          {.output = m.output,
-                                           .softmax_logits = m.softmax_logits,
-                                           .units = m.units,
-                                           .labels = g.loss.labels},
-                                          scope + "/inference", with_accuracy));
+    GG_ASSIGN_OR_RETURN(g.eval,
+                        BuildLoss(options.loss,
+                                  {.output = m.output,
+                                   .softmax_logits = m.softmax_logits,
+                                   .units = m.units,
+                                   .labels = g.loss.labels,
+                                   .sample_weighted = true,
+                                   .sample_weight = g.loss.sample_weight},
+                                  scope + "/inference", with_accuracy));
   }
   GG_ASSIGN_OR_RETURN(
       std::vector<Output> grads,
@@ -301,6 +307,10 @@ void CommitCompile(ModelState& m, CompileOptions options,
   m.compile = std::move(options);
   m.metric_name = std::move(metric_name);
   m.labels = m.Own(g.loss.labels);
+  // BuildLoss made it: the losses are built sample_weighted.
+  if (g.loss.sample_weight.has_value()) {
+    m.sample_weight = m.Own(*g.loss.sample_weight);
+  }
   m.loss = m.Own(g.loss.loss);
   m.accuracy.reset();
   if (g.loss.accuracy.has_value()) m.accuracy = m.Own(*g.loss.accuracy);
@@ -337,7 +347,7 @@ absl::Status CompileModel(ModelState& m, CompileOptions options) {
 absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
                                 const Tensor& x, const Tensor& y,
                                 int batch_size, int64_t first_row,
-                                int64_t count) {
+                                int64_t count, const Tensor* sample_weight) {
   const int64_t n = count < 0 ? x.shape()[0] : count;
   std::vector<int64_t> rows(n);
   std::iota(rows.begin(), rows.end(), first_row);
@@ -350,10 +360,12 @@ absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
     GG_ASSIGN_OR_RETURN(Tensor bx,
                         GatherRows(x, m.input_shape, m.in_dim, batch));
     GG_ASSIGN_OR_RETURN(Tensor by, GatherLabels(m, c.label_kind, y, batch));
-    GG_ASSIGN_OR_RETURN(
-        std::vector<Tensor> out,
-        m.session->Run({{m.input, std::move(bx)}, {c.labels, std::move(by)}},
-                       fetches));
+    GG_ASSIGN_OR_RETURN(Tensor bw, GatherWeights(sample_weight, batch));
+    GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                        m.session->Run({{m.input, std::move(bx)},
+                                        {c.labels, std::move(by)},
+                                        {c.sample_weight, std::move(bw)}},
+                                       fetches));
     loss_sum += out[0].data<float>()[0] * (end - begin);
     if (out.size() > 1) acc_sum += out[1].data<float>()[0] * (end - begin);
   }
@@ -366,10 +378,9 @@ absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
   return logs;
 }
 
-absl::StatusOr<std::map<std::string, float>> EvaluateModel(ModelState& m,
-                                                           const Tensor& x,
-                                                           const Tensor& y,
-                                                           int batch_size) {
+absl::StatusOr<std::map<std::string, float>> EvaluateModel(
+    ModelState& m, const Tensor& x, const Tensor& y, int batch_size,
+    const Tensor* sample_weight) {
   m.graph->collector().MaybeCollect();
   ModelCall call(m);
   const std::string where = absl::StrCat("Evaluate of '", m.scope.name(), "'");
@@ -384,8 +395,11 @@ absl::StatusOr<std::map<std::string, float>> EvaluateModel(ModelState& m,
   GG_ASSIGN_OR_RETURN(const int64_t n, CheckX(m, x, where));
   GG_RETURN_IF_ERROR(CheckY(m, y, n, where));
   if (n == 0) return NoSamples(where);
-  GG_ASSIGN_OR_RETURN(Logs logs,
-                      EvaluateOn(m, CompiledNodesOf(m), x, y, batch_size));
+  if (sample_weight != nullptr) {
+    GG_RETURN_IF_ERROR(CheckSampleWeight(*sample_weight, n, where));
+  }
+  GG_ASSIGN_OR_RETURN(Logs logs, EvaluateOn(m, CompiledNodesOf(m), x, y,
+                                            batch_size, 0, -1, sample_weight));
   return std::map<std::string, float>(logs.begin(), logs.end());
 }
 

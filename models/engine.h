@@ -55,6 +55,7 @@ struct CompiledNodes {
   LabelKind label_kind = LabelKind::kSparse;
   std::string metric_name;
   Output labels;
+  Output sample_weight;  // fed every run: ones without weights
   Output loss;
   std::optional<Output> accuracy;
   Output eval_loss;
@@ -85,21 +86,23 @@ absl::StatusOr<std::shared_ptr<ModelState>> BuildModel(
 // Sequential::Compile, Evaluate and Predict on the model's state: each
 // reaches a safe point, then takes the model's lock (ModelCall).
 absl::Status CompileModel(ModelState& m, CompileOptions options);
-absl::StatusOr<std::map<std::string, float>> EvaluateModel(ModelState& m,
-                                                           const Tensor& x,
-                                                           const Tensor& y,
-                                                           int batch_size);
+absl::StatusOr<std::map<std::string, float>> EvaluateModel(
+    ModelState& m, const Tensor& x, const Tensor& y, int batch_size,
+    const Tensor* sample_weight = nullptr);
 absl::StatusOr<Tensor> PredictModel(ModelState& m, const Tensor& x,
                                     int batch_size);
 
 // Loss and metrics over (x, y), already checked and with samples, without
 // training; weighted by batch size. Evaluate and Fit's validation. With
 // `count` >= 0, over rows [first_row, first_row + count) only (in range,
-// count > 0: validation_split's held-out rows, read in place).
+// count > 0: validation_split's held-out rows, read in place). The loss
+// weighs each row by its entry of `sample_weight` (float [x's rows]) when
+// given.
 absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
                                 const Tensor& x, const Tensor& y,
                                 int batch_size, int64_t first_row = 0,
-                                int64_t count = -1);
+                                int64_t count = -1,
+                                const Tensor* sample_weight = nullptr);
 
 absl::Status InOwnFit(const std::string& where);
 absl::Status NoSamples(const std::string& where);

@@ -52,6 +52,7 @@
 #include "absl/status/statusor.h"
 #include "models/callbacks.h"
 #include "models/engine.h"
+#include "models/epoch_steps.h"
 #include "models/model_options.h"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
@@ -94,6 +95,18 @@ struct FitRun {
   // and y (0 without a split), read in place.
   int64_t val_samples = 0;
   CompiledNodes nodes;
+  // The training rows' loss weights (sample_weight, or class_weight's
+  // per-sample weights), null for none; and the held-out rows' (the split
+  // sample_weight's, as Keras) or validation_data's.
+  std::optional<Tensor> class_weights;
+  const Tensor* weights = nullptr;
+  const Tensor* val_weights = nullptr;
+  // Which batches each epoch (and each validation) runs: EpochSteps.
+  std::optional<EpochSteps> train_steps;
+  std::optional<EpochSteps> val_steps;
+  EpochSteps::Span span;  // the current epoch's
+  int val_batch_size = 0;
+  int64_t val_rows = 0;  // validation_data's rows, or val_samples
 
   std::vector<std::shared_ptr<Callback>> callbacks;
   CallbackClaims claims;
@@ -128,8 +141,11 @@ void PrepareBatches(FitRun& r);
 absl::Status RunEpoch(FitRun& r, int epoch);
 absl::Status RunStep(FitRun& r, int64_t step);
 void EpochLogs(FitRun& r);
-absl::Status Validate(FitRun& r);
+absl::Status Validate(FitRun& r, int epoch);
 void RecordEpoch(FitRun& r, int epoch);
+
+// Keras's _should_eval: whether the fit validates after `epoch` (0-based).
+bool ValidatesAfter(const FitOptions& options, int epoch);
 
 // Runs the phases; `model` is the handle the callbacks are given.
 absl::StatusOr<History> FitModel(ModelState& m, const Sequential& model,

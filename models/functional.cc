@@ -292,6 +292,13 @@ absl::StatusOr<std::map<std::string, float>> Functional::Evaluate(
   return Engine().Evaluate(x, y, batch_size);
 }
 
+absl::StatusOr<std::map<std::string, float>> Functional::Evaluate(
+    const Tensor& x, const Tensor& y, const Tensor& sample_weight,
+    int batch_size) {
+  if (state_ == nullptr) return MovedFrom("Evaluate");
+  return Engine().Evaluate(x, y, sample_weight, batch_size);
+}
+
 absl::StatusOr<Tensor> Functional::Predict(const Tensor& x, int batch_size) {
   if (state_ == nullptr) return MovedFrom("Predict");
   return Engine().Predict(x, batch_size);

@@ -106,6 +106,9 @@ class Functional {
   absl::StatusOr<std::map<std::string, float>> Evaluate(const Tensor& x,
                                                         const Tensor& y,
                                                         int batch_size = 32);
+  absl::StatusOr<std::map<std::string, float>> Evaluate(
+      const Tensor& x, const Tensor& y, const Tensor& sample_weight,
+      int batch_size = 32);
   absl::StatusOr<Tensor> Predict(const Tensor& x, int batch_size = 32);
   // Each layer's weights once, in the order of layers().
   std::vector<Tensor> GetWeights() const;

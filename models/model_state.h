@@ -80,6 +80,8 @@ struct ModelState {
   // "accuracy" / "acc" when asked for
   std::string metric_name ABSL_GUARDED_BY(mu);
   Output labels ABSL_GUARDED_BY(mu);
+  // float [batch] per-sample loss weights, ones when none are given.
+  Output sample_weight ABSL_GUARDED_BY(mu);
   Output loss ABSL_GUARDED_BY(mu);  // of the training path (Fit's logs)
   std::optional<Output> accuracy ABSL_GUARDED_BY(mu);
   // Of the inference path (Evaluate, validation).
