@@ -17,21 +17,27 @@
 //      placeholders), fetches (loss, then the metric) and target (the
 //      training op) are built once for every step, and the sample order
 //      has one entry per sample.
-//   Then, per epoch, while no stop was asked for (Sequential::StopTraining):
-//   4. RunEpoch(): the order is reset and, with `shuffle`, shuffled from
+//   Then, per epoch from initial_epoch, while no stop was asked for
+//   (Sequential::StopTraining):
+//   4. RunEpoch(): the epoch's batches (FitRun::train_steps: a whole pass,
+//      or steps_per_epoch batches continuing the pass; models/epoch_steps.h);
+//      at a new pass the order is reset and, with `shuffle`, shuffled from
 //      mt19937_64(seed * 0x9E3779B97F4A7C15 + epoch); OnEpochBegin; then
-//      per batch RunStep() until the last batch or a stop asked for in a
-//      batch hook; then EpochLogs(): loss and metric averaged over the
+//      per batch RunStep() until the epoch's last batch or a stop asked for
+//      in a batch hook; then EpochLogs(): loss and metric averaged over the
 //      samples trained, weighted by batch size; then Validate(); then
 //      RecordEpoch() appends the epoch's logs to the history; then
 //      OnEpochEnd.
-//   5. RunStep(): OnBatchBegin; the batch's rows of x and y gathered into
-//      the feeds; a safe point (collector().MaybeCollect(), nothing of the
+//   5. RunStep(): OnBatchBegin; the batch's rows of x and y, and their
+//      loss weights (ones without sample_weight or class_weight), gathered
+//      into the feeds; a safe point (collector().MaybeCollect(), nothing of the
 //      model in flight); one session run of the step; the batch's logs
 //      ("loss", the metric, "size") added to the epoch's sums; OnBatchEnd.
-//   6. Validate(): with validation_data (or else validation_split's rows),
-//      its loss and metrics on the inference path (EvaluateOn) added to the
-//      epoch's logs as "val_<key>".
+//   6. Validate(): after the epochs validation_freq picks (ValidatesAfter),
+//      with validation_data (or else validation_split's rows), its loss and
+//      metrics over validation_steps' batches of validation_batch_size on
+//      the inference path (EvaluateOn) added to the epoch's logs as
+//      "val_<key>".
 //   7. RecordEpoch(): the epoch's number and logs appended to FitRun::history.
 //   8. OnTrainEnd with the last epoch's logs; FitModel returns the history.
 //

@@ -1,6 +1,7 @@
 """graphgc.Sequential: Keras's model API."""
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -395,3 +396,14 @@ def test_fit_class_weight_and_sample_weight_together_raise(model, data):
                                          "`sample_weight` at the same time"):
         model.fit(x, y, class_weight={0: 1.0}, sample_weight=np.ones(256),
                   verbose=0)
+
+
+def test_fit_verbose_2_prints_keras_line_per_epoch_from_initial_epoch(
+        model, data, capfd):
+    model.fit(*data, epochs=3, initial_epoch=1, batch_size=64, verbose=2)
+    lines = capfd.readouterr().err.splitlines()
+    assert lines[0] == "Epoch 2/3" and lines[2] == "Epoch 3/3"
+    step = r"4/4 - \d+s - \d+(s|ms|us)/step"
+    for line in (lines[1], lines[3]):
+        assert re.fullmatch(step + r" - accuracy: \d\.\d{4} - loss: "
+                            r"\d\.\d{4}(e[-+]\d\d)?", line), line
