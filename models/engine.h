@@ -16,8 +16,11 @@
 // A model has one or more inputs and outputs: one placeholder per input
 // and, once compiled, one label placeholder and one loss per trained output
 // (OutputNodes, models/model_state.h); the total loss is each trained
-// output's loss times its weight, summed. The data of several inputs and
-// outputs is checked and held as models/model_data.h's ModelData.
+// output's loss times its weight, summed. Every trained output's loss reads
+// one float [batch] sample_weight placeholder (ModelState::sample_weight),
+// fed each run: the data's per-sample weights, or ones. The data of several
+// inputs and outputs is checked and held as models/model_data.h's
+// ModelData.
 //
 // Locking: the ModelState's lock (`mu`) is taken with ModelCall, which also
 // waits for another thread's Fit; it is never held across a user callback.
