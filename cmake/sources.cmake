@@ -62,6 +62,7 @@ set(GRAPHGC_SOURCES
     models/callbacks/monitor.cc
     models/compile_config.cc
     models/engine.cc
+    models/epoch_steps.cc
     models/fit.cc
     models/functional.cc
     models/functional_config.cc
@@ -77,6 +78,7 @@ set(GRAPHGC_SOURCES
     models/model_weights.cc
     models/optimizer_base.cc
     models/optimizer_registry.cc
+    models/sample_weights.cc
     models/saving.cc
     models/sequential.cc
     models/sequential_callback_access.cc

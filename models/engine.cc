@@ -12,6 +12,7 @@
 #include "models/loss_registry.h"
 #include "models/metric_registry.h"
 #include "models/model_data.h"
+#include "models/sample_weights.h"
 #include "ops/gradients.h"
 #include "ops/ops.h"
 #include "util/os_error.h"
@@ -29,6 +30,7 @@ LabelKind LabelsOf(const Loss& loss) {
 CompiledNodes CompiledNodesOf(const ModelState& m) {
   return CompiledNodes{.label_kind = LabelsOf(m.compile.loss),
                        .labels = m.labels,
+                       .sample_weight = m.sample_weight,
                        .loss = m.loss,
                        .eval_loss = m.eval_loss,
                        .train_op = m.train_op,
@@ -351,6 +353,9 @@ absl::StatusOr<Trainable> CheckTrainable(const ModelState& m,
 // (training and inference paths), the total losses, and the updates.
 struct TrainingGraph {
   std::vector<OutputNodes> outputs;
+  // float [batch], shared by every output's loss: the first one's
+  // BuildLoss makes it.
+  std::optional<Output> sample_weight;
   Output loss;
   Output eval_loss;
   UpdateNodes updates;
@@ -390,8 +395,11 @@ absl::StatusOr<TrainingGraph> BuildTrainingGraph(
         BuildLoss(plan.loss,
                   {.output = m.train_outputs[o],
                    .softmax_logits = m.train_outputs_softmax_logits[o],
-                   .units = units},
+                   .units = units,
+                   .sample_weighted = true,
+                   .sample_weight = g.sample_weight},
                   out_scope, /*with_accuracy=*/false));
+    g.sample_weight = loss.sample_weight;
     const std::string prefix =
         several ? m.output_names[o] + "_" : std::string();
     const bool sparse = LabelsOf(plan.loss) == LabelKind::kSparse;
@@ -423,7 +431,9 @@ absl::StatusOr<TrainingGraph> BuildTrainingGraph(
                           {.output = m.outputs[o],
                            .softmax_logits = m.outputs_softmax_logits[o],
                            .units = units,
-                           .labels = loss.labels},
+                           .labels = loss.labels,
+                           .sample_weighted = true,
+                           .sample_weight = g.sample_weight},
                           out_scope + "/inference", false));
     }
     const std::string total_name = absl::StrCat(scope, "/total_loss_", o);
@@ -435,17 +445,16 @@ absl::StatusOr<TrainingGraph> BuildTrainingGraph(
                                            total_name + "/inference"));
     }
     eval_total = sum;
-    g.outputs.push_back(
-        OutputNodes{.output = o,
-                    .prefix = prefix,
-                    .loss = plan.loss,
-                    .label_kind = LabelsOf(plan.loss),
-                    .units = units,
-                    .labels = loss.labels,
-                    .loss_value = loss.loss,
-                    .eval_loss = eval.loss,
-                    .metrics = std::move(metrics),
-                    .eval_metrics = std::move(eval_metrics)});
+    g.outputs.push_back(OutputNodes{.output = o,
+                                    .prefix = prefix,
+                                    .loss = plan.loss,
+                                    .label_kind = LabelsOf(plan.loss),
+                                    .units = units,
+                                    .labels = loss.labels,
+                                    .loss_value = loss.loss,
+                                    .eval_loss = eval.loss,
+                                    .metrics = std::move(metrics),
+                                    .eval_metrics = std::move(eval_metrics)});
   }
   // plans is not empty (CheckCompileOptions).
   g.loss = *total;
@@ -489,6 +498,8 @@ void CommitCompile(ModelState& m, CompileOptions options, TrainingGraph g)
   if (!options.losses.empty()) options.loss = first.loss;
   m.compile = std::move(options);
   m.labels = first.labels;
+  // The first output's BuildLoss made it (every loss is sample_weighted).
+  m.sample_weight = m.Own(*g.sample_weight);
   m.loss = m.Own(g.loss);
   m.eval_loss = m.Own(g.eval_loss);
   m.output_nodes = std::move(g.outputs);
@@ -554,7 +565,7 @@ absl::StatusOr<Feeds> GatherBatch(const ModelState& m, const CompiledNodes& c,
                                   const ModelData& data,
                                   absl::Span<const int64_t> rows) {
   Feeds feeds;
-  feeds.reserve(data.x.size() + data.labels.size());
+  feeds.reserve(data.x.size() + data.labels.size() + 1);
   for (size_t i = 0; i < data.x.size(); ++i) {
     GG_ASSIGN_OR_RETURN(
         Tensor x, GatherRows(data.x[i], m.input_shapes[i], m.in_dims[i], rows));
@@ -566,20 +577,25 @@ absl::StatusOr<Feeds> GatherBatch(const ModelState& m, const CompiledNodes& c,
         Tensor y, GatherLabels(o.label_kind, o.units, data.labels[k], rows));
     feeds.emplace_back(o.labels, std::move(y));
   }
+  if (!data.labels.empty()) {
+    const Tensor* w =
+        data.sample_weight.has_value() ? &*data.sample_weight : nullptr;
+    GG_ASSIGN_OR_RETURN(Tensor weights, GatherWeights(w, rows));
+    feeds.emplace_back(c.sample_weight, std::move(weights));
+  }
   return feeds;
 }
 
-absl::StatusOr<std::map<std::string, float>> EvaluateModel(ModelState& m,
-                                                           const Tensor& x,
-                                                           const Tensor& y,
-                                                           int batch_size) {
+absl::StatusOr<std::map<std::string, float>> EvaluateModel(
+    ModelState& m, const Tensor& x, const Tensor& y, int batch_size,
+    std::optional<Tensor> sample_weight) {
   return EvaluateModel(m, std::vector<Tensor>{x}, std::vector<Tensor>{y},
-                       batch_size);
+                       batch_size, std::move(sample_weight));
 }
 
 absl::StatusOr<std::map<std::string, float>> EvaluateModel(
     ModelState& m, std::vector<Tensor> xs, std::vector<Tensor> ys,
-    int batch_size) {
+    int batch_size, std::optional<Tensor> sample_weight) {
   m.graph->collector().MaybeCollect();
   ModelCall call(m);
   const std::string where = absl::StrCat("Evaluate of '", m.scope.name(), "'");
@@ -592,9 +608,9 @@ absl::StatusOr<std::map<std::string, float>> EvaluateModel(
         absl::StrCat(where, ": batch_size must be >= 1, got ", batch_size));
   }
   const CompiledNodes c = CompiledNodesOf(m);
-  GG_ASSIGN_OR_RETURN(
-      const ModelData data,
-      CheckData(m, c.outputs, std::move(xs), std::move(ys), where));
+  GG_ASSIGN_OR_RETURN(const ModelData data,
+                      CheckData(m, c.outputs, std::move(xs), std::move(ys),
+                                where, std::move(sample_weight)));
   if (data.samples == 0) return NoSamples(where);
   GG_ASSIGN_OR_RETURN(Logs logs, EvaluateOn(m, c, data, batch_size));
   return std::map<std::string, float>(logs.begin(), logs.end());

@@ -16,8 +16,11 @@
 // A model has one or more inputs and outputs: one placeholder per input
 // and, once compiled, one label placeholder and one loss per trained output
 // (OutputNodes, models/model_state.h); the total loss is each trained
-// output's loss times its weight, summed. The data of several inputs and
-// outputs is checked and held as models/model_data.h's ModelData.
+// output's loss times its weight, summed. Every trained output's loss reads
+// one float [batch] sample_weight placeholder (ModelState::sample_weight),
+// fed each run: the data's per-sample weights, or ones. The data of several
+// inputs and outputs is checked and held as models/model_data.h's
+// ModelData.
 //
 // Locking: the ModelState's lock (`mu`) is taken with ModelCall, which also
 // waits for another thread's Fit; it is never held across a user callback.
@@ -60,6 +63,7 @@ namespace models_internal {
 struct CompiledNodes {
   LabelKind label_kind = LabelKind::kSparse;
   Output labels;
+  Output sample_weight;  // fed every run: ones without weights
   Output loss;
   Output eval_loss;
   Output train_op;
@@ -111,17 +115,18 @@ absl::StatusOr<std::shared_ptr<ModelState>> BuildModel(
 // Sequential::Compile, Evaluate and Predict on the model's state: each
 // reaches a safe point, then takes the model's lock (ModelCall).
 absl::Status CompileModel(ModelState& m, CompileOptions options);
-absl::StatusOr<std::map<std::string, float>> EvaluateModel(ModelState& m,
-                                                           const Tensor& x,
-                                                           const Tensor& y,
-                                                           int batch_size);
+// With `sample_weight` (float [samples]), each sample's loss is scaled by
+// its weight (metrics stay unweighted, as Keras's `metrics`).
+absl::StatusOr<std::map<std::string, float>> EvaluateModel(
+    ModelState& m, const Tensor& x, const Tensor& y, int batch_size,
+    std::optional<Tensor> sample_weight = std::nullopt);
 absl::StatusOr<Tensor> PredictModel(ModelState& m, const Tensor& x,
                                     int batch_size);
 // The list forms (Functional's): one x per input, one y per output (or per
 // trained output); Predict gives one tensor per output.
 absl::StatusOr<std::map<std::string, float>> EvaluateModel(
     ModelState& m, std::vector<Tensor> xs, std::vector<Tensor> ys,
-    int batch_size);
+    int batch_size, std::optional<Tensor> sample_weight = std::nullopt);
 absl::StatusOr<std::vector<Tensor>> PredictModel(ModelState& m,
                                                  std::vector<Tensor> xs,
                                                  int batch_size);
@@ -129,13 +134,16 @@ absl::StatusOr<std::vector<Tensor>> PredictModel(ModelState& m,
 // Loss and metrics over `data`, already checked and with samples, without
 // training; weighted by batch size. Evaluate and Fit's validation. With
 // `count` >= 0, over rows [first_row, first_row + count) only (in range,
-// count > 0: validation_split's held-out rows, read in place).
+// count > 0: validation_split's held-out rows, read in place). The loss
+// weighs each row by its entry of data.sample_weight when given.
 absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
                                 const ModelData& data, int batch_size,
                                 int64_t first_row = 0, int64_t count = -1);
 
 // The feeds of one batch: `rows` of every input's data, then of every
-// trained output's labels (c.outputs; none when data.labels is empty).
+// trained output's labels (c.outputs; none when data.labels is empty),
+// then, with labels, the batch's loss weights (data.sample_weight's rows,
+// or ones).
 using Feeds = std::vector<std::pair<Output, Tensor>>;
 absl::StatusOr<Feeds> GatherBatch(const ModelState& m, const CompiledNodes& c,
                                   const ModelData& data,

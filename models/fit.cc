@@ -11,6 +11,7 @@
 #include "absl/types/span.h"
 #include "models/batches.h"
 #include "models/model_data.h"
+#include "models/sample_weights.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -54,7 +55,90 @@ std::string PythonRepr(double v) {
   return out;
 }
 
+// initial_epoch, steps_per_epoch, validation_steps, validation_batch_size,
+// validation_freq and the weights' arguments.
+absl::Status CheckScheduleOptions(const FitOptions& o,
+                                  const std::string& where) {
+  auto refuse = [&](const std::string& what, int64_t got) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": ", what, ", got ", got));
+  };
+  if (o.initial_epoch < 0) {
+    return refuse("initial_epoch must be >= 0", o.initial_epoch);
+  }
+  if (o.steps_per_epoch < 0) {
+    return refuse("steps_per_epoch must be >= 1 (or 0 for a whole pass)",
+                  o.steps_per_epoch);
+  }
+  if (o.validation_steps < 0) {
+    return refuse("validation_steps must be >= 1 (or 0 for a whole pass)",
+                  o.validation_steps);
+  }
+  if (o.validation_batch_size < 0) {
+    return refuse("validation_batch_size must be >= 1 (or 0 for batch_size)",
+                  o.validation_batch_size);
+  }
+  if (o.validation_epochs.empty() && o.validation_freq < 1) {
+    return refuse("validation_freq must be >= 1", o.validation_freq);
+  }
+  if (o.sample_weight.has_value() && !o.class_weight.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where,
+                     ": You cannot `class_weight` and `sample_weight` at the "
+                     "same time."));
+  }
+  return absl::OkStatus();
+}
+
+// Keras's warnings go to History::warnings, each once.
+void Warn(FitRun& r, const std::string& text) {
+  std::vector<std::string>& w = r.history.warnings;
+  if (std::find(w.begin(), w.end(), text) == w.end()) w.push_back(text);
+}
+
+int64_t Batches(int64_t rows, int batch_size) {
+  return (rows + batch_size - 1) / batch_size;
+}
+
+// After the split: class_weight's weights, and the batches each epoch and
+// each validation run.
+absl::Status TakeWeights(FitRun& r) {
+  const FitOptions& o = r.options;
+  if (!o.class_weight.empty()) {
+    // Keras 3 takes class_weight for one output only.
+    if (r.m.outputs.size() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(r.where,
+                       ": `class_weight` is only supported for Models with a "
+                       "single output."));
+    }
+    // Validation stays unweighted, as Keras's.
+    if (r.val_samples > 0) r.split_unweighted = r.data;
+    GG_ASSIGN_OR_RETURN(
+        r.data.sample_weight,
+        ClassWeightsToSampleWeights(r.data.labels[0], o.class_weight, r.where));
+  }
+  r.train_steps.emplace(Batches(r.samples, o.batch_size), o.steps_per_epoch);
+  r.val_batch_size =
+      o.validation_batch_size > 0 ? o.validation_batch_size : o.batch_size;
+  if (r.val_rows > 0) {
+    r.val_steps.emplace(Batches(r.val_rows, r.val_batch_size),
+                        o.validation_steps);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+bool ValidatesAfter(const FitOptions& options, int epoch) {
+  const int n = epoch + 1;  // Keras counts these from 1
+  if (!options.validation_epochs.empty()) {
+    return std::find(options.validation_epochs.begin(),
+                     options.validation_epochs.end(),
+                     n) != options.validation_epochs.end();
+  }
+  return n % options.validation_freq == 0;
+}
 
 absl::StatusOr<int64_t> SplitForValidation(int64_t samples,
                                            double validation_split,
@@ -108,8 +192,10 @@ absl::Status ValidateAndClaim(FitRun& r) {
     return absl::InvalidArgumentError(absl::StrCat(
         where, ": verbose must be 0, 1 or 2, got ", options.verbose));
   }
+  GG_RETURN_IF_ERROR(CheckScheduleOptions(options, where));
   const std::vector<OutputNodes>& outputs = m.output_nodes;
-  GG_ASSIGN_OR_RETURN(r.data, CheckData(m, outputs, r.x, r.y, where));
+  GG_ASSIGN_OR_RETURN(
+      r.data, CheckData(m, outputs, r.x, r.y, where, options.sample_weight));
   r.samples = r.data.samples;
   if (r.samples == 0) return NoSamples(where);
   if (options.validation_lists.has_value() ||
@@ -123,15 +209,18 @@ absl::Status ValidateAndClaim(FitRun& r) {
                         : std::vector<Tensor>{options.validation_data->first},
                   lists ? options.validation_lists->second
                         : std::vector<Tensor>{options.validation_data->second},
-                  vwhere));
+                  vwhere, options.validation_sample_weight));
     if (r.validation->samples == 0) return NoSamples(vwhere);
+    r.val_rows = r.validation->samples;
   } else {
     // Keras: validation_data, when given, overrides validation_split.
     const int64_t n = r.samples;
     GG_ASSIGN_OR_RETURN(r.samples,
                         SplitForValidation(n, options.validation_split, where));
     r.val_samples = n - r.samples;
+    r.val_rows = r.val_samples;
   }
+  GG_RETURN_IF_ERROR(TakeWeights(r));
   r.running.emplace(m);
   m.stop_training.store(false);  // Keras: fit() clears stop_training
   r.nodes = CompiledNodesOf(m);
@@ -150,8 +239,7 @@ absl::Status StartCallbacks(FitRun& r) {
   }
   // Held to the end of the fit: no other fit may use these callbacks.
   GG_ASSIGN_OR_RETURN(r.claims, ClaimCallbacks(r.callbacks, r.m.scope.name()));
-  const int64_t steps =
-      (r.samples + options.batch_size - 1) / options.batch_size;
+  const int64_t steps = r.train_steps->target();
   const TrainInfo info{
       .epochs = options.epochs,
       .samples = r.samples,
@@ -174,7 +262,7 @@ void PrepareBatches(FitRun& r) {
   // The tensors are made in place: g++ 12 at -O1 (the TSan build) took
   // moving a default Tensor's inline shape storage for a read of
   // uninitialised memory (-Wmaybe-uninitialized).
-  r.feeds.reserve(r.m.inputs.size() + r.nodes.outputs.size());
+  r.feeds.reserve(r.m.inputs.size() + r.nodes.outputs.size() + 1);
   for (const Output& input : r.m.inputs) {
     r.feeds.emplace_back(std::piecewise_construct, std::forward_as_tuple(input),
                          std::forward_as_tuple());
@@ -184,6 +272,9 @@ void PrepareBatches(FitRun& r) {
                          std::forward_as_tuple(o.labels),
                          std::forward_as_tuple());
   }
+  r.feeds.emplace_back(std::piecewise_construct,
+                       std::forward_as_tuple(r.nodes.sample_weight),
+                       std::forward_as_tuple());
   r.targets = {r.nodes.train_op};
 }
 
@@ -191,7 +282,7 @@ absl::Status RunStep(FitRun& r, int64_t step) {
   ModelState& m = r.m;
   GG_RETURN_IF_ERROR(
       Dispatch(r, [&](Callback& cb) { return cb.OnBatchBegin(step); }));
-  const int64_t begin = step * r.options.batch_size;
+  const int64_t begin = (r.span.first + step) * r.options.batch_size;
   const int64_t end =
       std::min<int64_t>(r.samples, begin + r.options.batch_size);
   absl::Span<const int64_t> rows(r.order.data() + begin, end - begin);
@@ -218,7 +309,7 @@ absl::Status RunStep(FitRun& r, int64_t step) {
   batch.Results(batch_logs);
   r.metrics.Add(out, losses);
   batch_logs["size"] = static_cast<float>(end - begin);
-  r.seen = end;
+  r.seen += end - begin;
   return Dispatch(
       r, [&](Callback& cb) { return cb.OnBatchEnd(step, batch_logs); });
 }
@@ -232,18 +323,24 @@ void EpochLogs(FitRun& r) {
   r.metrics.Results(r.epoch_logs);
 }
 
-absl::Status Validate(FitRun& r) {
-  Logs val;
-  if (r.validation.has_value()) {
-    GG_ASSIGN_OR_RETURN(
-        val, EvaluateOn(r.m, r.nodes, *r.validation, r.options.batch_size));
-  } else if (r.val_samples > 0) {
-    GG_ASSIGN_OR_RETURN(
-        val, EvaluateOn(r.m, r.nodes, r.data, r.options.batch_size, r.samples,
-                        r.val_samples));
-  } else {
+absl::Status Validate(FitRun& r, int epoch) {
+  if (r.val_rows == 0 || !ValidatesAfter(r.options, epoch)) {
     return absl::OkStatus();
   }
+  // This validation's rows: validation_steps' batches, in order.
+  const EpochSteps::Span span = r.val_steps->Next();
+  if (span.ran_out) Warn(r, kRanOutOfData);
+  const int64_t first = span.first * r.val_batch_size;
+  const int64_t count =
+      std::min<int64_t>(r.val_rows - first, span.count * r.val_batch_size);
+  // validation_data's rows from 0; else the held-out rows after the
+  // training ones.
+  const ModelData& data = r.validation.has_value()         ? *r.validation
+                          : r.split_unweighted.has_value() ? *r.split_unweighted
+                                                           : r.data;
+  const int64_t offset = r.validation.has_value() ? 0 : r.samples;
+  GG_ASSIGN_OR_RETURN(Logs val, EvaluateOn(r.m, r.nodes, data, r.val_batch_size,
+                                           offset + first, count));
   for (const auto& [key, value] : val) r.epoch_logs["val_" + key] = value;
   return absl::OkStatus();
 }
@@ -256,26 +353,30 @@ void RecordEpoch(FitRun& r, int epoch) {
 }
 
 absl::Status RunEpoch(FitRun& r, int epoch) {
-  std::iota(r.order.begin(), r.order.end(), 0);
-  if (r.options.shuffle) {
-    std::mt19937_64 rng(r.options.seed * 0x9E3779B97F4A7C15ull + epoch);
-    std::shuffle(r.order.begin(), r.order.end(), rng);
+  r.span = r.train_steps->Next();
+  // A new pass over the samples is reordered; without steps_per_epoch each
+  // epoch is one.
+  if (r.span.new_pass) {
+    std::iota(r.order.begin(), r.order.end(), 0);
+    if (r.options.shuffle) {
+      std::mt19937_64 rng(r.options.seed * 0x9E3779B97F4A7C15ull + epoch);
+      std::shuffle(r.order.begin(), r.order.end(), rng);
+    }
   }
+  if (r.span.ran_out) Warn(r, kRanOutOfData);
   GG_RETURN_IF_ERROR(
       Dispatch(r, [&](Callback& cb) { return cb.OnEpochBegin(epoch); }));
   r.sums.assign(r.log_fetches.nodes.size(), 0.0);
   r.metrics.Reset();
   r.seen = 0;
-  const int64_t steps =
-      (r.samples + r.options.batch_size - 1) / r.options.batch_size;
-  for (int64_t step = 0; step < steps; ++step) {
+  for (int64_t step = 0; step < r.span.count; ++step) {
     GG_RETURN_IF_ERROR(RunStep(r, step));
     // Keras: a stop asked for by a batch hook ends the epoch here; the
     // epoch's logs average the batches run.
     if (r.m.stop_training.load()) break;
   }
   EpochLogs(r);
-  GG_RETURN_IF_ERROR(Validate(r));
+  GG_RETURN_IF_ERROR(Validate(r, epoch));
   RecordEpoch(r, epoch);
   return Dispatch(
       r, [&](Callback& cb) { return cb.OnEpochEnd(epoch, r.epoch_logs); });
@@ -295,8 +396,8 @@ absl::StatusOr<History> FitModel(ModelState& m, const Sequential& model,
   GG_RETURN_IF_ERROR(ValidateAndClaim(r));
   GG_RETURN_IF_ERROR(StartCallbacks(r));
   PrepareBatches(r);
-  for (int epoch = 0; epoch < r.options.epochs && !m.stop_training.load();
-       ++epoch) {
+  for (int epoch = r.options.initial_epoch;
+       epoch < r.options.epochs && !m.stop_training.load(); ++epoch) {
     GG_RETURN_IF_ERROR(RunEpoch(r, epoch));
   }
   GG_RETURN_IF_ERROR(

@@ -17,21 +17,27 @@
 //      placeholders), fetches (LogFetchesOf: the logs' nodes) and target (the
 //      training op) are built once for every step, and the sample order
 //      has one entry per sample.
-//   Then, per epoch, while no stop was asked for (Sequential::StopTraining):
-//   4. RunEpoch(): the order is reset and, with `shuffle`, shuffled from
+//   Then, per epoch from initial_epoch, while no stop was asked for
+//   (Sequential::StopTraining):
+//   4. RunEpoch(): the epoch's batches (FitRun::train_steps: a whole pass,
+//      or steps_per_epoch batches continuing the pass; models/epoch_steps.h);
+//      at a new pass the order is reset and, with `shuffle`, shuffled from
 //      mt19937_64(seed * 0x9E3779B97F4A7C15 + epoch); OnEpochBegin; then
-//      per batch RunStep() until the last batch or a stop asked for in a
-//      batch hook; then EpochLogs(): loss and metric averaged over the
+//      per batch RunStep() until the epoch's last batch or a stop asked for
+//      in a batch hook; then EpochLogs(): loss and metric averaged over the
 //      samples trained, weighted by batch size; then Validate(); then
 //      RecordEpoch() appends the epoch's logs to the history; then
 //      OnEpochEnd.
-//   5. RunStep(): OnBatchBegin; the batch's rows of x and y gathered into
-//      the feeds; a safe point (collector().MaybeCollect(), nothing of the
+//   5. RunStep(): OnBatchBegin; the batch's rows of x and y, and their
+//      loss weights (ones without sample_weight or class_weight), gathered
+//      into the feeds; a safe point (collector().MaybeCollect(), nothing of the
 //      model in flight); one session run of the step; the batch's logs
 //      ("loss", the metric, "size") added to the epoch's sums; OnBatchEnd.
-//   6. Validate(): with validation_data (or else validation_split's rows),
-//      its loss and metrics on the inference path (EvaluateOn) added to the
-//      epoch's logs as "val_<key>".
+//   6. Validate(): after the epochs validation_freq picks (ValidatesAfter),
+//      with validation_data (or else validation_split's rows), its loss and
+//      metrics over validation_steps' batches of validation_batch_size on
+//      the inference path (EvaluateOn) added to the epoch's logs as
+//      "val_<key>".
 //   7. RecordEpoch(): the epoch's number and logs appended to FitRun::history.
 //   8. OnTrainEnd with the last epoch's logs; FitModel returns the history.
 //
@@ -52,6 +58,7 @@
 #include "absl/status/statusor.h"
 #include "models/callbacks.h"
 #include "models/engine.h"
+#include "models/epoch_steps.h"
 #include "models/model_options.h"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
@@ -94,13 +101,26 @@ struct FitRun {
   std::vector<Tensor> y;
   const FitOptions options;
   std::string where;    // "Fit of '<name>'"
-  ModelData data;       // x and y, checked
+  ModelData data;       // x, y and the loss weights, checked
   int64_t samples = 0;  // trained on: rows [0, samples) of the data
   // validation_split's held-out rows [samples, samples + val_samples) of
   // the data (0 without a split), read in place.
   int64_t val_samples = 0;
   std::optional<ModelData> validation;  // validation_data, checked
   CompiledNodes nodes;
+  // The loss weights are the data's: data.sample_weight (sample_weight,
+  // or class_weight's per-sample weights) and validation->sample_weight
+  // (validation_sample_weight). validation_split's rows are read from
+  // `data` (Keras splits sample_weight with x and y), or from
+  // `split_unweighted` (the data without class_weight's weights: Keras
+  // leaves that validation unweighted).
+  std::optional<ModelData> split_unweighted;
+  // Which batches each epoch (and each validation) runs: EpochSteps.
+  std::optional<EpochSteps> train_steps;
+  std::optional<EpochSteps> val_steps;
+  EpochSteps::Span span;  // the current epoch's
+  int val_batch_size = 0;
+  int64_t val_rows = 0;  // validation_data's rows, or val_samples
 
   std::vector<std::shared_ptr<Callback>> callbacks;
   CallbackClaims claims;
@@ -138,8 +158,11 @@ void PrepareBatches(FitRun& r);
 absl::Status RunEpoch(FitRun& r, int epoch);
 absl::Status RunStep(FitRun& r, int64_t step);
 void EpochLogs(FitRun& r);
-absl::Status Validate(FitRun& r);
+absl::Status Validate(FitRun& r, int epoch);
 void RecordEpoch(FitRun& r, int epoch);
+
+// Keras's _should_eval: whether the fit validates after `epoch` (0-based).
+bool ValidatesAfter(const FitOptions& options, int epoch);
 
 // Runs the phases; `model` is the handle the callbacks are given.
 absl::StatusOr<History> FitModel(ModelState& m, const Sequential& model,

@@ -294,6 +294,13 @@ absl::StatusOr<std::map<std::string, float>> Functional::Evaluate(
   return Engine().Evaluate(x, y, batch_size);
 }
 
+absl::StatusOr<std::map<std::string, float>> Functional::Evaluate(
+    const Tensor& x, const Tensor& y, const Tensor& sample_weight,
+    int batch_size) {
+  if (state_ == nullptr) return MovedFrom("Evaluate");
+  return Engine().Evaluate(x, y, sample_weight, batch_size);
+}
+
 absl::StatusOr<Tensor> Functional::Predict(const Tensor& x, int batch_size) {
   if (state_ == nullptr) return MovedFrom("Predict");
   return Engine().Predict(x, batch_size);
@@ -312,6 +319,14 @@ absl::StatusOr<std::map<std::string, float>> Functional::Evaluate(
   if (state_ == nullptr) return MovedFrom("Evaluate");
   return models_internal::EvaluateModel(*state_, std::move(x), std::move(y),
                                         batch_size);
+}
+
+absl::StatusOr<std::map<std::string, float>> Functional::Evaluate(
+    std::vector<Tensor> x, std::vector<Tensor> y, const Tensor& sample_weight,
+    int batch_size) {
+  if (state_ == nullptr) return MovedFrom("Evaluate");
+  return models_internal::EvaluateModel(*state_, std::move(x), std::move(y),
+                                        batch_size, sample_weight);
 }
 
 absl::StatusOr<std::vector<Tensor>> Functional::Predict(std::vector<Tensor> x,

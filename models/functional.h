@@ -121,6 +121,9 @@ class Functional {
   absl::StatusOr<std::map<std::string, float>> Evaluate(const Tensor& x,
                                                         const Tensor& y,
                                                         int batch_size = 32);
+  absl::StatusOr<std::map<std::string, float>> Evaluate(
+      const Tensor& x, const Tensor& y, const Tensor& sample_weight,
+      int batch_size = 32);
   absl::StatusOr<Tensor> Predict(const Tensor& x, int batch_size = 32);
   // The list forms, for any model: one x per input, in the order of
   // inputs(), and one y per output (or one per output with a loss), in the
@@ -132,6 +135,9 @@ class Functional {
   absl::StatusOr<std::map<std::string, float>> Evaluate(std::vector<Tensor> x,
                                                         std::vector<Tensor> y,
                                                         int batch_size = 32);
+  absl::StatusOr<std::map<std::string, float>> Evaluate(
+      std::vector<Tensor> x, std::vector<Tensor> y, const Tensor& sample_weight,
+      int batch_size = 32);
   absl::StatusOr<std::vector<Tensor>> Predict(std::vector<Tensor> x,
                                               int batch_size = 32);
   // Each layer's weights once, in the order of layers().

@@ -175,9 +175,32 @@ absl::StatusOr<LossNodes> BuildLoss(const Loss& loss, const LossInputs& in,
                         .units = in.units,
                         .scope = scope + "/loss"};
   GG_ASSIGN_OR_RETURN(Output per_sample, kind.per_sample(ctx));
+  if (in.sample_weighted) {
+    if (in.sample_weight.has_value()) {
+      out.sample_weight = *in.sample_weight;
+    } else {
+      GG_ASSIGN_OR_RETURN(out.sample_weight,
+                          ops::Placeholder(g, DT_FLOAT, {-1},
+                                           {.name = scope + "/sample_weight"}));
+    }
+    // Keras: the reduction is over the weighted values, so
+    // sum_over_batch_size is sum(w * loss) / batch size.
+    GG_ASSIGN_OR_RETURN(per_sample, ops::Mul(per_sample, *out.sample_weight,
+                                             {.name = ctx.Name("weighted")}));
+  }
   if (loss.reduction == "sum") {
     GG_ASSIGN_OR_RETURN(out.loss,
                         ops::Sum(per_sample, {.name = ctx.Name("value")}));
+  } else if (loss.reduction == "mean_with_sample_weight" &&
+             out.sample_weight.has_value()) {
+    // sum(w * loss) / sum(w).
+    GG_ASSIGN_OR_RETURN(Output total,
+                        ops::Sum(per_sample, {.name = ctx.Name("total")}));
+    GG_ASSIGN_OR_RETURN(
+        Output weights,
+        ops::Sum(*out.sample_weight, {.name = ctx.Name("weights_total")}));
+    GG_ASSIGN_OR_RETURN(
+        out.loss, ops::RealDiv(total, weights, {.name = ctx.Name("value")}));
   } else {
     GG_ASSIGN_OR_RETURN(out.loss,
                         ops::Mean(per_sample, {.name = ctx.Name("value")}));

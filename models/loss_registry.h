@@ -103,12 +103,19 @@ struct LossInputs {
   std::optional<Output> softmax_logits;
   int64_t units = 0;
   std::optional<Output> labels;
+  // With `sample_weighted`, each sample's loss is scaled by a float [batch]
+  // weight before the reduction (Keras's sample_weight): `sample_weight`,
+  // when given, is the placeholder to use, else BuildLoss makes one.
+  bool sample_weighted = false;
+  std::optional<Output> sample_weight;
 };
 
 struct LossNodes {
   Output labels;  // placeholder: int32 [batch] or float [batch, units]
   Output loss;    // scalar, reduced over the batch
   std::optional<Output> accuracy;  // scalar, when asked for
+  // float [batch], with LossInputs::sample_weighted.
+  std::optional<Output> sample_weight;
 };
 
 // The loss's nodes under "<scope>/loss" and, with `with_accuracy`, Keras 3's

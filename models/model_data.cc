@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "models/batches.h"
+#include "models/sample_weights.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -53,7 +54,8 @@ absl::StatusOr<ModelData> CheckData(const ModelState& m,
                                     const std::vector<OutputNodes>& outputs,
                                     std::vector<Tensor> xs,
                                     std::vector<Tensor> ys,
-                                    const std::string& where) {
+                                    const std::string& where,
+                                    std::optional<Tensor> sample_weight) {
   GG_ASSIGN_OR_RETURN(ModelData data, CheckInputs(m, std::move(xs), where));
   const bool all = ys.size() == m.outputs.size();
   if (!all && ys.size() != outputs.size()) {
@@ -76,6 +78,10 @@ absl::StatusOr<ModelData> CheckData(const ModelState& m,
         out.loss, out.units, y, data.samples,
         m.outputs.size() == 1 ? where : absl::StrCat(where, ": ", what)));
     data.labels.push_back(std::move(y));
+  }
+  if (sample_weight.has_value()) {
+    GG_RETURN_IF_ERROR(CheckSampleWeight(*sample_weight, data.samples, where));
+    data.sample_weight = std::move(sample_weight);
   }
   return data;
 }

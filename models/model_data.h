@@ -7,6 +7,7 @@
 #define GRAPHGC_MODELS_MODEL_DATA_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ namespace models_internal {
 struct ModelData {
   std::vector<Tensor> x;       // one per input, in the model's order
   std::vector<Tensor> labels;  // one per trained output (`outputs` below)
+  // Each sample's loss weight, float [samples] (or [samples, 1]), shared
+  // by every trained output's loss; none: every weight is 1.
+  std::optional<Tensor> sample_weight;
   int64_t samples = 0;
 };
 
@@ -34,12 +38,13 @@ absl::StatusOr<ModelData> CheckInputs(const ModelState& m,
 
 // CheckInputs, then `ys` against the trained outputs `outputs`: one per
 // model output (an untrained output's is not read) or one per trained
-// output, each with the sample count of x and labels its loss takes.
-absl::StatusOr<ModelData> CheckData(const ModelState& m,
-                                    const std::vector<OutputNodes>& outputs,
-                                    std::vector<Tensor> xs,
-                                    std::vector<Tensor> ys,
-                                    const std::string& where);
+// output, each with the sample count of x and labels its loss takes; then
+// `sample_weight`, when given, against the sample count
+// (CheckSampleWeight, models/sample_weights.h).
+absl::StatusOr<ModelData> CheckData(
+    const ModelState& m, const std::vector<OutputNodes>& outputs,
+    std::vector<Tensor> xs, std::vector<Tensor> ys, const std::string& where,
+    std::optional<Tensor> sample_weight = std::nullopt);
 
 }  // namespace models_internal
 }  // namespace graphgc

@@ -75,6 +75,31 @@ struct FitOptions {
   // input, one per output); when set, validation_data is unused.
   std::optional<std::pair<std::vector<Tensor>, std::vector<Tensor>>>
       validation_lists;
+  // Keras's initial_epoch: epochs run from this number to `epochs` - 1, and
+  // the history, the callbacks and "Epoch N/M" count from it.
+  int initial_epoch = 0;
+  // Keras's steps_per_epoch: at most this many batches an epoch, the next
+  // epoch continuing the same pass over x; a pass that runs out mid-epoch
+  // ends that epoch early (History::warnings has Keras's warning) and the
+  // next epoch starts a new pass. 0 (Keras's None): one pass per epoch.
+  int64_t steps_per_epoch = 0;
+  // The same over the validation data (0: all of it), batches of
+  // validation_batch_size (0: batch_size).
+  int64_t validation_steps = 0;
+  int validation_batch_size = 0;
+  // Validates after every validation_freq-th epoch (epoch + 1 divisible by
+  // it); with validation_epochs non-empty, after the 1-based epochs it
+  // lists instead (Keras's list form).
+  int validation_freq = 1;
+  std::vector<int> validation_epochs;
+  // Keras's sample_weight: float [samples], each sample's loss scaled by
+  // its weight; class_weight: class id -> weight, turned into per-sample
+  // weights from y as Keras does (argmax of one-hot rows, rounded ids).
+  // Not both. The weights of validation_split's rows weigh its validation;
+  // validation_sample_weight weighs validation_data.
+  std::optional<Tensor> sample_weight;
+  std::map<int64_t, float> class_weight;
+  std::optional<Tensor> validation_sample_weight;
 };
 
 // Per-epoch values of a fit: history["loss"][epoch], each metric's name
@@ -82,6 +107,8 @@ struct FitOptions {
 struct History {
   std::map<std::string, std::vector<float>> history;
   std::vector<int> epoch;
+  // Keras's warnings of the fit (running out of data), each once.
+  std::vector<std::string> warnings;
 
   // The values of one key (empty when absent).
   const std::vector<float>& values(const std::string& key) const;

@@ -115,6 +115,9 @@ struct ModelState {
   bool compiled ABSL_GUARDED_BY(mu) = false;
   CompileOptions compile ABSL_GUARDED_BY(mu);
   Output labels ABSL_GUARDED_BY(mu);  // the first trained output's
+  // float [batch] per-sample loss weights shared by every trained output's
+  // loss; fed every run (ones when no weights are given).
+  Output sample_weight ABSL_GUARDED_BY(mu);
   // The total loss: each trained output's loss times its weight, summed.
   Output loss ABSL_GUARDED_BY(mu);  // of the training path (Fit's logs)
   // Each trained output's nodes (their metrics included), in output order.

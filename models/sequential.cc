@@ -133,6 +133,14 @@ absl::StatusOr<std::map<std::string, float>> Sequential::Evaluate(
   return models_internal::EvaluateModel(*state_, x, y, batch_size);
 }
 
+absl::StatusOr<std::map<std::string, float>> Sequential::Evaluate(
+    const Tensor& x, const Tensor& y, const Tensor& sample_weight,
+    int batch_size) {
+  if (state_ == nullptr) return MovedFrom("Evaluate");
+  return models_internal::EvaluateModel(*state_, x, y, batch_size,
+                                        sample_weight);
+}
+
 absl::StatusOr<Tensor> Sequential::Predict(const Tensor& x, int batch_size) {
   if (state_ == nullptr) return MovedFrom("Predict");
   return models_internal::PredictModel(*state_, x, batch_size);

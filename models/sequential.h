@@ -109,6 +109,11 @@ class Sequential {
   absl::StatusOr<std::map<std::string, float>> Evaluate(const Tensor& x,
                                                         const Tensor& y,
                                                         int batch_size = 32);
+  // The same with Keras's sample_weight: float [samples], each sample's
+  // loss scaled by its weight (metrics unweighted, as Keras's `metrics`).
+  absl::StatusOr<std::map<std::string, float>> Evaluate(
+      const Tensor& x, const Tensor& y, const Tensor& sample_weight,
+      int batch_size = 32);
   // The model's outputs, [samples, units] (or [samples, <the last layer's
   // output shape>]), from the inference path. No samples: an empty
   // [0, units] tensor (as Keras' empty array). A result larger than memory is

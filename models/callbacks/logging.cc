@@ -170,8 +170,13 @@ std::string ProgressBar::Format(bool final, bool ansi) const {
       final
           ? absl::StrFormat("%.0fs", absl::ToDoubleSeconds(now - epoch_start_))
           : Eta(per_step * static_cast<double>(target - current));
-  absl::StrAppend(&line, " ", ansi ? "\x1b[1m" : "", time,
-                  ansi ? "\x1b[0m" : "", PerStep(per_step));
+  if (final && info_.verbose == 2) {
+    // Keras 3's verbose=2 line: "32/32 - 0s - 2ms/step - loss: ...".
+    line = absl::StrCat(count, " - ", time, " -", PerStep(per_step));
+  } else {
+    absl::StrAppend(&line, " ", ansi ? "\x1b[1m" : "", time,
+                    ansi ? "\x1b[0m" : "", PerStep(per_step));
+  }
   if (final && !epoch_logs_.empty()) {
     // Training metrics first, then validation ones, as Keras orders them.
     for (bool val : {false, true}) {

@@ -103,15 +103,58 @@ py::tuple RunFit(const Model& model, FitOptions options,
     }
   }
   History h = ValueOrThrow(std::move(history), ErrorContext::kFit);
-  return py::make_tuple(h.history, h.epoch);
+  return py::make_tuple(h.history, h.epoch, h.warnings);
+}
+
+// Evaluate's sample_weight: none for None.
+std::optional<Tensor> SampleWeightFromArray(py::handle sample_weight) {
+  if (sample_weight.is_none()) return std::nullopt;
+  return TensorFromArray(sample_weight, ArrayRole::kFeatures,
+                         ArrayUse::kDuringTheCall, "sample_weight");
+}
+
+// Fit's Keras arguments beyond the first ones, from models.py's dict (its
+// keys are FitOptions' names; None and absent keys leave the default).
+void TakeFitArguments(const py::dict& args, FitOptions& options) {
+  auto get = [&](const char* key) -> py::object {
+    if (!args.contains(key)) return py::none();
+    return args[key];
+  };
+  if (py::object v = get("initial_epoch"); !v.is_none()) {
+    options.initial_epoch = v.cast<int>();
+  }
+  if (py::object v = get("steps_per_epoch"); !v.is_none()) {
+    options.steps_per_epoch = v.cast<int64_t>();
+  }
+  if (py::object v = get("validation_steps"); !v.is_none()) {
+    options.validation_steps = v.cast<int64_t>();
+  }
+  if (py::object v = get("validation_batch_size"); !v.is_none()) {
+    options.validation_batch_size = v.cast<int>();
+  }
+  if (py::object v = get("validation_freq"); !v.is_none()) {
+    options.validation_freq = v.cast<int>();
+  }
+  if (py::object v = get("validation_epochs"); !v.is_none()) {
+    options.validation_epochs = v.cast<std::vector<int>>();
+  }
+  if (py::object v = get("class_weight"); !v.is_none()) {
+    options.class_weight = v.cast<std::map<int64_t, float>>();
+  }
+  options.sample_weight = SampleWeightFromArray(get("sample_weight"));
+  if (py::object v = get("validation_sample_weight"); !v.is_none()) {
+    options.validation_sample_weight =
+        TensorFromArray(v, ArrayRole::kFeatures, ArrayUse::kDuringTheCall,
+                        "validation_data[2]");
+  }
 }
 
 template <typename Model>
 py::tuple Fit(const Model& model, py::handle x, py::handle y, int epochs,
               int batch_size, bool shuffle, int verbose,
               const py::list& callbacks, const py::object& validation_data,
-              uint64_t seed, py::handle callback_base,
-              double validation_split) {
+              uint64_t seed, py::handle callback_base, double validation_split,
+              const py::dict& fit_args) {
   FitOptions options{.epochs = epochs,
                      .batch_size = batch_size,
                      .shuffle = shuffle,
@@ -119,6 +162,7 @@ py::tuple Fit(const Model& model, py::handle x, py::handle y, int epochs,
                      .validation_data = ValidationData(validation_data),
                      .seed = seed,
                      .validation_split = validation_split};
+  TakeFitArguments(fit_args, options);
   Tensor xt =
       TensorFromArray(x, ArrayRole::kFeatures, ArrayUse::kDuringTheCall, "x");
   Tensor yt =
@@ -134,13 +178,15 @@ py::tuple FitLists(const Functional& model, const py::sequence& x,
                    const py::sequence& y, int epochs, int batch_size,
                    bool shuffle, int verbose, const py::list& callbacks,
                    const py::object& validation_data, uint64_t seed,
-                   py::handle callback_base, double validation_split) {
+                   py::handle callback_base, double validation_split,
+                   const py::dict& fit_args) {
   FitOptions options{.epochs = epochs,
                      .batch_size = batch_size,
                      .shuffle = shuffle,
                      .verbose = verbose,
                      .seed = seed,
                      .validation_split = validation_split};
+  TakeFitArguments(fit_args, options);
   if (!validation_data.is_none()) {
     py::tuple pair = py::tuple(validation_data);
     options.validation_lists.emplace(
@@ -184,24 +230,30 @@ void DefineListMethods(py::class_<Functional>& cls) {
       .def("fit_lists", &FitLists, arg("x"), arg("y"), arg("epochs"),
            arg("batch_size"), arg("shuffle"), arg("verbose"), arg("callbacks"),
            arg("validation_data"), arg("seed"), arg("callback_base"),
-           arg("validation_split") = 0.0)
+           arg("validation_split") = 0.0, arg("fit_args") = py::dict())
       .def(
           "evaluate_lists",
           [](const Functional& model, const py::sequence& x,
-             const py::sequence& y, int batch_size) {
+             const py::sequence& y, int batch_size, py::handle sample_weight) {
             std::vector<Tensor> xs =
                 TensorsFromArrays(x, ArrayRole::kFeatures, "x");
             std::vector<Tensor> ys =
                 TensorsFromArrays(y, ArrayRole::kTargets, "y");
+            std::optional<Tensor> wt = SampleWeightFromArray(sample_weight);
             Functional handle = model;
             absl::StatusOr<std::map<std::string, float>> out;
             {
               GilReleased nogil;
-              out = handle.Evaluate(std::move(xs), std::move(ys), batch_size);
+              out = wt.has_value()
+                        ? handle.Evaluate(std::move(xs), std::move(ys), *wt,
+                                          batch_size)
+                        : handle.Evaluate(std::move(xs), std::move(ys),
+                                          batch_size);
             }
             return ValueOrThrow(std::move(out));
           },
-          arg("x"), arg("y"), arg("batch_size"))
+          arg("x"), arg("y"), arg("batch_size"),
+          arg("sample_weight") = py::none())
       .def(
           "predict_lists",
           [](const Functional& model, const py::sequence& x, int batch_size) {
@@ -270,23 +322,27 @@ void DefineModelMethods(py::class_<Model>& cls) {
       .def("fit", &Fit<Model>, arg("x"), arg("y"), arg("epochs"),
            arg("batch_size"), arg("shuffle"), arg("verbose"), arg("callbacks"),
            arg("validation_data"), arg("seed"), arg("callback_base"),
-           arg("validation_split") = 0.0)
+           arg("validation_split") = 0.0, arg("fit_args") = py::dict())
       .def(
           "evaluate",
-          [](const Model& model, py::handle x, py::handle y, int batch_size) {
+          [](const Model& model, py::handle x, py::handle y, int batch_size,
+             py::handle sample_weight) {
             Tensor xt = TensorFromArray(x, ArrayRole::kFeatures,
                                         ArrayUse::kDuringTheCall, "x");
             Tensor yt = TensorFromArray(y, ArrayRole::kTargets,
                                         ArrayUse::kDuringTheCall, "y");
+            std::optional<Tensor> wt = SampleWeightFromArray(sample_weight);
             Model handle = model;
             absl::StatusOr<std::map<std::string, float>> out;
             {
               GilReleased nogil;
-              out = handle.Evaluate(xt, yt, batch_size);
+              out = wt.has_value() ? handle.Evaluate(xt, yt, *wt, batch_size)
+                                   : handle.Evaluate(xt, yt, batch_size);
             }
             return ValueOrThrow(std::move(out));
           },
-          arg("x"), arg("y"), arg("batch_size"))
+          arg("x"), arg("y"), arg("batch_size"),
+          arg("sample_weight") = py::none())
       .def(
           "predict",
           [](const Model& model, py::handle x, int batch_size) {

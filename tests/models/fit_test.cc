@@ -1,5 +1,7 @@
 // models/fit.h: Keras's validation_split (FitOptions::validation_split,
-// SplitForValidation), through Sequential::Fit and directly.
+// SplitForValidation), through Sequential::Fit and directly, and fit's other
+// Keras arguments (initial_epoch, validation_freq, steps_per_epoch,
+// validation_steps, validation_batch_size, sample_weight, class_weight).
 #include "models/fit.h"
 
 #include <algorithm>
@@ -259,6 +261,227 @@ TEST_F(ValidationSplitTest, BadSplitFailsTheFitBeforeAnyStep) {
       << h.status();
   EXPECT_TRUE(Mentions(h.status(), m.name())) << h.status();
   EXPECT_TRUE(SameWeights(before, m.GetWeights()));
+}
+
+// Records what a fit hands its callbacks: epoch numbers and batches.
+struct EpochWatch : Callback {
+  std::vector<int> begun;
+  std::vector<int64_t> batches;  // per epoch
+  absl::Status OnEpochBegin(int epoch) override {
+    begun.push_back(epoch);
+    batches.push_back(0);
+    return absl::OkStatus();
+  }
+  absl::Status OnBatchEnd(int64_t, const Logs&) override {
+    ++batches.back();
+    return absl::OkStatus();
+  }
+};
+
+using FitArgumentsTest = ValidationSplitTest;
+
+TEST_F(FitArgumentsTest, InitialEpochCountsEpochsFromIt) {
+  Data d = MakeData(40, 40, 7);
+  auto watch = std::make_shared<EpochWatch>();
+  Sequential m = Model();
+  History h = m.Fit(d.x, d.y,
+                    {.epochs = 5,
+                     .verbose = 0,
+                     .callbacks = {watch},
+                     .initial_epoch = 2})
+                  .value();
+  EXPECT_EQ(h.epoch, (std::vector<int>{2, 3, 4}));
+  EXPECT_EQ(watch->begun, (std::vector<int>{2, 3, 4}));
+  EXPECT_EQ(h.values("loss").size(), 3u);
+}
+
+TEST_F(FitArgumentsTest, InitialEpochAtOrPastEpochsTrainsNothing) {
+  Data d = MakeData(40, 40, 8);
+  Sequential m = Model();
+  std::vector<Tensor> before = m.GetWeights();
+  History h =
+      m.Fit(d.x, d.y, {.epochs = 2, .verbose = 0, .initial_epoch = 2}).value();
+  EXPECT_TRUE(h.epoch.empty());
+  EXPECT_TRUE(SameWeights(before, m.GetWeights()));
+}
+
+TEST_F(FitArgumentsTest, ValidationFreqValidatesEveryNthEpochOnly) {
+  Data d = MakeData(100, 80, 9);
+  Sequential m = Model();
+  History h = m.Fit(d.x, d.y,
+                    {.epochs = 5,
+                     .verbose = 0,
+                     .validation_split = 0.2,
+                     .validation_freq = 2})
+                  .value();
+  EXPECT_EQ(h.values("loss").size(), 5u);
+  // Epochs 2 and 4 (Keras counts from 1).
+  EXPECT_EQ(h.values("val_loss").size(), 2u);
+  EXPECT_EQ(h.values("val_accuracy").size(), 2u);
+}
+
+TEST_F(FitArgumentsTest, ValidationEpochsListsTheEpochsToValidate) {
+  Data d = MakeData(100, 80, 10);
+  Sequential m = Model();
+  History h = m.Fit(d.x, d.y,
+                    {.epochs = 4,
+                     .verbose = 0,
+                     .validation_split = 0.2,
+                     .validation_epochs = {1, 4}})
+                  .value();
+  EXPECT_EQ(h.values("val_loss").size(), 2u);
+}
+
+TEST_F(FitArgumentsTest, ValidationFreqBelowOneIsRefused) {
+  Data d = MakeData(40, 40, 11);
+  Sequential m = Model();
+  absl::Status s =
+      m.Fit(d.x, d.y, {.verbose = 0, .validation_freq = 0}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Mentions(s, "validation_freq must be >= 1")) << s;
+}
+
+TEST_F(FitArgumentsTest, StepsPerEpochContinuesThePassAndWarnsWhenItRunsOut) {
+  // 100 samples in batches of 10: a pass is 10 batches; 3 an epoch.
+  Data d = MakeData(100, 100, 12);
+  auto watch = std::make_shared<EpochWatch>();
+  Sequential m = Model();
+  History h = m.Fit(d.x, d.y,
+                    {.epochs = 5,
+                     .batch_size = 10,
+                     .verbose = 0,
+                     .callbacks = {watch},
+                     .steps_per_epoch = 3})
+                  .value();
+  EXPECT_EQ(watch->batches, (std::vector<int64_t>{3, 3, 3, 1, 3}));
+  ASSERT_EQ(h.warnings.size(), 1u);
+  EXPECT_TRUE(Mentions(absl::InvalidArgumentError(h.warnings[0]),
+                       "Your input ran out of data; interrupting training."));
+}
+
+TEST_F(FitArgumentsTest, StepsPerEpochDividingThePassDoesNotWarn) {
+  Data d = MakeData(100, 100, 13);
+  Sequential m = Model();
+  History h =
+      m.Fit(d.x, d.y,
+            {.epochs = 4, .batch_size = 10, .verbose = 0, .steps_per_epoch = 5})
+          .value();
+  EXPECT_TRUE(h.warnings.empty());
+}
+
+TEST_F(FitArgumentsTest, ValidationStepsAndBatchSizeValidateOnTheFirstBatches) {
+  Data d = MakeData(40, 40, 14);
+  Data v = MakeData(30, 10, 15);
+  Sequential m = Model();
+  History h = m.Fit(d.x, d.y,
+                    {.verbose = 0,
+                     .validation_data = std::make_pair(v.x, v.y),
+                     .validation_steps = 1,
+                     .validation_batch_size = 10})
+                  .value();
+  EXPECT_FLOAT_EQ(h.values("val_loss").back(),
+                  m.Evaluate(v.x_first, v.y_first).value().at("loss"));
+}
+
+Tensor Filled(int64_t n, float v) {
+  return Tensor::FromData<float>({n}, std::vector<float>(n, v)).value();
+}
+
+TEST_F(FitArgumentsTest, SampleWeightScalesEachSampleLossOverTheBatchSize) {
+  Data d = MakeData(40, 20, 16);
+  Sequential m = Model();
+  const float plain = m.Evaluate(d.x, d.y).value().at("loss");
+  const float first = m.Evaluate(d.x_first, d.y_first).value().at("loss");
+  EXPECT_FLOAT_EQ(m.Evaluate(d.x, d.y, Filled(40, 2.f)).value().at("loss"),
+                  2 * plain);
+  // Keras's sum_over_batch_size: sum(w * loss) / batch size, zero weights
+  // counted in the size.
+  std::vector<float> w(40, 0.f);
+  std::fill(w.begin(), w.begin() + 20, 1.f);
+  Tensor half = Tensor::FromData<float>({40}, w).value();
+  EXPECT_NEAR(m.Evaluate(d.x, d.y, half, 40).value().at("loss"), first / 2,
+              1e-6);
+  // Metrics stay unweighted (Keras's `metrics`).
+  EXPECT_FLOAT_EQ(m.Evaluate(d.x, d.y, half, 40).value().at("accuracy"),
+                  m.Evaluate(d.x, d.y, 40).value().at("accuracy"));
+}
+
+TEST_F(FitArgumentsTest, SampleWeightsOfOneTrainAsNoWeights) {
+  Data d = MakeData(40, 40, 17);
+  Sequential a = Model();
+  Sequential b = Model();
+  ASSERT_TRUE(a.Fit(d.x, d.y, {.epochs = 2, .verbose = 0}).ok());
+  FitOptions o{.epochs = 2, .verbose = 0};
+  o.sample_weight = Filled(40, 1.f);
+  ASSERT_TRUE(b.Fit(d.x, d.y, o).ok());
+  EXPECT_TRUE(SameWeights(a.GetWeights(), b.GetWeights()));
+}
+
+TEST_F(FitArgumentsTest, ClassWeightTrainsAsTheSampleWeightsItMakes) {
+  Data d = MakeData(40, 40, 18);
+  std::vector<float> w;
+  for (int32_t label : d.y.data<int32_t>()) {
+    w.push_back(label == 0 ? 2.f : label == 2 ? 0.5f : 1.f);
+  }
+  Sequential a = Model();
+  Sequential b = Model();
+  FitOptions by_class{.epochs = 2, .verbose = 0};
+  by_class.class_weight = {{0, 2.f}, {2, 0.5f}};
+  FitOptions by_sample{.epochs = 2, .verbose = 0};
+  by_sample.sample_weight = Tensor::FromData<float>({40}, w).value();
+  History ha = a.Fit(d.x, d.y, by_class).value();
+  History hb = b.Fit(d.x, d.y, by_sample).value();
+  EXPECT_TRUE(SameWeights(a.GetWeights(), b.GetWeights()));
+  EXPECT_EQ(ha.values("loss"), hb.values("loss"));
+  // And differently from no weights.
+  Sequential c = Model();
+  ASSERT_TRUE(c.Fit(d.x, d.y, {.epochs = 2, .verbose = 0}).ok());
+  EXPECT_FALSE(SameWeights(a.GetWeights(), c.GetWeights()));
+}
+
+TEST_F(FitArgumentsTest, ClassWeightWithValidationSplitValidatesUnweighted) {
+  Data d = MakeData(100, 80, 19);
+  Sequential m = Model();
+  FitOptions o{.verbose = 0, .validation_split = 0.2};
+  o.class_weight = {{0, 5.f}};
+  History h = m.Fit(d.x, d.y, o).value();
+  EXPECT_FLOAT_EQ(h.values("val_loss").back(),
+                  m.Evaluate(d.x_last, d.y_last).value().at("loss"));
+}
+
+TEST_F(FitArgumentsTest, SampleWeightWithValidationSplitWeighsTheHeldOutRows) {
+  Data d = MakeData(100, 80, 20);
+  Sequential m = Model();
+  FitOptions o{.verbose = 0, .validation_split = 0.2};
+  o.sample_weight = Filled(100, 3.f);
+  History h = m.Fit(d.x, d.y, o).value();
+  EXPECT_FLOAT_EQ(
+      h.values("val_loss").back(),
+      m.Evaluate(d.x_last, d.y_last, Filled(20, 3.f)).value().at("loss"));
+}
+
+TEST_F(FitArgumentsTest, ClassWeightAndSampleWeightTogetherAreRefused) {
+  Data d = MakeData(40, 40, 21);
+  Sequential m = Model();
+  FitOptions o{.verbose = 0};
+  o.class_weight = {{0, 2.f}};
+  o.sample_weight = Filled(40, 1.f);
+  absl::Status s = m.Fit(d.x, d.y, o).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Mentions(s,
+                       "You cannot `class_weight` and `sample_weight` at "
+                       "the same time."))
+      << s;
+}
+
+TEST_F(FitArgumentsTest, SampleWeightOfTheWrongLengthIsRefused) {
+  Data d = MakeData(40, 40, 22);
+  Sequential m = Model();
+  FitOptions o{.verbose = 0};
+  o.sample_weight = Filled(39, 1.f);
+  absl::Status s = m.Fit(d.x, d.y, o).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Mentions(s, "sample_weight must be float of shape [40]")) << s;
 }
 
 }  // namespace

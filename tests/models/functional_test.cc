@@ -503,6 +503,66 @@ TEST_F(MultiIoTest, AModelOfOneOutputKeepsItsKeysWithSeveralInputs) {
   EXPECT_EQ(keys, (std::vector<std::string>{"accuracy", "loss"}));
 }
 
+TEST_F(MultiIoTest, OneSampleWeightScalesEveryOutputsLoss) {
+  Functional m = TwoByTwo();
+  ASSERT_TRUE(m.Compile(TwoLosses({0.7, 0.2})).ok());
+  Data d = MakeData(7, 11);
+  std::map<std::string, float> plain = m.Evaluate(d.x, d.y, 3).value();
+  Tensor twos = Floats({7}, std::vector<float>(7, 2.f));
+  std::map<std::string, float> weighted = m.Evaluate(d.x, d.y, twos, 3).value();
+  for (const char* key : {"loss", "priority_loss", "department_loss"}) {
+    EXPECT_NEAR(weighted.at(key), 2 * plain.at(key), 1e-5) << key;
+  }
+}
+
+TEST_F(MultiIoTest, ClassWeightIsRefusedForSeveralOutputsAsKeras3) {
+  Functional m = TwoByTwo();
+  ASSERT_TRUE(m.Compile(TwoLosses()).ok());
+  Data d = MakeData(8, 12);
+  absl::Status s =
+      m.Fit(d.x, d.y, {.verbose = 0, .class_weight = {{0, 2.f}}}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("`class_weight` is only supported for Models "
+                             "with a single output."),
+            std::string::npos)
+      << s;
+}
+
+TEST_F(MultiIoTest, ASampleWeightOfAnotherSampleCountIsRefused) {
+  Functional m = TwoByTwo();
+  ASSERT_TRUE(m.Compile(TwoLosses()).ok());
+  Data d = MakeData(8, 13);
+  absl::Status s =
+      m.Evaluate(d.x, d.y, Floats({5}, std::vector<float>(5, 1.f))).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("sample_weight must be float of shape [8]"),
+            std::string::npos)
+      << s;
+}
+
+TEST_F(MultiIoTest, TheListFormsTakeTheScheduleArguments) {
+  Functional m = TwoByTwo();
+  ASSERT_TRUE(m.Compile(TwoLosses()).ok());
+  Data d = MakeData(16, 14);
+  Data v = MakeData(6, 15);
+  FitOptions options{
+      .epochs = 3,
+      .batch_size = 4,
+      .verbose = 0,
+      .initial_epoch = 1,
+      .steps_per_epoch = 2,
+      .validation_freq = 2,
+      .sample_weight = Floats({16}, std::vector<float>(16, 1.f)),
+      .validation_sample_weight = Floats({6}, std::vector<float>(6, 1.f))};
+  options.validation_lists.emplace(v.x, v.y);
+  History h = m.Fit(d.x, d.y, options).value();
+  EXPECT_EQ(h.epoch, (std::vector<int>{1, 2}));
+  EXPECT_EQ(h.values("priority_loss").size(), 2u);
+  // Only after epoch 2 (Keras counts from 1).
+  EXPECT_EQ(h.values("val_priority_loss").size(), 1u);
+  EXPECT_EQ(h.values("val_department_loss").size(), 1u);
+}
+
 TEST_F(MultiIoTest, AnInputOfAnotherSampleCountIsRefusedNamingBoth) {
   Functional m = TwoByTwo();
   ASSERT_TRUE(m.Compile(TwoLosses()).ok());

@@ -653,12 +653,16 @@ TEST_F(LayersTest,
   Output input(g_.FindNode("input").value(), 0);
   Output labels(g_.FindNode("sequential/labels").value(), 0);
   Output loss(g_.FindNode("sequential/loss/value").value(), 0);
+  // Every loss is sample-weighted: ones weigh as none.
+  Output weight(g_.FindNode("sequential/sample_weight").value(), 0);
+  const Tensor ones = Floats({6}, std::vector<float>(6, 1.f));
   const std::vector<Tensor> w0 = m.GetWeights();
   auto loss_at = [&](const std::vector<Tensor>& w) {
     EXPECT_TRUE(m.SetWeights(w).ok());
-    return static_cast<double>(session.Run({{input, x}, {labels, y}}, {loss})
-                                   .value()[0]
-                                   .data<float>()[0]);
+    return static_cast<double>(
+        session.Run({{input, x}, {labels, y}, {weight, ones}}, {loss})
+            .value()[0]
+            .data<float>()[0]);
   };
   const float h = 2e-3f;
   std::vector<std::vector<double>> numeric(w0.size());

@@ -1,6 +1,7 @@
 """graphgc.Sequential: Keras's model API."""
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -291,3 +292,118 @@ def test_evaluate_with_one_hot_labels_gives_categorical_accuracy(data):
     assert isinstance(score, list) and len(score) == 2
     predicted = model.predict(x).argmax(axis=1)
     assert score[1] == pytest.approx(np.mean(predicted == y))
+
+
+# Fit's Keras 3 arguments (initial_epoch, validation_freq, steps_per_epoch,
+# validation_steps, validation_batch_size, class_weight, sample_weight).
+
+def test_fit_initial_epoch_counts_epochs_from_it(model, data):
+    history = model.fit(*data, epochs=5, initial_epoch=3, verbose=0)
+    assert history.epoch == [3, 4]
+    assert len(history.history["loss"]) == 2
+
+
+def test_fit_validation_freq_validates_every_nth_epoch(model, data):
+    history = model.fit(*data, epochs=4, validation_split=0.25,
+                        validation_freq=2, verbose=0)
+    assert len(history.history["loss"]) == 4
+    assert len(history.history["val_loss"]) == 2
+
+
+def test_fit_validation_freq_list_names_the_epochs(model, data):
+    history = model.fit(*data, epochs=4, validation_split=0.25,
+                        validation_freq=[1, 2, 3], verbose=0)
+    assert len(history.history["val_loss"]) == 3
+
+
+def test_fit_validation_freq_of_another_type_raises_as_keras(model, data):
+    with pytest.raises(ValueError, match="Expected `validation_freq` to be "
+                                         "a list or int"):
+        model.fit(*data, validation_freq="2", verbose=0)
+
+
+def test_fit_steps_per_epoch_warns_when_the_data_runs_out(model, data):
+    batches = []
+
+    class Count(graphgc.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            batches.append(0)
+
+        def on_train_batch_end(self, batch, logs=None):
+            batches[-1] += 1
+
+    # 256 samples in batches of 64: 4 batches a pass, 3 an epoch.
+    with pytest.warns(UserWarning, match="Your input ran out of data"):
+        model.fit(*data, epochs=3, batch_size=64, steps_per_epoch=3,
+                  callbacks=[Count()], verbose=0)
+    assert batches == [3, 1, 3]
+
+
+def test_fit_validation_steps_and_batch_size_validate_first_batches(
+        model, data):
+    x, y = data
+    history = model.fit(x, y, validation_data=(x, y), validation_steps=1,
+                        validation_batch_size=16, verbose=0)
+    loss = model.evaluate(x[:16], y[:16], return_dict=True)["loss"]
+    assert history.history["val_loss"][-1] == pytest.approx(loss, rel=1e-6)
+
+
+def test_evaluate_sample_weight_scales_the_loss_as_keras(model, data):
+    x, y = data
+    plain = model.evaluate(x, y, return_dict=True)
+    weighted = model.evaluate(x, y, sample_weight=np.full(256, 2.0),
+                              return_dict=True)
+    assert weighted["loss"] == pytest.approx(2 * plain["loss"], rel=1e-6)
+    assert weighted["accuracy"] == plain["accuracy"]
+
+
+def test_fit_class_weight_trains_as_its_sample_weights(data):
+    x, y = data
+    weights = {0: 3.0, 1: 0.5}
+    per_sample = np.array([weights.get(int(c), 1.0) for c in y])
+    a, b = make_model(), make_model()
+    ha = a.fit(x, y, epochs=2, shuffle=False, class_weight=weights,
+               verbose=0)
+    hb = b.fit(x, y, epochs=2, shuffle=False, sample_weight=per_sample,
+               verbose=0)
+    assert ha.history == hb.history
+    for wa, wb in zip(a.get_weights(), b.get_weights()):
+        np.testing.assert_array_equal(wa, wb)
+
+
+def test_fit_class_weight_with_validation_split_validates_unweighted(data):
+    x, y = data
+    model = make_model()
+    history = model.fit(x, y, validation_split=0.25, class_weight={0: 5.0},
+                        verbose=0)
+    loss = model.evaluate(x[192:], y[192:], return_dict=True)["loss"]
+    assert history.history["val_loss"][-1] == pytest.approx(loss, rel=1e-6)
+
+
+def test_fit_validation_data_takes_sample_weights_third(model, data):
+    x, y = data
+    w = np.full(32, 4.0)
+    history = model.fit(x, y, validation_data=(x[:32], y[:32], w),
+                        verbose=0)
+    loss = model.evaluate(x[:32], y[:32], sample_weight=w,
+                          return_dict=True)["loss"]
+    assert history.history["val_loss"][-1] == pytest.approx(loss, rel=1e-6)
+
+
+def test_fit_class_weight_and_sample_weight_together_raise(model, data):
+    x, y = data
+    with pytest.raises(ValueError, match="You cannot `class_weight` and "
+                                         "`sample_weight` at the same time"):
+        model.fit(x, y, class_weight={0: 1.0}, sample_weight=np.ones(256),
+                  verbose=0)
+
+
+def test_fit_verbose_2_prints_keras_line_per_epoch_from_initial_epoch(
+        model, data, capfd):
+    model.fit(*data, epochs=3, initial_epoch=1, batch_size=64, verbose=2)
+    lines = capfd.readouterr().err.splitlines()
+    assert lines[0] == "Epoch 2/3" and lines[2] == "Epoch 3/3"
+    step = r"4/4 - \d+s - \d+(s|ms|us)/step"
+    for line in (lines[1], lines[3]):
+        assert re.fullmatch(step + r" - accuracy: \d\.\d{4} - loss: "
+                            r"\d\.\d{4}(e[-+]\d\d)?", line), line

@@ -140,6 +140,40 @@ def test_evaluate_lists_the_total_then_each_outputs_loss():
                                     logs["department_loss"]]
 
 
+def test_one_sample_weight_scales_every_outputs_loss():
+    model = ticket_model()
+    model.compile(optimizer="adam", loss=["mse", "mse"],
+                  loss_weights=[0.5, 2.0])
+    x, y = ticket_data(40, seed=7)
+    plain = model.evaluate(x, y, return_dict=True)
+    weighted = model.evaluate(x, y, sample_weight=np.full(40, 2.0),
+                              return_dict=True)
+    for key in ("loss", "priority_loss", "department_loss"):
+        assert weighted[key] == pytest.approx(2 * plain[key], rel=1e-5), key
+
+
+def test_fit_on_dicts_takes_keras_3s_fit_arguments():
+    model = ticket_model()
+    model.compile(optimizer="adam", loss=["mse", "mse"])
+    x, y = ticket_data(64, seed=8)
+    history = model.fit(x, y, batch_size=16, epochs=3, verbose=0,
+                        initial_epoch=1, steps_per_epoch=2,
+                        sample_weight=np.ones(64),
+                        validation_data=(x, y, np.ones(64)),
+                        validation_freq=2, validation_batch_size=32)
+    assert history.epoch == [1, 2]
+    assert len(history.history["priority_loss"]) == 2
+    assert len(history.history["val_department_loss"]) == 1
+
+
+def test_class_weight_for_several_outputs_is_value_error_as_keras_3():
+    model = ticket_model()
+    model.compile(optimizer="adam", loss=["mse", "mse"])
+    x, y = ticket_data(16, seed=9)
+    with pytest.raises(ValueError, match="`class_weight` is only supported "
+                                         "for Models with a single output."):
+        model.fit(x, y, verbose=0, class_weight={0: 2.0})
+
 def test_predict_returns_a_dict_when_the_outputs_were_a_dict():
     model = ticket_model(outputs_as_dict=True)
     x, _ = ticket_data(6, seed=6)

@@ -19,9 +19,11 @@ Bad input raises ValueError (InvalidArgument), OSError for file errors, or
 RuntimeError, and leaves the model and its weights as they were.
 """
 
+import warnings
 import weakref
 
 from graphgc import _args, _graphgc, _multi_io
+from graphgc._fit_args import fit_args as _fit_args
 from graphgc import callbacks as _callbacks
 from graphgc import layers as _layers
 from graphgc import losses as _losses
@@ -228,13 +230,20 @@ class Model:
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1,
             callbacks=None, validation_split=0.0, validation_data=None,
-            shuffle=True, seed=0):
+            shuffle=True, class_weight=None, sample_weight=None,
+            initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+            validation_batch_size=None, validation_freq=1, seed=0):
         """Trains the model; returns a History. x, y: NumPy arrays (or
         anything np.asarray takes); verbose 0, 1 (progress bar on stderr)
         or 2 (a line per epoch). validation_split: as Keras, the last
         fraction of x and y (taken before shuffling) is validated on, not
         trained on; validation_data, when given, overrides it. In C++
-        (FitOptions::validation_split), reading the rows in place."""
+        (FitOptions::validation_split), reading the rows in place.
+        initial_epoch, steps_per_epoch, validation_steps,
+        validation_batch_size, validation_freq (an int or a list of
+        1-based epochs), class_weight and sample_weight as Keras 3
+        (FitOptions names them the same); validation_data may be
+        (x_val, y_val, sample_weight_val)."""
         model = self._build()
         # Keras: a falsy split (0, None) is no split.
         validation_split = float(validation_split or 0.0)
@@ -252,44 +261,55 @@ class Model:
         batch_size = _args.int32(32 if batch_size is None else batch_size,
                                  "batch_size")
         verbose = _args.int32(verbose, "verbose")
+        fit_args = _fit_args(initial_epoch, steps_per_epoch,
+                             validation_steps, validation_batch_size,
+                             validation_freq, class_weight, sample_weight)
+        if validation_data is not None and len(validation_data) == 3:
+            fit_args["validation_sample_weight"] = validation_data[2]
+            validation_data = tuple(validation_data[:2])
         if self._lists_for(x, y):
             if validation_data is not None:
                 pair = tuple(validation_data)
                 if len(pair) != 2:
                     raise ValueError("validation_data must be a pair "
-                                     "(x_val, y_val), got "
+                                     "(x_val, y_val) or a triple (x_val, "
+                                     "y_val, sample_weight_val), got "
                                      f"{len(pair)} items")
                 validation_data = (self._x_list(pair[0]),
                                    self._y_list(pair[1]))
-            history, epoch = model.fit_lists(
+            history, epoch, warned = model.fit_lists(
                 self._x_list(x), self._y_list(y), epochs, batch_size,
                 bool(shuffle), verbose, cpp, validation_data,
-                _args.seed(seed), _callbacks.Callback, validation_split)
+                _args.seed(seed), _callbacks.Callback, validation_split,
+                fit_args)
         else:
-            history, epoch = model.fit(
+            history, epoch, warned = model.fit(
                 x, y, epochs, batch_size, bool(shuffle), verbose, cpp,
                 validation_data, _args.seed(seed), _callbacks.Callback,
-                validation_split)
+                validation_split, fit_args)
+        for text in warned:
+            warnings.warn(text, stacklevel=2)
         params = {"epochs": epochs, "verbose": verbose}
         self.history = History(history, list(epoch), params, self)
         return self.history
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose=0,
-                 return_dict=False):
+                 sample_weight=None, return_dict=False):
         """The loss and metrics over (x, y): a dict with return_dict, else
         [loss, metric, ...] in compile order (the loss alone, a float, when
-        there are no metrics), as Keras."""
+        there are no metrics), as Keras. sample_weight weighs each
+        sample's loss as Keras's does (metrics stay unweighted)."""
         batch_size = _args.int32(32 if batch_size is None else batch_size,
                                  "batch_size")
         if self._lists_for(x, y):
             out = self._build().evaluate_lists(
-                self._x_list(x), self._y_list(y), batch_size)
+                self._x_list(x), self._y_list(y), batch_size, sample_weight)
             if return_dict:
                 return dict(out)
             return _multi_io.ordered_logs(
                 out, self.output_names,
                 getattr(self, "_trained", range(len(self._outputs))))
-        out = self._build().evaluate(x, y, batch_size)
+        out = self._build().evaluate(x, y, batch_size, sample_weight)
         if return_dict:
             return dict(out)
         # Keras's order: the loss, then the metrics in compile order.

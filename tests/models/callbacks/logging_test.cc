@@ -128,6 +128,27 @@ TEST_F(ClockedProgressBarTest, FinalLineIsKerasThreesFormat) {
       "32/32 " + Cells(20) + " 0s 2ms/step - accuracy: 0.9100 - loss: 0.2700");
 }
 
+TEST_F(ClockedProgressBarTest, VerboseTwoPrintsKerasThreesOneLinePerEpoch) {
+  auto bar =
+      std::make_unique<callbacks::ProgressBar>(callbacks::ProgressBarOptions{
+          .out = out_, .redraw = 0, .clock = [this] { return now_; }});
+  ASSERT_TRUE(bar->OnTrainBegin(
+                     model_, {.epochs = 1, .steps_per_epoch = 32, .verbose = 2})
+                  .ok());
+  ASSERT_TRUE(bar->OnEpochBegin(0).ok());
+  for (int i = 0; i < 32; ++i) {
+    now_ += absl::Milliseconds(2);
+    ASSERT_TRUE(bar->OnBatchEnd(i, {{"loss", 0.5f}, {"size", 32.f}}).ok());
+  }
+  ASSERT_TRUE(bar->OnEpochEnd(0, {{"accuracy", 0.91f}, {"loss", 0.27f}}).ok());
+  std::rewind(out_);
+  char buf[256] = {};
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, out_);
+  EXPECT_EQ(std::string(buf, n),
+            "Epoch 1/1\n32/32 - 0s - 2ms/step - accuracy: 0.9100 - loss: "
+            "0.2700\n");
+}
+
 TEST_F(ClockedProgressBarTest, PartialLineShowsStepsAndEta) {
   auto bar = Start(0);
   // The first step (building the step) is left out of the time per step.
