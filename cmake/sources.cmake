@@ -169,6 +169,7 @@ set(GRAPHGC_HEADERS
     models/callbacks/monitor.h
     models/compile_config.h
     models/engine.h
+    models/epoch_steps.h
     models/fit.h
     models/functional.h
     models/functional_config.h
@@ -189,10 +190,13 @@ set(GRAPHGC_HEADERS
     models/model_state.h
     models/model_weights.h
     models/optimizer_registry.h
+    models/optimizer_base.h
     models/optimizers.h
+    models/optimizers/adam.h
     models/saving.h
     models/saving_access.h
     models/saving_types.h
+    models/sample_weights.h
     models/sequential.h
     models/signature.h
     models/summary.h

@@ -193,7 +193,8 @@ absl::Status ValidateAndClaim(FitRun& r) {
         where, ": verbose must be 0, 1 or 2, got ", options.verbose));
   }
   GG_RETURN_IF_ERROR(CheckScheduleOptions(options, where));
-  const std::vector<OutputNodes>& outputs = m.output_nodes;
+  // A copy: the lock is held, but the analysis cannot follow a reference.
+  const std::vector<OutputNodes> outputs = m.output_nodes;
   GG_ASSIGN_OR_RETURN(
       r.data, CheckData(m, outputs, r.x, r.y, where, options.sample_weight));
   r.samples = r.data.samples;
