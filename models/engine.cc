@@ -566,24 +566,38 @@ absl::StatusOr<Feeds> GatherBatch(const ModelState& m, const CompiledNodes& c,
                                   absl::Span<const int64_t> rows) {
   Feeds feeds;
   feeds.reserve(data.x.size() + data.labels.size() + 1);
+  // Made in place, as Fit's (-Wmaybe-uninitialized at -O1, models/fit.cc).
+  auto slot = [&](const Output& node) {
+    feeds.emplace_back(std::piecewise_construct, std::forward_as_tuple(node),
+                       std::forward_as_tuple());
+  };
+  for (size_t i = 0; i < data.x.size(); ++i) slot(m.inputs[i]);
+  for (size_t k = 0; k < data.labels.size(); ++k) slot(c.outputs[k].labels);
+  if (!data.labels.empty()) slot(c.sample_weight);
+  GG_RETURN_IF_ERROR(GatherBatchInto(m, c, data, rows, feeds));
+  return feeds;
+}
+
+absl::Status GatherBatchInto(const ModelState& m, const CompiledNodes& c,
+                             const ModelData& data,
+                             absl::Span<const int64_t> rows, Feeds& feeds) {
+  size_t f = 0;
   for (size_t i = 0; i < data.x.size(); ++i) {
     GG_ASSIGN_OR_RETURN(
-        Tensor x, GatherRows(data.x[i], m.input_shapes[i], m.in_dims[i], rows));
-    feeds.emplace_back(m.inputs[i], std::move(x));
+        feeds[f++].second,
+        GatherRows(data.x[i], m.input_shapes[i], m.in_dims[i], rows));
   }
   for (size_t k = 0; k < data.labels.size(); ++k) {
     const OutputNodes& o = c.outputs[k];
-    GG_ASSIGN_OR_RETURN(
-        Tensor y, GatherLabels(o.label_kind, o.units, data.labels[k], rows));
-    feeds.emplace_back(o.labels, std::move(y));
+    GG_ASSIGN_OR_RETURN(feeds[f++].second, GatherLabels(o.label_kind, o.units,
+                                                        data.labels[k], rows));
   }
   if (!data.labels.empty()) {
     const Tensor* w =
         data.sample_weight.has_value() ? &*data.sample_weight : nullptr;
-    GG_ASSIGN_OR_RETURN(Tensor weights, GatherWeights(w, rows));
-    feeds.emplace_back(c.sample_weight, std::move(weights));
+    GG_ASSIGN_OR_RETURN(feeds[f++].second, GatherWeights(w, rows));
   }
-  return feeds;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::map<std::string, float>> EvaluateModel(

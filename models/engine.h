@@ -148,6 +148,12 @@ using Feeds = std::vector<std::pair<Output, Tensor>>;
 absl::StatusOr<Feeds> GatherBatch(const ModelState& m, const CompiledNodes& c,
                                   const ModelData& data,
                                   absl::Span<const int64_t> rows);
+// The same into `feeds`, which lists those nodes in that order already
+// (Fit's step builds them once): only the tensors are replaced, so no node
+// handle is copied per step.
+absl::Status GatherBatchInto(const ModelState& m, const CompiledNodes& c,
+                             const ModelData& data,
+                             absl::Span<const int64_t> rows, Feeds& feeds);
 
 absl::Status InOwnFit(const std::string& where);
 absl::Status NoSamples(const std::string& where);

@@ -287,12 +287,7 @@ absl::Status RunStep(FitRun& r, int64_t step) {
   const int64_t end =
       std::min<int64_t>(r.samples, begin + r.options.batch_size);
   absl::Span<const int64_t> rows(r.order.data() + begin, end - begin);
-  {
-    GG_ASSIGN_OR_RETURN(Feeds batch, GatherBatch(m, r.nodes, r.data, rows));
-    for (size_t k = 0; k < batch.size(); ++k) {
-      r.feeds[k].second = std::move(batch[k].second);
-    }
-  }
+  GG_RETURN_IF_ERROR(GatherBatchInto(m, r.nodes, r.data, rows, r.feeds));
   // A safe point: nothing of this model is in flight.
   m.graph->collector().MaybeCollect();
   GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
