@@ -67,19 +67,17 @@ if [[ ! -f $stamp ]] || [[ -n $(find "${PROTOS[@]}" -newer "$stamp") ]]; then
 fi
 GEN_SRCS=()
 for p in "${PROTOS[@]}"; do GEN_SRCS+=("$OUT/gen/${p%.proto}.pb.cc"); done
-# The layer registry's list of kinds (as Bazel's genrule and CMake make it),
-# rewritten only when it changes so its object is not rebuilt every time.
+# Each registry's list of kinds (layers, losses, metrics; as Bazel's genrules
+# and CMake make them), rewritten only when it changes so its object is not
+# rebuilt every time.
 mkdir -p "$OUT/gen/models"
-models/gen_builtin_kinds.sh "$OUT/gen/models/kinds.tmp" Layer models/layers/*.cc
-if ! cmp -s "$OUT/gen/models/kinds.tmp" "$OUT/gen/models/builtin_layer_kinds.cc"; then
-  mv "$OUT/gen/models/kinds.tmp" "$OUT/gen/models/builtin_layer_kinds.cc"
-fi
-GEN_SRCS+=("$OUT/gen/models/builtin_layer_kinds.cc")
-models/gen_builtin_kinds.sh "$OUT/gen/models/losses.tmp" Loss models/losses/*.cc
-if ! cmp -s "$OUT/gen/models/losses.tmp" "$OUT/gen/models/builtin_loss_kinds.cc"; then
-  mv "$OUT/gen/models/losses.tmp" "$OUT/gen/models/builtin_loss_kinds.cc"
-fi
-GEN_SRCS+=("$OUT/gen/models/builtin_loss_kinds.cc")
+for registry in Layer:layers:layer Loss:losses:loss Metric:metrics:metric; do
+  IFS=: read -r kind dir stem <<<"$registry"
+  out=$OUT/gen/models/builtin_${stem}_kinds.cc
+  models/gen_builtin_kinds.sh "$out.tmp" "$kind" models/"$dir"/*.cc
+  if ! cmp -s "$out.tmp" "$out"; then mv "$out.tmp" "$out"; else rm "$out.tmp"; fi
+  GEN_SRCS+=("$out")
+done
 
 # 2. Objects, instrumented for coverage (fuzzer-no-link).
 compile() {  # src obj
