@@ -3,15 +3,16 @@ and against PyTorch's same training loop where `import torch` works.
 
 Each round fits one new seed model (Input 10, Dense 64 relu, Dense 10
 softmax, Adam, sparse categorical cross-entropy; one epoch over the seed
-program's 1,000 samples, batch 32, shuffled, one thread, verbose 0) with a
-TensorBoard callback, three ways in turn:
+program's 1,000 samples, batch 32, shuffled, verbose 0) with a TensorBoard
+callback, three ways in turn, all on the same intra-op thread count
+(--threads, default 1; 0 is graphgc's automatic count, every usable core):
   python  graphgc.Sequential.fit, timed around the Python call (argument
           conversion, the binding and the GIL release included);
   c++     seed::Model and Sequential::Fit called from C++ inside the same
           module (_graphgc._bench.seed_fit_cpp), timed around Fit;
   torch   torch.nn.Sequential(Linear, ReLU, Linear), Adam (eps 1e-7),
-          CrossEntropyLoss, the same shuffled batches of 32, one thread,
-          no TensorBoard writer (it needs the tensorboard package).
+          CrossEntropyLoss, the same shuffled batches of 32, the same
+          thread count (torch.set_num_threads), no TensorBoard writer (it needs the tensorboard package).
 Building and compiling the models is not timed. Prints the median and the
 best of the rounds in microseconds per sample, and the python/c++ and
 torch/c++ ratios of both (on a busy machine the best is the steadier).
@@ -44,12 +45,12 @@ def python_fit(x, y, logdir):
     return time.perf_counter() - start
 
 
-def torch_fit_factory(x, y):
+def torch_fit_factory(x, y, threads):
     try:
         import torch
     except ImportError:
         return None
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     xt = torch.from_numpy(x)
     yt = torch.from_numpy(y.astype("int64"))
 
@@ -76,6 +77,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--samples", type=int, default=1000)
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     x, y = _graphgc._bench.seed_data(args.samples)
     logroot = tempfile.mkdtemp(prefix="graphgc_bench_")
@@ -83,7 +85,9 @@ def main():
         "python": lambda d: python_fit(x, y, d),
         "c++": lambda d: _graphgc._bench.seed_fit_cpp(d, args.samples),
     }
-    torch_fit = torch_fit_factory(x, y)
+    graphgc.config.set_intra_op_threads(args.threads)
+    torch_fit = torch_fit_factory(
+        x, y, args.threads or graphgc.config.get_intra_op_threads())
     if torch_fit is not None:
         runners["torch"] = torch_fit
     times = {name: [] for name in runners}
