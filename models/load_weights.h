@@ -29,9 +29,8 @@
 //     Fletcher-32, and bounds its own working memory.
 // Groups outside "layers" (Keras's "optimizer", "vars") are ignored.
 //
-// Thread safety: as SetWeights: takes the model's lock while it sets the
-// weights; may run beside another thread's Predict. Not from a callback of
-// the model's own Fit (as SetWeights).
+// Thread safety: as SetWeights (models/sequential.h): calls on one model
+// are serialised by the model; the weights are set all at once.
 //
 // Example:
 //   GG_RETURN_IF_ERROR(SaveWeights(model, "/tmp/w.weights.h5"));
