@@ -153,3 +153,17 @@ def test_model_from_config_of_a_sequential_config_is_refused():
 def test_model_from_json_of_bad_json_is_value_error():
     with pytest.raises(ValueError):
         graphgc.models.model_from_json('{"class_name": "Sequential"')
+
+
+def test_branched_functional_weights_round_trip(tmp_path):
+    def branched():
+        x = graphgc.Input((4,))
+        a = graphgc.layers.Dense(3)(x)
+        b = graphgc.layers.Dense(3)(graphgc.layers.Dense(6)(x))
+        y = graphgc.layers.Dense(2)(graphgc.layers.Add()([a, b]))
+        return graphgc.Model(x, y)
+    saved, loaded = branched(), branched()
+    path = tmp_path / "w.weights.h5"
+    saved.save_weights(path)
+    loaded.load_weights(path)
+    assert same(saved.get_weights(), loaded.get_weights())

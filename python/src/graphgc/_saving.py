@@ -173,7 +173,8 @@ def _check_end_record(f, size, filepath):
         raise _refuse(filepath, "a multi-disk archive")
     if entries > len(ENTRIES):
         raise _refuse(filepath, f"{entries} entries, more than the "
-                      f"{len(ENTRIES)} a .keras file holds ({', '.join(ENTRIES)})")
+                      f"{len(ENTRIES)} a .keras file holds "
+                      f"({', '.join(ENTRIES)})")
     if cd_size > MAX_CENTRAL_DIRECTORY_BYTES:
         raise _refuse(filepath, f"a central directory of {cd_size} bytes, "
                       f"more than {MAX_CENTRAL_DIRECTORY_BYTES}")

@@ -597,7 +597,8 @@ def load_model(filepath, compile=True):  # noqa: A002 (Keras's spelling)
     if _saving.is_legacy_h5(path):
         raise NotImplementedError(
             "load_model: legacy H5 model files (`.h5`) are not supported by "
-            f"graphgc; save models as `.keras` files. Received: filepath={path}")
+            "graphgc; save models as `.keras` files. "
+            f"Received: filepath={path}")
     return _wrap_loaded(_graphgc.load_model(path, bool(compile)))
 
 
