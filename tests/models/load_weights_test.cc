@@ -3,13 +3,16 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "models/functional.h"
 #include "models/layers.h"
+#include "models/model_from_json.h"
 #include "models/saving.h"
 #include "models/sequential.h"
 #include "tests/testing/temp_path.h"
@@ -128,6 +131,25 @@ TEST(LoadWeightsTest, ModelOverTheBudgetIsRefused) {
   ASSERT_TRUE(SaveWeights(model, path).ok());
   absl::Status s = LoadWeights(model, path, /*max_bytes=*/64);
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+}
+
+// A weights file SaveWeights wrote earlier (the committed golden files)
+// loads into a model rebuilt from its config as LoadModel reads the
+// directory's model.weights.h5.
+TEST(LoadWeightsTest, GoldenWeightsFileLoadsAsTheModelDirectory) {
+  const std::string dir =
+      "tests/models/testdata/save_golden/cnn_sgd_categorical_fit";
+  Graph g;
+  Sequential saved = LoadModel(dir, {.graph = &g, .compile = false}).value();
+  std::ifstream config(dir + "/config.json");
+  const std::string json((std::istreambuf_iterator<char>(config)),
+                         std::istreambuf_iterator<char>());
+  Sequential fresh =
+      std::get<Sequential>(ModelFromJson(json, {.graph = &g}).value());
+  ASSERT_FALSE(SameWeights(saved.GetWeights(), fresh.GetWeights()));
+  absl::Status s = LoadWeights(fresh, dir + "/save_weights.weights.h5");
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(SameWeights(saved.GetWeights(), fresh.GetWeights()));
 }
 
 TEST(LoadWeightsTest, DirectoryIsRefused) {
