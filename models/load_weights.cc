@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "models/functional_config.h"
 #include "models/layer_state.h"
+#include "models/load_budget.h"
 #include "models/model_weights.h"
 #include "models/saving_access.h"
 #include "util/file.h"
@@ -25,6 +26,8 @@ namespace graphgc {
 using models_internal::BuiltLayer;
 using models_internal::DecodeModelWeights;
 using models_internal::KerasLayerOrder;
+using models_internal::kWeightsFileMargin;
+using models_internal::kWeightsFileMarginPerLayer;
 using models_internal::LayerState;
 using models_internal::ModelSnapshot;
 using models_internal::SavingAccess;
@@ -33,11 +36,8 @@ using models_internal::WeightsPaths;
 namespace {
 
 // Optimizer slots per weight a Keras weights file may carry beside the
-// weights (AMSGrad's m, v and vhat), and its HDF5 metadata margin, as
-// models/load_budget.cc counts them for LoadModel.
+// weights: AMSGrad's m, v and vhat.
 constexpr int kMaxOptimizerSlots = 3;
-constexpr int64_t kFileMargin = int64_t{1} << 20;
-constexpr int64_t kFileMarginPerLayer = int64_t{64} << 10;
 
 // The bytes of `layers`' float32 variables.
 absl::int128 WeightsBytesOf(const std::vector<Layer>& layers) {
@@ -71,9 +71,9 @@ absl::StatusOr<int64_t> MaxFileBytes(const std::vector<Layer>& layers,
         "budget of ",
         max_bytes, " bytes"));
   }
-  absl::int128 file =
-      weights * (1 + kMaxOptimizerSlots) + kFileMargin +
-      absl::int128(kFileMarginPerLayer) * static_cast<int64_t>(layers.size());
+  absl::int128 file = weights * (1 + kMaxOptimizerSlots) + kWeightsFileMargin +
+                      absl::int128(kWeightsFileMarginPerLayer) *
+                          static_cast<int64_t>(layers.size());
   file = std::min(file, (limit - 2 * weights) / 2);
   return static_cast<int64_t>(file);
 }
