@@ -72,8 +72,10 @@ set(GRAPHGC_SOURCES
     models/loss_registry.cc
     models/metric_registry.cc
     models/load_budget.cc
+    models/load_weights.cc
     models/model_config.cc
     models/model_data.cc
+    models/model_from_json.cc
     models/model_graph.cc
     models/model_weights.cc
     models/optimizer_base.cc
@@ -182,11 +184,13 @@ set(GRAPHGC_HEADERS
     models/metric_registry.h
     models/metrics.h
     models/load_budget.h
+    models/load_weights.h
     models/losses.h
     models/model_config.h
     models/model_graph.h
     models/model_options.h
     models/model_data.h
+    models/model_from_json.h
     models/model_state.h
     models/model_weights.h
     models/optimizer_registry.h

@@ -17,12 +17,6 @@ namespace graphgc {
 namespace models_internal {
 namespace {
 
-// HDF5 metadata in model.weights.h5 beyond the weights' own bytes: the
-// superblock and heaps, plus object headers per layer (groups, datasets,
-// Keras's attributes).
-constexpr int64_t kWeightsFileMargin = int64_t{1} << 20;
-constexpr int64_t kWeightsFileMarginPerLayer = int64_t{64} << 10;
-
 std::string Decimal(absl::int128 v) {
   std::ostringstream out;
   out << v;

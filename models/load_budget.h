@@ -19,6 +19,12 @@
 namespace graphgc {
 namespace models_internal {
 
+// HDF5 metadata in a weights file beyond the weights' own bytes: the
+// superblock and heaps, plus object headers per layer (groups, datasets,
+// Keras's attributes).
+inline constexpr int64_t kWeightsFileMargin = int64_t{1} << 20;
+inline constexpr int64_t kWeightsFileMarginPerLayer = int64_t{64} << 10;
+
 // What loading a config's model takes (see models/saving.h).
 struct LoadBudget {
   int64_t weights_bytes = 0;

@@ -22,6 +22,9 @@ void RegisterFunctional(pybind11::module_& m);
 // Sequential and Functional (compile, fit, evaluate, predict, weights,
 // save) and load_model.
 void RegisterModels(pybind11::module_& m);
+// save_weights, load_weights, model_to_json, model_from_json and the load
+// budget of a config (saving_bindings.cc).
+void RegisterSaving(pybind11::module_& m);
 // The default graph's collector: collect, gc_stats, leak_report, ...
 void RegisterCollector(pybind11::module_& m);
 // _bench: the seed workload fit from C++, for the Python-vs-C++ benchmark.

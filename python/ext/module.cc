@@ -14,6 +14,7 @@ PYBIND11_MODULE(_graphgc, m) {
   graphgc::python::RegisterCallbacks(m);
   graphgc::python::RegisterFunctional(m);
   graphgc::python::RegisterModels(m);
+  graphgc::python::RegisterSaving(m);
   graphgc::python::RegisterCollector(m);
   graphgc::python::RegisterBench(m);
   graphgc::python::RegisterConfig(m);

@@ -19,6 +19,8 @@ Bad input raises ValueError (InvalidArgument), OSError for file errors, or
 RuntimeError, and leaves the model and its weights as they were.
 """
 
+import json
+import os
 import warnings
 import weakref
 
@@ -29,6 +31,7 @@ from graphgc import layers as _layers
 from graphgc import losses as _losses
 from graphgc import metrics as _metrics
 from graphgc import optimizers as _optimizers
+from graphgc import _saving
 
 
 class History(_callbacks.Callback):
@@ -383,10 +386,66 @@ class Model:
         text = self._build().summary()
         (print_fn or print)(text.rstrip("\n"))
 
-    def save(self, filepath):
-        """Writes the model to the directory filepath (config.json,
-        model.weights.h5, model.pb, signature.json), atomically."""
-        self._build().save(str(filepath))
+    def save(self, filepath, overwrite=True):
+        """Writes the model, atomically: a path ending in ".keras" as Keras
+        3's single-file zip (graphgc/_saving.py), any other as graphgc's
+        model directory (config.json, model.weights.h5, model.pb,
+        signature.json). Keras's legacy ".h5"/".hdf5" is refused
+        (ValueError); overwrite=False refuses an existing path
+        (FileExistsError) where Keras would ask."""
+        if _saving.is_legacy_h5(filepath):
+            raise _saving.legacy_h5_save_error(filepath)
+        if not overwrite and os.path.exists(filepath):
+            raise FileExistsError(f"{filepath} exists and overwrite=False")
+        if str(filepath).endswith(".keras"):
+            _saving.save_keras(self._build(), filepath)
+        else:
+            self._build().save(str(filepath))
+
+    def save_weights(self, filepath, overwrite=True, max_shard_size=None):
+        """Writes the weights alone to filepath, which must end in
+        ".weights.h5" (Keras 3's HDF5 layout), atomically."""
+        if not overwrite and os.path.exists(filepath):
+            raise FileExistsError(f"{filepath} exists and overwrite=False")
+        _saving.save_weights(self._build(), filepath, max_shard_size)
+
+    def load_weights(self, filepath, skip_mismatch=False):
+        """Sets the weights from a ".weights.h5" file, or a ".keras" file's
+        model.weights.h5. Every layer's weight count and shapes are checked
+        first: a mismatch raises ValueError naming the layer and changes
+        nothing."""
+        _saving.load_weights(self._build(), filepath, skip_mismatch)
+
+    def to_json(self, **kwargs):
+        """The model's Keras JSON config (class_name, config, compile_config
+        when compiled), as Keras's to_json; kwargs go to json.dumps."""
+        text = _graphgc.model_to_json(self._build())
+        return json.dumps(json.loads(text), **kwargs) if kwargs else text
+
+    def get_config(self):
+        """The model's Keras config dict (what from_config takes)."""
+        return json.loads(_graphgc.model_to_json(self._build()))["config"]
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A new, uncompiled model with fresh weights from get_config()'s
+        dict: a functional Model, or a Sequential from Sequential's."""
+        if custom_objects:
+            raise NotImplementedError(
+                "from_config: custom_objects are not supported by graphgc")
+        functional = all(key in config for key in
+                         ("layers", "input_layers", "output_layers"))
+        if cls is Sequential and functional:
+            raise ValueError("Sequential.from_config takes a Sequential's "
+                             "config; use Model.from_config for a functional "
+                             "model's")
+        if cls is Model and not functional:
+            raise ValueError("Model.from_config takes a functional model's "
+                             "config (layers, input_layers, output_layers); "
+                             "use Sequential.from_config for a Sequential's")
+        class_name = "Functional" if functional else "Sequential"
+        text = json.dumps({"class_name": class_name, "config": config})
+        return _wrap_loaded(_graphgc.model_from_json(text, False))
 
     def count_params(self):
         """The number of weights, each shared weight once (the summary's
@@ -517,10 +576,36 @@ def _layers_reached(outputs):
     return found
 
 
-def load_model(filepath, compile=True):  # noqa: A002 (Keras's spelling)
-    """A model saved with save(), compiled when it was: a Sequential, or a
-    functional Model, as the saved model was (Keras's load_model)."""
-    cpp = _graphgc.load_model(str(filepath), bool(compile))
+def _wrap_loaded(cpp):
     if isinstance(cpp, _graphgc.Functional):
         return Model._wrap(cpp)
     return Sequential._wrap(cpp)
+
+
+def load_model(filepath, compile=True):  # noqa: A002 (Keras's spelling)
+    """A model saved with save(), compiled when it was: a Sequential, or a
+    functional Model, as the saved model was (Keras's load_model). A
+    ".keras" file is read as Keras 3's zip (graphgc/_saving.py says what is
+    refused); a directory as graphgc's model directory; Keras's legacy
+    ".h5" is refused."""
+    path = str(filepath)
+    if path.endswith(".keras") and not os.path.isdir(path):
+        if not os.path.exists(path):
+            raise ValueError(f"File not found: filepath={path}. Please ensure "
+                             "the file is an accessible `.keras` zip file.")
+        return _wrap_loaded(_saving.load_keras(path, compile))
+    if _saving.is_legacy_h5(path):
+        raise NotImplementedError(
+            "load_model: legacy H5 model files (`.h5`) are not supported by "
+            "graphgc; save models as `.keras` files. "
+            f"Received: filepath={path}")
+    return _wrap_loaded(_graphgc.load_model(path, bool(compile)))
+
+
+def model_from_json(json_string, custom_objects=None):
+    """A new model with fresh weights from to_json()'s text, compiled when
+    the text has a compile_config (Keras's model_from_json)."""
+    if custom_objects:
+        raise NotImplementedError(
+            "model_from_json: custom_objects are not supported by graphgc")
+    return _wrap_loaded(_graphgc.model_from_json(str(json_string), True))
