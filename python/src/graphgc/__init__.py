@@ -31,10 +31,11 @@ from graphgc.models import History, Model, Sequential, load_model
 from graphgc.numpy_allocator import use_aligned_numpy_allocator
 
 __all__ = [
-    "History", "Input", "Model", "Sequential", "backend", "callbacks", "collect", "config",
-    "explain_retention", "gc_policy", "gc_stats", "layers", "leak_report",
-    "load_model", "losses", "metrics", "models", "numpy_allocator", "optimizers",
-    "set_gc_policy", "use_aligned_numpy_allocator", "utils",
+    "History", "Input", "Model", "Sequential", "backend", "callbacks",
+    "collect", "config", "explain_retention", "gc_policy", "gc_stats",
+    "layers", "leak_report", "load_model", "losses", "metrics", "models",
+    "numpy_allocator", "optimizers", "set_gc_policy",
+    "use_aligned_numpy_allocator", "utils",
 ]
 
 # Arrays made from here on (in this thread's context) are 64-byte aligned,
