@@ -80,6 +80,7 @@ set(GRAPHGC_SOURCES
     models/model_weights.cc
     models/optimizer_base.cc
     models/optimizer_registry.cc
+    models/random_seed.cc
     models/sample_weights.cc
     models/saving.cc
     models/sequential.cc
@@ -197,6 +198,7 @@ set(GRAPHGC_HEADERS
     models/optimizer_base.h
     models/optimizers.h
     models/optimizers/adam.h
+    models/random_seed.h
     models/saving.h
     models/saving_access.h
     models/saving_types.h

@@ -11,6 +11,7 @@
 #include "absl/types/span.h"
 #include "models/batches.h"
 #include "models/model_data.h"
+#include "models/random_seed.h"
 #include "models/sample_weights.h"
 #include "util/status_macros.h"
 
@@ -388,6 +389,7 @@ absl::StatusOr<History> FitModel(ModelState& m, const Sequential& model,
 absl::StatusOr<History> FitModel(ModelState& m, const Sequential& model,
                                  std::vector<Tensor> x, std::vector<Tensor> y,
                                  FitOptions options) {
+  if (options.shuffle) options.seed = FitShuffleSeed(options.seed);
   FitRun r(m, model, std::move(x), std::move(y), std::move(options));
   GG_RETURN_IF_ERROR(ValidateAndClaim(r));
   GG_RETURN_IF_ERROR(StartCallbacks(r));

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "models/layer_registry.h"
+#include "models/random_seed.h"
 #include "models/training.h"
 #include "ops/ops.h"
 #include "util/status_macros.h"
@@ -128,7 +129,7 @@ absl::StatusOr<Tensor> RandomUniform(const TensorShape& shape, float minval,
                                      const std::string& what) {
   GG_ASSIGN_OR_RETURN(Tensor t,
                       NewTensor(DT_FLOAT, shape, /*zero=*/false, what));
-  std::mt19937_64 rng(seed != 0 ? seed : std::random_device{}());
+  std::mt19937_64 rng(seed != 0 ? seed : DrawSeed());
   std::uniform_real_distribution<float> u(minval, maxval);
   for (float& x : t.mutable_data<float>()) x = u(rng);
   return t;

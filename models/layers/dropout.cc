@@ -2,12 +2,12 @@
 // and scales the rest by 1 / (1 - rate) (RandomUniform, GreaterEqual, Cast
 // and Mul); in inference, the identity (no node).
 #include <cstdint>
-#include <random>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "models/layer_registry.h"
 #include "models/layers.h"
+#include "models/random_seed.h"
 #include "ops/ops.h"
 #include "util/status_macros.h"
 
@@ -111,12 +111,9 @@ Layer Dropout(float rate, std::string name) {
 Layer Dropout(float rate, std::string name, uint64_t seed) {
   auto config = std::make_unique<models_internal::DropoutConfig>();
   config->rate = rate;
-  // A drawn seed when given none: the layer's masks still follow one fixed
-  // stream per layer.
-  while (seed == 0) {
-    seed = (uint64_t{std::random_device{}()} << 32) | std::random_device{}();
-  }
-  config->seed = seed;
+  // A drawn seed when given none (set_random_seed's stream when set): the
+  // layer's masks still follow one fixed stream per layer.
+  config->seed = seed != 0 ? seed : DrawSeed();
   auto state = models_internal::NewLayerState(
       models_internal::DropoutKind(), std::move(name), std::move(config));
   if (!(rate >= 0.f && rate < 1.f)) {  // NaN fails too

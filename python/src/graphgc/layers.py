@@ -15,6 +15,7 @@ the layer (ValueError), as graphgc's C++ does.
 import inspect
 import json
 import math
+import threading
 import warnings
 
 from graphgc import _args, _graphgc
@@ -68,14 +69,23 @@ _CONVERT = {
 
 
 _tensor_count = 0
+_tensor_count_lock = threading.Lock()
 
 
 def _tensor_name():
     """Keras's automatic tensor names: keras_tensor, keras_tensor_1, ..."""
     global _tensor_count
-    name = "keras_tensor" + (f"_{_tensor_count}" if _tensor_count else "")
-    _tensor_count += 1
-    return name
+    with _tensor_count_lock:
+        count = _tensor_count
+        _tensor_count += 1
+    return "keras_tensor" + (f"_{count}" if count else "")
+
+
+def _reset_tensor_names():
+    """clear_session's: the next automatic tensor name is keras_tensor."""
+    global _tensor_count
+    with _tensor_count_lock:
+        _tensor_count = 0
 
 
 class KerasTensor:

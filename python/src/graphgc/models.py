@@ -24,6 +24,8 @@ import os
 import warnings
 import weakref
 
+import numpy as _np
+
 from graphgc import _args, _graphgc, _multi_io
 from graphgc._fit_args import fit_args as _fit_args
 from graphgc import callbacks as _callbacks
@@ -304,17 +306,24 @@ class Model:
         sample's loss as Keras's does (metrics stay unweighted)."""
         batch_size = _args.int32(32 if batch_size is None else batch_size,
                                  "batch_size")
-        if self._lists_for(x, y):
+        lists = self._lists_for(x, y)
+        if lists:
             out = self._build().evaluate_lists(
                 self._x_list(x), self._y_list(y), batch_size, sample_weight)
-            if return_dict:
-                return dict(out)
+        else:
+            out = self._build().evaluate(x, y, batch_size, sample_weight)
+        return self._logs_result(out, lists, return_dict)
+
+    def _logs_result(self, out, lists, return_dict):
+        """evaluate's (and the batch methods') result from logs `out`: a
+        dict with return_dict, else the values in Keras's order, the loss
+        alone (a float) when it is the only one."""
+        if return_dict:
+            return dict(out)
+        if lists:
             return _multi_io.ordered_logs(
                 out, self.output_names,
                 getattr(self, "_trained", range(len(self._outputs))))
-        out = self._build().evaluate(x, y, batch_size, sample_weight)
-        if return_dict:
-            return dict(out)
         # Keras's order: the loss, then the metrics in compile order.
         order = getattr(self, "_metric_names", [])
         names = ["loss"] + [k for k in order if k in out]
@@ -335,6 +344,54 @@ class Model:
         if self._output_keys is not None:
             return dict(zip(self._output_keys, out))
         return out[0] if len(out) == 1 else out
+
+    def train_on_batch(self, x, y=None, sample_weight=None,
+                       class_weight=None, return_dict=False):
+        """One optimizer step on exactly the batch (x, y), as Keras 3's:
+        all of its rows at once, in order, no callbacks. Returns the loss
+        and metrics of that batch (computed before the step, as in fit),
+        as evaluate returns them: the loss alone (a float), [loss, metric,
+        ...], or a dict with return_dict. sample_weight and class_weight
+        as fit's (not both)."""
+        model = self._build()
+        lists = self._lists_for(x, y)
+        fit_args = _fit_args(0, None, None, None, 1, class_weight,
+                             sample_weight)
+        if lists:
+            xs = self._x_list(x)
+            history, _, _ = model.fit_lists(
+                xs, self._y_list(y), 1, self._batch_rows(xs[0]), False, 0,
+                [], None, 0, _callbacks.Callback, 0.0, fit_args)
+        else:
+            history, _, _ = model.fit(
+                x, y, 1, self._batch_rows(x), False, 0, [], None, 0,
+                _callbacks.Callback, 0.0, fit_args)
+        out = {key: values[-1] for key, values in history.items()}
+        return self._logs_result(out, lists, return_dict)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """The loss and metrics of the batch (x, y), all of its rows at
+        once, without training: evaluate's values for that batch alone, in
+        evaluate's forms."""
+        lists = self._lists_for(x, y)
+        rows = self._batch_rows(self._x_list(x)[0] if lists else x)
+        return self.evaluate(x, y, batch_size=rows, verbose=0,
+                             sample_weight=sample_weight,
+                             return_dict=return_dict)
+
+    def predict_on_batch(self, x):
+        """The model's outputs for the batch x, all of its rows at once,
+        as predict returns them."""
+        lists = self._lists_for(x, None)
+        rows = self._batch_rows(self._x_list(x)[0] if lists else x)
+        return self.predict(x, batch_size=rows, verbose=0)
+
+    @staticmethod
+    def _batch_rows(x):
+        """The rows of one batch's array (at least 1: an empty batch is
+        refused by the data checks, naming it)."""
+        shape = _np.shape(x)
+        return _args.int32(max(shape[0] if shape else 1, 1), "batch rows")
 
     def _lists_for(self, x, y):
         """Whether x and y go to the C++ list methods: a functional model of

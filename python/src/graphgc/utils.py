@@ -1,12 +1,19 @@
-"""Keras's keras.utils array helpers: to_categorical and normalize.
+"""Keras's keras.utils helpers graphgc has: the array helpers
+to_categorical and normalize, set_random_seed, and clear_session (also
+graphgc.backend.clear_session).
 
-Both return NumPy arrays. graphgc has no backend tensors in Python: input
-Keras would take as a tensor is read with NumPy.
+The array helpers return NumPy arrays. graphgc has no backend tensors in
+Python: input Keras would take as a tensor is read with NumPy.
 """
+
+import random
 
 import numpy as np
 
-__all__ = ["normalize", "to_categorical"]
+from graphgc import _graphgc
+from graphgc.backend import clear_session
+
+__all__ = ["clear_session", "normalize", "set_random_seed", "to_categorical"]
 
 # keras.config.epsilon()'s default, the floor of normalize's norm for
 # non-NumPy input.
@@ -69,3 +76,22 @@ def normalize(x, axis=-1, order=2):
         return x / np.sqrt(np.maximum(square_sum, epsilon * epsilon))
     norm = np.linalg.norm(x, ord=order, axis=axis, keepdims=True)
     return x / np.maximum(norm, epsilon)
+
+
+def set_random_seed(seed):
+    """Keras 3's keras.utils.set_random_seed: seeds Python's random, NumPy's
+    global generator and graphgc's stream of drawn seeds
+    (models/random_seed.h). Initialisers and Dropout layers given no seed,
+    and fit's shuffling at its default seed=0, take their seeds from that
+    stream in the order they ask, so a program that builds and fits the
+    same models in the same order gets the same weights and history.
+
+    seed: an int (ValueError otherwise, with Keras's message); NumPy
+    refuses one outside [0, 2**32), as under Keras.
+    """
+    if not isinstance(seed, int):
+        raise ValueError("Expected `seed` argument to be an integer. "
+                         f"Received: seed={seed} (of type {type(seed)})")
+    np.random.seed(seed)  # first: it checks the range
+    random.seed(seed)
+    _graphgc._set_random_seed(seed)
