@@ -14,7 +14,8 @@ def test_lambda_callback_calls_each_function_given_as_its_hook(data):
     calls = []
     callback = graphgc.callbacks.LambdaCallback(
         on_train_begin=lambda logs: calls.append(("train_begin",)),
-        on_epoch_begin=lambda epoch, logs: calls.append(("epoch_begin", epoch)),
+        on_epoch_begin=lambda epoch, logs: calls.append(
+            ("epoch_begin", epoch)),
         on_train_batch_begin=lambda batch, logs: calls.append(
             ("batch_begin", batch)),
         on_train_batch_end=lambda batch, logs: calls.append(
@@ -24,8 +25,9 @@ def test_lambda_callback_calls_each_function_given_as_its_hook(data):
         on_train_end=lambda logs: calls.append(("train_end", sorted(logs))))
     make_model().fit(*data, batch_size=128, epochs=2, verbose=0,
                      callbacks=[callback])
-    batch = [("batch_begin", 0), ("batch_end", 0, ["accuracy", "loss", "size"]),
-             ("batch_begin", 1), ("batch_end", 1, ["accuracy", "loss", "size"])]
+    keys = ["accuracy", "loss", "size"]
+    batch = [("batch_begin", 0), ("batch_end", 0, keys),
+             ("batch_begin", 1), ("batch_end", 1, keys)]
     assert calls == (
         [("train_begin",), ("epoch_begin", 0)] + batch +
         [("epoch_end", 0, ["accuracy", "loss"]), ("epoch_begin", 1)] + batch +
@@ -97,7 +99,8 @@ def test_scheduler_keras_example_decays_after_ten_epochs():
 def test_scheduler_takes_keras_older_one_argument_schedule(data):
     model = make_model()
     model.fit(*data, epochs=2, verbose=0, callbacks=[
-        graphgc.callbacks.LearningRateScheduler(lambda epoch: 0.01 / (epoch + 1))])
+        graphgc.callbacks.LearningRateScheduler(
+            lambda epoch: 0.01 / (epoch + 1))])
     assert float(model.optimizer.learning_rate) == pytest.approx(0.005)
 
 

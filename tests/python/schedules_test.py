@@ -242,7 +242,8 @@ def test_a_schedule_of_your_own_is_refused_at_compile():
 
     model = make_model(compile=False)
     with pytest.raises(TypeError, match="built-in learning-rate schedules"):
-        model.compile(optimizer=graphgc.optimizers.SGD(learning_rate=Halving()),
+        model.compile(optimizer=graphgc.optimizers.SGD(
+                          learning_rate=Halving()),
                       loss="sparse_categorical_crossentropy")
 
 

@@ -210,7 +210,8 @@ class LearningRateScheduler(Callback):
     def on_epoch_begin(self, epoch, logs=None):
         optimizer = getattr(self.model, "optimizer", None)
         if not hasattr(optimizer, "learning_rate"):
-            raise ValueError('Optimizer must have a "learning_rate" attribute.')
+            raise ValueError(
+                'Optimizer must have a "learning_rate" attribute.')
         try:
             learning_rate = float(optimizer.learning_rate)
             learning_rate = self.schedule(epoch, learning_rate)
