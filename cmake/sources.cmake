@@ -69,6 +69,8 @@ set(GRAPHGC_SOURCES
     models/keras_json.cc
     models/layer_registry.cc
     models/layers.cc
+    models/learning_rate_schedule.cc
+    models/learning_rate_schedule_config.cc
     models/loss_registry.cc
     models/metric_registry.cc
     models/load_budget.cc
@@ -83,6 +85,7 @@ set(GRAPHGC_SOURCES
     models/random_seed.cc
     models/sample_weights.cc
     models/saving.cc
+    models/scheduled_learning_rate.cc
     models/sequential.cc
     models/sequential_callback_access.cc
     models/signature.cc
@@ -181,6 +184,8 @@ set(GRAPHGC_HEADERS
     models/layer_registry.h
     models/layer_state.h
     models/layers.h
+    models/learning_rate_schedule.h
+    models/learning_rate_schedule_config.h
     models/loss_registry.h
     models/metric_registry.h
     models/metrics.h
@@ -202,6 +207,7 @@ set(GRAPHGC_HEADERS
     models/saving.h
     models/saving_access.h
     models/saving_types.h
+    models/scheduled_learning_rate.h
     models/sample_weights.h
     models/sequential.h
     models/signature.h

@@ -1,10 +1,12 @@
 #include "models/compile_config.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "models/learning_rate_schedule_config.h"
 #include "models/loss_registry.h"
 #include "models/optimizer_base.h"
 #include "models/optimizer_registry.h"
@@ -20,6 +22,11 @@ Json OptimizerJson(const Optimizer& optimizer) {
   if (kind == nullptr) return OptimizerJson(optimizers::Adam());
   Json j = kind->write_config(optimizer);
   WriteBaseConfig(optimizer.base, j);
+  // Keras writes a schedule in place of the rate.
+  if (optimizer.learning_rate_schedule.has_value()) {
+    j["config"]["learning_rate"] =
+        ScheduleJson(*optimizer.learning_rate_schedule);
+  }
   return j;
 }
 
@@ -77,9 +84,23 @@ absl::StatusOr<Optimizer> ReadOptimizer(const ConfigObject& compile) {
                                       "' (supported: ", KnownOptimizers(),
                                       ")"));
   }
-  const ConfigObject c(*config, compile.where() + " optimizer config");
+  const std::string where = compile.where() + " optimizer config";
+  // A serialised schedule as the rate: the kind reads the schedule's first
+  // rate in its place.
+  std::optional<LearningRateSchedule> schedule;
+  Json with_rate;
+  if (const auto it = config->find("learning_rate");
+      it != config->end() && it->is_object()) {
+    GG_ASSIGN_OR_RETURN(
+        schedule, ReadSchedule(ConfigObject(*it, where + " learning_rate")));
+    with_rate = *config;
+    with_rate["learning_rate"] = schedule->LearningRateAt(0);
+    config = &with_rate;
+  }
+  const ConfigObject c(*config, where);
   GG_ASSIGN_OR_RETURN(Optimizer optimizer, kind->read_config(c));
   GG_ASSIGN_OR_RETURN(optimizer.base, ReadBaseConfig(c));
+  optimizer.learning_rate_schedule = std::move(schedule);
   return optimizer;
 }
 

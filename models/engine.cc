@@ -509,6 +509,7 @@ void CommitCompile(ModelState& m, CompileOptions options, TrainingGraph g)
                      .read = m.Own(lr.read),
                      .assign_value = m.Own(lr.assign_value),
                      .assign = m.Own(lr.assign)};
+  m.iterations = m.Own(g.updates.iterations_read);
   m.compiled = true;
 }
 

@@ -223,6 +223,13 @@ absl::Status ValidateAndClaim(FitRun& r) {
     r.val_rows = r.val_samples;
   }
   GG_RETURN_IF_ERROR(TakeWeights(r));
+  if (const std::optional<LearningRateSchedule>& schedule =
+          m.compile.optimizer.learning_rate_schedule;
+      schedule.has_value()) {
+    GG_ASSIGN_OR_RETURN(r.scheduled_rate,
+                        ScheduledRate::Start(*m.session, *schedule,
+                                             m.learning_rate, m.iterations));
+  }
   r.running.emplace(m);
   m.stop_training.store(false);  // Keras: fit() clears stop_training
   r.nodes = CompiledNodesOf(m);
@@ -291,6 +298,9 @@ absl::Status RunStep(FitRun& r, int64_t step) {
   GG_RETURN_IF_ERROR(GatherBatchInto(m, r.nodes, r.data, rows, r.feeds));
   // A safe point: nothing of this model is in flight.
   m.graph->collector().MaybeCollect();
+  if (r.scheduled_rate.has_value()) {
+    GG_RETURN_IF_ERROR(r.scheduled_rate->BeforeStep(*m.session, r.where));
+  }
   GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
                       m.session->Run(r.feeds, r.fetches, r.targets));
   Logs batch_logs;

@@ -151,14 +151,15 @@ class Functional {
   // each shared weight counted once. "" when moved from.
   std::string Summary() const;
 
-  // As Sequential's: the compiled optimizer's learning rate, and Keras's
-  // `model.stop_training = True`.
+  // As Sequential's: the compiled optimizer's learning rate and step count,
+  // and Keras's `model.stop_training = True`.
   absl::StatusOr<float> learning_rate() const {
     return Engine().learning_rate();
   }
   absl::Status SetLearningRate(float learning_rate) {
     return Engine().SetLearningRate(learning_rate);
   }
+  absl::StatusOr<int64_t> iterations() const { return Engine().iterations(); }
   void StopTraining() { Engine().StopTraining(); }
   bool stop_training() const { return Engine().stop_training(); }
 

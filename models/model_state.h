@@ -126,6 +126,9 @@ struct ModelState {
   Output eval_loss ABSL_GUARDED_BY(mu);
   Output train_op ABSL_GUARDED_BY(mu);
   models_internal::LearningRateNodes learning_rate ABSL_GUARDED_BY(mu);
+  // The ReadVariableOp of the optimizer's int64 step count (Keras's
+  // optimizer.iterations).
+  Output iterations ABSL_GUARDED_BY(mu);
   // Signalled when a Fit ends.
   CondVar fit_ended;
   // The thread running this model's Fit, while one runs. That Fit does not

@@ -189,9 +189,14 @@ absl::StatusOr<UpdateNodes> BuildUpdates(
   Graph& g = *variables[0].graph();
   const std::string s = scope + "/" + kind->class_name;
   Optimizer copy = optimizer;
-  GG_ASSIGN_OR_RETURN(
-      LearningRateNodes lr,
-      LearningRateVariable(g, s, *kind->learning_rate(copy), session));
+  // A schedule's rate at step 0 until Fit sets each step's.
+  const float rate =
+      optimizer.learning_rate_schedule.has_value()
+          ? static_cast<float>(
+                optimizer.learning_rate_schedule->LearningRateAt(0))
+          : *kind->learning_rate(copy);
+  GG_ASSIGN_OR_RETURN(LearningRateNodes lr,
+                      LearningRateVariable(g, s, rate, session));
   // Keras's `iterations`, counted after every update of the step.
   GG_ASSIGN_OR_RETURN(
       Output iterations,
@@ -243,6 +248,7 @@ absl::StatusOr<UpdateNodes> BuildUpdates(
                                                   .control_inputs = updates}));
   out.learning_rate = std::move(lr);
   out.iterations = iterations;
+  out.iterations_read = iteration;
   return out;
 }
 

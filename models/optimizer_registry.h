@@ -45,6 +45,7 @@ struct UpdateNodes {
   // Keras's `iterations`: an int64 scalar variable "<s>/iteration", the
   // number of steps taken (0 during the first).
   Output iterations;
+  Output iterations_read;  // its ReadVariableOp, "<s>/iteration/Read"
 };
 
 // What every optimizer's updates are built from (see BuildUpdates): the

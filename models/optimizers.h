@@ -24,12 +24,19 @@
 // global_clipnorm over all weights; at most one of them), then each weight
 // decays by w -= w * weight_decay * lr, then the optimizer's update runs and
 // the step count `iterations` (0 at the first step) advances.
+//
+// With a learning_rate_schedule (models/learning_rate_schedule.h, Keras's
+// keras.optimizers.schedules), Fit sets the rate before every step to the
+// schedule's rate at `iterations`, and the kind's learning_rate field is
+// unused.
 #ifndef GRAPHGC_MODELS_OPTIMIZERS_H_
 #define GRAPHGC_MODELS_OPTIMIZERS_H_
 
 #include <optional>
 #include <string>
 #include <variant>
+
+#include "models/learning_rate_schedule.h"
 
 namespace graphgc {
 
@@ -116,6 +123,8 @@ struct Optimizer {
                AdadeltaOptions, LionOptions>
       options;
   BaseOptimizerOptions base;
+  // Keras's learning_rate given as a LearningRateSchedule.
+  std::optional<LearningRateSchedule> learning_rate_schedule;
 
   std::string name() const;  // "SGD", "Adam", ...; "none" when unset
 };

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <variant>
 
@@ -16,6 +17,7 @@
 #include "models/model_graph.h"
 #include "models/optimizer_registry.h"
 #include "models/saving_access.h"
+#include "models/scheduled_learning_rate.h"
 #include "models/summary.h"
 #include "runtime/session.h"
 #include "util/mutex.h"
@@ -211,9 +213,29 @@ absl::StatusOr<float> Sequential::learning_rate() const {
         absl::StrCat("learning_rate of '", m.scope.name(),
                      "': the model is not compiled; call Compile first"));
   }
+  // Keras: a schedule's rate at the optimizer's step count.
+  if (const std::optional<LearningRateSchedule>& schedule =
+          m.compile.optimizer.learning_rate_schedule;
+      schedule.has_value()) {
+    GG_ASSIGN_OR_RETURN(const int64_t step, models_internal::ReadIterations(
+                                                *m.session, m.iterations));
+    return static_cast<float>(schedule->LearningRateAt(step));
+  }
   GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
                       m.session->Run({}, {m.learning_rate.read}));
   return out[0].data<float>()[0];
+}
+
+absl::StatusOr<int64_t> Sequential::iterations() const {
+  if (state_ == nullptr) return MovedFrom("iterations");
+  ModelState& m = *state_;
+  ModelCall call(m);
+  if (!m.compiled) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("iterations of '", m.scope.name(),
+                     "': the model is not compiled; call Compile first"));
+  }
+  return models_internal::ReadIterations(*m.session, m.iterations);
 }
 
 absl::Status Sequential::SetLearningRate(float learning_rate) {
@@ -226,15 +248,17 @@ absl::Status Sequential::SetLearningRate(float learning_rate) {
     return absl::FailedPreconditionError(
         absl::StrCat(where, ": the model is not compiled; call Compile first"));
   }
-  if (!std::isfinite(learning_rate) || learning_rate < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": learning_rate must be finite and >= 0, got ", learning_rate));
+  if (m.compile.optimizer.learning_rate_schedule.has_value()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        where,
+        ": This optimizer was created with a `LearningRateSchedule` object "
+        "as its `learning_rate` constructor argument, hence its learning "
+        "rate is not settable. If you need the learning rate to be "
+        "settable, you should instantiate the optimizer with a float "
+        "`learning_rate` argument."));
   }
-  GG_RETURN_IF_ERROR(m.session
-                         ->Run({{m.learning_rate.assign_value,
-                                 Tensor::Scalar<float>(learning_rate)}},
-                               {}, {m.learning_rate.assign})
-                         .status());
+  GG_RETURN_IF_ERROR(models_internal::AssignLearningRate(
+      *m.session, m.learning_rate, learning_rate, where));
   // The compile settings follow the variable (what a save would record).
   if (const models_internal::OptimizerKind* kind =
           models_internal::FindOptimizerKind(m.compile.optimizer)) {

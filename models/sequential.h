@@ -137,8 +137,18 @@ class Sequential {
   // Before Compile: FailedPrecondition. Both work from a callback of the
   // model's own Fit (ReduceLROnPlateau uses them), taking effect from the
   // next step. A later Compile starts again from its optimizer's rate.
+  //
+  // With a learning_rate_schedule (models/learning_rate_schedule.h), Fit sets
+  // the rate before every step; learning_rate() is the schedule's rate at
+  // iterations() (Keras's optimizer.learning_rate) and SetLearningRate is
+  // FailedPrecondition with Keras's message.
   absl::StatusOr<float> learning_rate() const;
   absl::Status SetLearningRate(float learning_rate);
+
+  // Keras's optimizer.iterations: the training steps the compiled optimizer
+  // has taken (an int64 variable every step adds 1 to; 0 after Compile).
+  // Before Compile: FailedPrecondition.
+  absl::StatusOr<int64_t> iterations() const;
 
   // Keras's `model.stop_training = True`: asks the running Fit to stop. Fit
   // checks after every batch and after every epoch: a stop asked for in a

@@ -405,6 +405,13 @@ void DefineModelMethods(py::class_<Model>& cls) {
               return handle.SetLearningRate(rate);
             }));
           })
+      .def_property_readonly(
+          "iterations",
+          [](const Model& model) {
+            return ValueOrThrow(Unlocked(model, [](const Model& handle) {
+              return handle.iterations();
+            }));
+          })
       .def_property("stop_training", &Model::stop_training,
                     [](Model& model, bool stop) {
                       if (stop) model.StopTraining();

@@ -10,8 +10,11 @@ raised in one stops the fit and propagates out of fit(); setting
 self.model.stop_training = True ends the fit cleanly.
 
 The stock callbacks (TensorBoard, EarlyStopping, ModelCheckpoint,
-CSVLogger, ReduceLROnPlateau, TerminateOnNaN) run in C++.
+CSVLogger, ReduceLROnPlateau, TerminateOnNaN) run in C++;
+LearningRateScheduler and LambdaCallback are Python callbacks.
 """
+
+import numpy as _np
 
 from graphgc import _graphgc
 
@@ -139,3 +142,91 @@ class ReduceLROnPlateau(_Stock):
 class TerminateOnNaN(_Stock):
     def __init__(self):
         super().__init__(_graphgc.TerminateOnNaN())
+
+
+# The hooks fit calls and the older names Keras's Callback forwards to.
+_HOOKS = ("on_train_begin", "on_train_end", "on_epoch_begin", "on_epoch_end",
+          "on_train_batch_begin", "on_train_batch_end", "on_batch_begin",
+          "on_batch_end")
+
+
+def _instance_hook(name):
+    def hook(self, *args, **kwargs):
+        return self.__dict__[name](*args, **kwargs)
+
+    hook.__name__ = name
+    return hook
+
+
+class LambdaCallback(Callback):
+    """Keras's LambdaCallback: the functions given are the hooks
+    (on_epoch_begin(epoch, logs), on_epoch_end(epoch, logs),
+    on_train_begin(logs), on_train_end(logs), on_train_batch_begin(batch,
+    logs), on_train_batch_end(batch, logs); any other Callback method by
+    keyword). Hooks not given are never called."""
+
+    def __init__(self, on_epoch_begin=None, on_epoch_end=None,
+                 on_train_begin=None, on_train_end=None,
+                 on_train_batch_begin=None, on_train_batch_end=None,
+                 **kwargs):
+        super().__init__()
+        self.__dict__.update(kwargs)
+        given = {"on_epoch_begin": on_epoch_begin,
+                 "on_epoch_end": on_epoch_end,
+                 "on_train_begin": on_train_begin,
+                 "on_train_end": on_train_end,
+                 "on_train_batch_begin": on_train_batch_begin,
+                 "on_train_batch_end": on_train_batch_end}
+        for name, fn in given.items():
+            if fn is not None:
+                setattr(self, name, fn)
+        # fit calls a hook only when the object's class overrides it: a
+        # class of this object's own does, for each hook given.
+        hooks = [name for name in _HOOKS if name in self.__dict__]
+        if hooks:
+            self.__class__ = type(
+                "LambdaCallback", (LambdaCallback,),
+                {name: _instance_hook(name) for name in hooks})
+
+
+class LearningRateScheduler(Callback):
+    """Keras's LearningRateScheduler: at each epoch's start, sets the
+    optimizer's learning rate to schedule(epoch, lr) (or schedule(epoch),
+    Keras's older form, when that call raises TypeError), which must be a
+    float; verbose > 0 prints Keras's message. Each epoch's rate is added
+    to the history as "learning_rate", as Keras's on_epoch_end adds it to
+    the logs."""
+
+    def __init__(self, schedule, verbose=0):
+        super().__init__()
+        self.schedule = schedule
+        self.verbose = verbose
+        self._history_added = {}
+
+    def set_params(self, params):
+        super().set_params(params)
+        self._history_added = {"learning_rate": []}
+
+    def on_epoch_begin(self, epoch, logs=None):
+        optimizer = getattr(self.model, "optimizer", None)
+        if not hasattr(optimizer, "learning_rate"):
+            raise ValueError(
+                'Optimizer must have a "learning_rate" attribute.')
+        try:
+            learning_rate = float(optimizer.learning_rate)
+            learning_rate = self.schedule(epoch, learning_rate)
+        except TypeError:  # Keras's older one-argument schedule
+            learning_rate = self.schedule(epoch)
+        if not isinstance(learning_rate, (float, _np.float32, _np.float64)):
+            raise ValueError("The output of the `schedule` function should be "
+                             f"a float. Got: {learning_rate}")
+        optimizer.learning_rate = learning_rate
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting "
+                  f"learning rate to {learning_rate}.")
+
+    def on_epoch_end(self, epoch, logs=None):
+        rate = float(self.model.optimizer.learning_rate)
+        if logs is not None:
+            logs["learning_rate"] = rate
+        self._history_added.setdefault("learning_rate", []).append(rate)

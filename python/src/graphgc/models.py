@@ -294,6 +294,12 @@ class Model:
                 validation_split, fit_args)
         for text in warned:
             warnings.warn(text, stacklevel=2)
+        for callback in given:
+            # What a Python callback adds to the epoch logs, which Keras's
+            # History records (LearningRateScheduler's "learning_rate").
+            for key, values in getattr(callback, "_history_added",
+                                       {}).items():
+                history[key] = list(values)
         params = {"epochs": epochs, "verbose": verbose}
         self.history = History(history, list(epoch), params, self)
         return self.history

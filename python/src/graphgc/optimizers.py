@@ -8,11 +8,29 @@ TypeError naming it.
 Once compiled, an optimizer is the model's live optimizer (model.optimizer):
 its learning_rate reads the rate the model's next step uses, and assigning
 it (``opt.learning_rate = 0.01`` or ``opt.learning_rate.assign(0.01)``)
-changes that rate without rebuilding anything, as Keras's variable does."""
+changes that rate without rebuilding anything, as Keras's variable does.
+
+learning_rate may also be a schedule (graphgc.optimizers.schedules, Keras's
+keras.optimizers.schedules): fit then sets each step's rate from it at the
+optimizer's step count, learning_rate reads the schedule's rate at
+optimizer.iterations, and assigning a rate is Keras's TypeError."""
+
+import sys as _sys
 
 import numpy as _np
 
 from graphgc import _args, _graphgc
+from graphgc import schedules
+
+# `import graphgc.optimizers.schedules` and `from graphgc.optimizers.schedules
+# import ...` find the module, as Keras's submodule.
+_sys.modules[__name__ + ".schedules"] = schedules
+
+_NOT_SETTABLE = (
+    "This optimizer was created with a `LearningRateSchedule` object as its "
+    "`learning_rate` constructor argument, hence its learning rate is not "
+    "settable. If you need the learning rate to be settable, you should "
+    "instantiate the optimizer with a float `learning_rate` argument.")
 
 
 class LearningRate:
@@ -70,13 +88,67 @@ class LearningRate:
         return id(self)
 
 
-def _binary(name):
-    op = getattr(float, name)
+class Iterations:
+    """Keras's optimizer.iterations: the training steps the optimizer has
+    taken (0 before compile and after it). int(), numpy(), np.array(),
+    arithmetic and comparisons read its current value; read-only."""
+
+    def __init__(self, optimizer):
+        self._optimizer = optimizer
+
+    def numpy(self):
+        return _np.int64(int(self))
+
+    @property
+    def value(self):
+        return int(self)
+
+    @property
+    def dtype(self):
+        return "int64"
+
+    @property
+    def shape(self):
+        return ()
+
+    def __int__(self):
+        return self._optimizer._get_iterations()
+
+    __index__ = __int__
+
+    def __float__(self):
+        return float(int(self))
+
+    def __array__(self, dtype=None, copy=None):
+        return _np.asarray(int(self), dtype=dtype or _np.int64)
+
+    def __repr__(self):
+        return f"<Iterations value={int(self)!r}>"
+
+    def __format__(self, spec):
+        return format(int(self), spec)
+
+    def __bool__(self):
+        return bool(int(self))
+
+    def __neg__(self):
+        return -int(self)
+
+    def __hash__(self):
+        return id(self)
+
+
+def _binary(name, convert):
+    op = getattr(convert, name)
 
     def method(self, other):
-        if isinstance(other, LearningRate):
-            other = float(other)
-        return op(float(self), other)
+        if isinstance(other, (LearningRate, Iterations)):
+            other = convert(other)
+        result = op(convert(self), other)
+        if result is NotImplemented and convert is int:
+            # int + 0.5: as float arithmetic
+            return getattr(float, name)(float(self), other)
+        return result
 
     method.__name__ = name
     return method
@@ -87,7 +159,8 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__",
               "__rpow__", "__floordiv__", "__rfloordiv__", "__mod__",
               "__rmod__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__",
               "__ne__"):
-    setattr(LearningRate, _name, _binary(_name))
+    setattr(LearningRate, _name, _binary(_name, float))
+    setattr(Iterations, _name, _binary(_name, int))
 
 
 def _rate(value):
@@ -136,6 +209,10 @@ class Optimizer:
             if value != default:
                 raise ValueError(f"graphgc's optimizers do not implement "
                                  f"{what}={value!r} (only {default!r})")
+        self._schedule = None
+        if isinstance(learning_rate, schedules.LearningRateSchedule):
+            self._schedule = learning_rate
+            learning_rate = learning_rate(0)
         self._learning_rate = _rate(learning_rate)
         self.weight_decay = _optional(weight_decay, "weight_decay")
         self.clipnorm = _optional(clipnorm, "clipnorm")
@@ -156,10 +233,30 @@ class Optimizer:
 
     @learning_rate.setter
     def learning_rate(self, value):
+        if isinstance(value, schedules.LearningRateSchedule):
+            if self._model is not None:
+                raise TypeError("graphgc cannot change a compiled "
+                                "optimizer's schedule: compile the model "
+                                "again with it")
+            self._schedule = value
+            self._learning_rate = _rate(value(0))
+            return
+        if self._schedule is not None:
+            raise TypeError(_NOT_SETTABLE)
         rate = _rate(value)
         if self._model is not None:
             self._model.learning_rate = rate  # ValueError when negative
         self._learning_rate = rate
+
+    @property
+    def iterations(self):
+        """Keras's optimizer.iterations: the steps taken (int() reads it)."""
+        return Iterations(self)
+
+    def _get_iterations(self):
+        if self._model is not None:
+            return int(self._model.iterations)
+        return 0
 
     # Keras 2's spelling, still common in callbacks.
     lr = learning_rate
@@ -167,6 +264,8 @@ class Optimizer:
     def _get_learning_rate(self):
         if self._model is not None:
             return float(self._model.learning_rate)
+        if self._schedule is not None:
+            return float(self._schedule(0))
         return self._learning_rate
 
     def _bind(self, model):
@@ -178,11 +277,19 @@ class Optimizer:
         raise NotImplementedError
 
     def _cpp(self):
+        schedule = self._schedule
+        if schedule is not None and not isinstance(schedule,
+                                                   schedules._Builtin):
+            raise TypeError(
+                f"graphgc runs the built-in learning-rate schedules only "
+                f"({', '.join(sorted(schedules._BY_NAME))}), not "
+                f"{type(schedule).__name__}")
         return _graphgc.make_optimizer(
             self._kind,
             {"learning_rate": self._get_learning_rate(), **self._options()},
             self.weight_decay, self.clipnorm, self.clipvalue,
-            self.global_clipnorm)
+            self.global_clipnorm,
+            None if schedule is None else schedule._cpp)
 
 
 class Adam(Optimizer):
