@@ -46,8 +46,9 @@ struct ConfigField {
   // How Python converts the argument before the config is read: "int32"
   // (an integer, named in errors "<Class>: <name>"), "int", "pair" (an int
   // or a tuple of two), "pair_or_none", "shape" (a tuple of ints), "float",
-  // "bool", "str", "activation" (a name or None), "seed" (None or an
-  // integer in [0, 2**64)), "name" (None or a string).
+  // "float_or_none", "axis" (an int or a list of ints), "bool", "str",
+  // "activation" (a name or None), "seed" (None or an integer in [0,
+  // 2**64)), "name" (None or a string).
   std::string python;
   // The default as JSON text ("true", "[1, 1]", "null"); empty: required.
   std::string default_json;

@@ -40,6 +40,17 @@ def _activation(activation):
                      f"or None, not {activation!r}")
 
 
+def _axis(value, cls, name):
+    # An int, or a list or tuple of ints (Keras's axis arguments).
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, (list, tuple)) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return list(value)
+    raise ValueError(f"{cls}: {name} must be an int or a list of ints, "
+                     f"not {value!r}")
+
+
 def _float(value, cls, name):
     # A config is JSON text, which has no NaN or infinity.
     out = float(value)
@@ -59,6 +70,9 @@ _CONVERT = {
     "pair_or_none": lambda v, cls, name: None if v is None else _pair(v, name),
     "shape": lambda v, cls, name: [int(d) for d in v],
     "float": _float,
+    "float_or_none": lambda v, cls, name: (None if v is None
+                                           else _float(v, cls, name)),
+    "axis": _axis,
     "bool": lambda v, cls, name: bool(v),
     "str": lambda v, cls, name: v,
     "activation": lambda v, cls, name: _activation(v),
