@@ -225,8 +225,17 @@ absl::StatusOr<LayerOutputs> ActivationOutputs(const std::string& activation,
                                                const Output& y,
                                                const std::string& scope);
 
-// The Keras spelling of an activation ("" is "linear").
+// The Keras spelling of an activation ("" is "linear", "swish" is "silu").
+// The activations by name, with ActivationName and UnknownActivation, are
+// models/layers/activations.cc's.
 std::string ActivationName(const std::string& activation);
+
+// keras.activations.elu(x, alpha) and leaky_relu(x, negative_slope), for the
+// ELU, ReLU and LeakyReLU kinds: nodes "<scope>/...".
+absl::StatusOr<Output> EluActivation(const Output& x, float alpha,
+                                     const std::string& scope);
+absl::StatusOr<Output> LeakyReluActivation(const Output& x, float slope,
+                                           const std::string& scope);
 
 // --- merge layers (models/layers/add.cc, concatenate.cc, ...) ---
 

@@ -233,7 +233,7 @@ _KINDS = {name: _make_class(name, fields)
           for name, fields in _graphgc.layer_kinds()}
 globals().update(_KINDS)
 __all__ = ["Layer", "Input", "KerasTensor", "add", "average",
-           "concatenate", "maximum", "minimum", "multiply", "subtract",
+           "concatenate", "dot", "maximum", "minimum", "multiply", "subtract",
            *_KINDS]
 
 _KINDS["Dense"].units = property(lambda self: self._layer.units)
@@ -307,3 +307,9 @@ def concatenate(inputs, axis=-1, **kwargs):
     """Concatenate(axis)(inputs): the tensors joined along axis (counting
     the batch, so -1 is the last)."""
     return _KINDS["Concatenate"](axis=axis, **kwargs)(inputs)
+
+
+def dot(inputs, axes=-1, **kwargs):
+    """Dot(axes)(inputs): the dot product of two samples along axes
+    (normalize=True: their cosine proximity)."""
+    return _KINDS["Dot"](axes=axes, **kwargs)(inputs)

@@ -2,8 +2,6 @@
 // through the layer registry (layers::FromConfig, LoadModel), in models,
 // Summary, training and save/load.
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -14,38 +12,28 @@
 #include "models/optimizers.h"
 #include "models/saving.h"
 #include "models/sequential.h"
-#include "nlohmann/json.hpp"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
 #include "serialize/keras_weights.h"
 #include "tests/testing/file_bytes.h"
+#include "tests/testing/layer_models.h"
 #include "tests/testing/numeric_gradient.h"
 #include "tests/testing/temp_path.h"
 
 namespace graphgc {
 namespace {
 
-using Json = nlohmann::json;
 using ::testing::HasSubstr;
 using testing_internal::FloatValues;
-
-Json ReadJson(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return Json::parse(std::string((std::istreambuf_iterator<char>(in)),
-                                 std::istreambuf_iterator<char>()));
-}
+using testing_internal::Json;
+using testing_internal::ReadJson;
+using testing_internal::T;
 
 Layer LayerNorm(const std::string& config) {
   absl::StatusOr<Layer> layer =
       layers::FromConfig("LayerNormalization", config);
   EXPECT_TRUE(layer.ok()) << layer.status();
   return layer.ok() ? *layer : Layer();
-}
-
-Tensor T(TensorShape shape, std::vector<float> values) {
-  absl::StatusOr<Tensor> t = Tensor::FromData<float>(shape, values);
-  EXPECT_TRUE(t.ok()) << t.status();
-  return t.ok() ? *t : Tensor();
 }
 
 // Keras's formula on one row: (x - mean) / sqrt(var + eps) * gamma + beta.
