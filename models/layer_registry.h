@@ -46,8 +46,9 @@ struct ConfigField {
   // How Python converts the argument before the config is read: "int32"
   // (an integer, named in errors "<Class>: <name>"), "int", "pair" (an int
   // or a tuple of two), "pair_or_none", "shape" (a tuple of ints), "float",
-  // "bool", "str", "activation" (a name or None), "seed" (None or an
-  // integer in [0, 2**64)), "name" (None or a string).
+  // "float_or_none", "axis" (an int or a list of ints), "bool", "str",
+  // "activation" (a name or None), "seed" (None or an integer in [0,
+  // 2**64)), "name" (None or a string).
   std::string python;
   // The default as JSON text ("true", "[1, 1]", "null"); empty: required.
   std::string default_json;
@@ -224,8 +225,17 @@ absl::StatusOr<LayerOutputs> ActivationOutputs(const std::string& activation,
                                                const Output& y,
                                                const std::string& scope);
 
-// The Keras spelling of an activation ("" is "linear").
+// The Keras spelling of an activation ("" is "linear", "swish" is "silu").
+// The activations by name, with ActivationName and UnknownActivation, are
+// models/layers/activations.cc's.
 std::string ActivationName(const std::string& activation);
+
+// keras.activations.elu(x, alpha) and leaky_relu(x, negative_slope), for the
+// ELU, ReLU and LeakyReLU kinds: nodes "<scope>/...".
+absl::StatusOr<Output> EluActivation(const Output& x, float alpha,
+                                     const std::string& scope);
+absl::StatusOr<Output> LeakyReluActivation(const Output& x, float slope,
+                                           const std::string& scope);
 
 // --- merge layers (models/layers/add.cc, concatenate.cc, ...) ---
 

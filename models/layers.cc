@@ -42,20 +42,6 @@ std::string KerasShape(const TensorShape& sample_shape) {
   return out + ")";
 }
 
-bool KnownActivation(const std::string& act) {
-  return act.empty() || act == "linear" || act == "relu" || act == "sigmoid" ||
-         act == "tanh" || act == "softmax";
-}
-
-absl::StatusOr<Output> ApplyActivation(const std::string& act, const Output& x,
-                                       const std::string& scope) {
-  if (act == "relu") return ops::Relu(x, {.name = scope + "/Relu"});
-  if (act == "sigmoid") return ops::Sigmoid(x, {.name = scope + "/Sigmoid"});
-  if (act == "tanh") return ops::Tanh(x, {.name = scope + "/Tanh"});
-  if (act == "softmax") return ops::Softmax(x, {.name = scope + "/Softmax"});
-  return x;
-}
-
 }  // namespace models_internal
 
 using models_internal::BuiltLayer;
@@ -166,13 +152,6 @@ std::shared_ptr<LayerState> NewLayerState(const LayerKind& kind,
   return state;
 }
 
-absl::Status UnknownActivation(const LayerState& layer,
-                               const std::string& act) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(LayerLabel(layer), ": unknown activation '", act,
-                   "' (use linear, relu, sigmoid, tanh or softmax)"));
-}
-
 absl::Status SizePair(const LayerState& layer, const std::string& what,
                       const std::vector<int64_t>& given,
                       std::vector<int64_t>& out) {
@@ -269,10 +248,6 @@ absl::StatusOr<LayerOutputs> ActivationOutputs(const std::string& activation,
   GG_ASSIGN_OR_RETURN(out.output, ApplyActivation(activation, y, scope));
   out.softmax = activation == "softmax";
   return out;
-}
-
-std::string ActivationName(const std::string& activation) {
-  return activation.empty() ? std::string("linear") : activation;
 }
 
 }  // namespace models_internal

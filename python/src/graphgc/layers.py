@@ -41,6 +41,17 @@ def _activation(activation):
                      f"or None, not {activation!r}")
 
 
+def _axis(value, cls, name):
+    # An int, or a list or tuple of ints (Keras's axis arguments).
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, (list, tuple)) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return list(value)
+    raise ValueError(f"{cls}: {name} must be an int or a list of ints, "
+                     f"not {value!r}")
+
+
 def _float(value, cls, name):
     # A config is JSON text, which has no NaN or infinity.
     out = float(value)
@@ -60,6 +71,9 @@ _CONVERT = {
     "pair_or_none": lambda v, cls, name: None if v is None else _pair(v, name),
     "shape": lambda v, cls, name: [int(d) for d in v],
     "float": _float,
+    "float_or_none": lambda v, cls, name: (None if v is None
+                                           else _float(v, cls, name)),
+    "axis": _axis,
     "bool": lambda v, cls, name: bool(v),
     "str": lambda v, cls, name: v,
     "activation": lambda v, cls, name: _activation(v),
@@ -229,7 +243,7 @@ _KINDS = {name: _make_class(name, fields)
           for name, fields in _graphgc.layer_kinds()}
 globals().update(_KINDS)
 __all__ = ["Layer", "Input", "KerasTensor", "add", "average",
-           "concatenate", "maximum", "minimum", "multiply", "subtract",
+           "concatenate", "dot", "maximum", "minimum", "multiply", "subtract",
            *_KINDS]
 
 _KINDS["Dense"].units = property(lambda self: self._layer.units)
@@ -303,3 +317,9 @@ def concatenate(inputs, axis=-1, **kwargs):
     """Concatenate(axis)(inputs): the tensors joined along axis (counting
     the batch, so -1 is the last)."""
     return _KINDS["Concatenate"](axis=axis, **kwargs)(inputs)
+
+
+def dot(inputs, axes=-1, **kwargs):
+    """Dot(axes)(inputs): the dot product of two samples along axes
+    (normalize=True: their cosine proximity)."""
+    return _KINDS["Dot"](axes=axes, **kwargs)(inputs)
