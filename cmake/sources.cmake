@@ -178,6 +178,8 @@ set(GRAPHGC_HEADERS
     models/layer_registry.h
     models/layer_state.h
     models/layers.h
+    models/layers/padding_cropping.h
+    models/layers/window_pooling.h
     models/loss_registry.h
     models/metric_registry.h
     models/metrics.h
@@ -198,6 +200,7 @@ set(GRAPHGC_HEADERS
     models/saving_types.h
     models/sample_weights.h
     models/sequential.h
+    models/spatial_layers.h
     models/signature.h
     models/summary.h
     models/training.h
