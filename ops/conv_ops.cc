@@ -1335,7 +1335,8 @@ namespace {
 
 absl::StatusOr<Output> BuildPool(absl::string_view op,
                                  std::vector<BuildInput> inputs,
-                                 const Output& first, PoolOptions options) {
+                                 const Output& first, DataType t,
+                                 PoolOptions options) {
   if (!first.valid()) {
     return Invalid(absl::StrCat(op, " '",
                                 options.name.empty() ? op : options.name,
@@ -1345,7 +1346,8 @@ absl::StatusOr<Output> BuildPool(absl::string_view op,
       NodeHandle h,
       BuildNode(*first.graph(), op, options.name, std::move(inputs),
                 std::move(options.control_inputs),
-                {{"ksize", options.ksize},
+                {{"T", t},
+                 {"ksize", options.ksize},
                  {"strides", options.strides},
                  {"padding", options.padding},
                  {"data_format", options.data_format}}));
@@ -1355,13 +1357,15 @@ absl::StatusOr<Output> BuildPool(absl::string_view op,
 }  // namespace
 
 absl::StatusOr<Output> AvgPool(const Output& value, PoolOptions options) {
-  return BuildPool("AvgPool", {value}, value, std::move(options));
+  return BuildPool("AvgPool", {value}, value,
+                   value.valid() ? value.dtype() : DT_FLOAT,
+                   std::move(options));
 }
 
 absl::StatusOr<Output> AvgPoolGrad(const Output& orig_input_shape,
                                    const Output& grad, PoolOptions options) {
   return BuildPool("AvgPoolGrad", {orig_input_shape, grad}, orig_input_shape,
-                   std::move(options));
+                   grad.valid() ? grad.dtype() : DT_FLOAT, std::move(options));
 }
 
 }  // namespace ops

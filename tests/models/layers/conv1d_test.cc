@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "models/layers.h"
 #include "models/losses.h"
 #include "models/optimizers.h"
@@ -17,8 +19,6 @@
 #include "runtime/tensor.h"
 #include "tests/testing/numeric_gradient.h"
 #include "tests/testing/temp_path.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 
 namespace graphgc {
 namespace {
@@ -29,8 +29,7 @@ using testing_internal::FloatValues;
 
 Tensor Values(std::vector<int64_t> dims, int seed) {
   int64_t n = 1;
-  for (int64_t d : dims)
-    n *= d;
+  for (int64_t d : dims) n *= d;
   std::vector<float> v;
   for (int64_t i = 0; i < n; ++i) {
     v.push_back(static_cast<float>((i * 7 + seed) % 11) / 5.f - 1.f);
@@ -51,8 +50,7 @@ std::vector<float> Reference(const Tensor &x, const Tensor &w, int64_t s,
         double acc = 0;
         for (int64_t j = 0; j < k; ++j) {
           const int64_t at = t * s + j - pad;
-          if (at < 0 || at >= steps)
-            continue;
+          if (at < 0 || at >= steps) continue;
           for (int64_t c = 0; c < in; ++c) {
             acc += xv[(b * steps + at) * in + c] * wv[(j * in + c) * f + o];
           }
@@ -63,7 +61,7 @@ std::vector<float> Reference(const Tensor &x, const Tensor &w, int64_t s,
 }
 
 class Conv1DTest : public ::testing::Test {
-protected:
+ protected:
   Graph g_;
 };
 
@@ -71,7 +69,7 @@ TEST_F(Conv1DTest, HasKerasKernelShapeAndMatchesALoop) {
   struct Case {
     int64_t stride;
     const char *padding;
-    int64_t pad; // zeros in front
+    int64_t pad;  // zeros in front
     int64_t out_steps;
   };
   for (const Case &c :
@@ -193,5 +191,5 @@ TEST_F(Conv1DTest, DilationOtherThanOneIsRefusedByTheReader) {
   EXPECT_THAT(layer.status().message(), HasSubstr("dilation_rate"));
 }
 
-} // namespace
-} // namespace graphgc
+}  // namespace
+}  // namespace graphgc

@@ -129,7 +129,7 @@ TEST_F(PaddingCroppingTest,
        AFitStepThroughPaddingAndCroppingFollowsTheGradient) {
   absl::StatusOr<Sequential> m = Sequential::Create(
       {layers::Input({3, 3, 2}),
-       layers::Dense(2, {.activation = "tanh", .seed = 1}),
+       layers::Conv2D(2, {1, 1}, {.activation = "tanh", .seed = 1}),
        layers::ZeroPadding2D({1, 0, 2, 1}), layers::Cropping2D({0, 1, 1, 0}),
        layers::Reshape({-1, 2}), layers::ZeroPadding1D({1}),
        layers::Cropping1D({2, 0}), layers::Flatten(),

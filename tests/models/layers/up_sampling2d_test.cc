@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "models/layers.h"
 #include "models/losses.h"
 #include "models/optimizers.h"
@@ -16,8 +18,6 @@
 #include "runtime/tensor.h"
 #include "tests/testing/numeric_gradient.h"
 #include "tests/testing/temp_path.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 
 namespace graphgc {
 namespace {
@@ -28,7 +28,7 @@ using ::testing::HasSubstr;
 using testing_internal::FloatValues;
 
 class UpSampling2DTest : public ::testing::Test {
-protected:
+ protected:
   Graph g_;
 };
 
@@ -42,9 +42,9 @@ TEST_F(UpSampling2DTest, RepeatsEachPixelSizeTimesDownAndAcross) {
   ASSERT_TRUE(y.ok()) << y.status();
   EXPECT_EQ(y->shape(), TensorShape({1, 4, 6, 1}));
   EXPECT_THAT(FloatValues(*y),
-              ElementsAreArray({1.f, 1.f, 1.f, 2.f, 2.f, 2.f, //
-                                1.f, 1.f, 1.f, 2.f, 2.f, 2.f, //
-                                3.f, 3.f, 3.f, 4.f, 4.f, 4.f, //
+              ElementsAreArray({1.f, 1.f, 1.f, 2.f, 2.f, 2.f,  //
+                                1.f, 1.f, 1.f, 2.f, 2.f, 2.f,  //
+                                3.f, 3.f, 3.f, 4.f, 4.f, 4.f,  //
                                 3.f, 3.f, 3.f, 4.f, 4.f, 4.f}));
 }
 
@@ -70,20 +70,19 @@ TEST_F(UpSampling2DTest, SummaryShowsTheUpsampledShape) {
 }
 
 TEST_F(UpSampling2DTest, AFitStepFollowsTheNumericalGradient) {
-  absl::StatusOr<Sequential> m =
-      Sequential::Create({layers::Input({2, 2, 2}),
-                          layers::Dense(2, {.activation = "tanh", .seed = 1}),
-                          layers::UpSampling2D({2, 1}), layers::Flatten(),
-                          layers::Dense(1, {.seed = 2})},
-                         {.graph = &g_});
+  absl::StatusOr<Sequential> m = Sequential::Create(
+      {layers::Input({2, 2, 2}),
+       layers::Conv2D(2, {1, 1}, {.activation = "tanh", .seed = 1}),
+       layers::UpSampling2D({2, 1}), layers::Flatten(),
+       layers::Dense(1, {.seed = 2})},
+      {.graph = &g_});
   ASSERT_TRUE(m.ok()) << m.status();
   const float lr = 1e-2f;
   ASSERT_TRUE(m->Compile({.optimizer = optimizers::SGD({.learning_rate = lr}),
                           .loss = losses::MeanSquaredError()})
                   .ok());
   std::vector<float> x;
-  for (int i = 0; i < 16; ++i)
-    x.push_back(((i * 5) % 7) / 3.f - 1.f);
+  for (int i = 0; i < 16; ++i) x.push_back(((i * 5) % 7) / 3.f - 1.f);
   testing_internal::ExpectSgdStepFollowsNumericalGradient(
       *m, Tensor::FromData<float>({2, 2, 2, 2}, x).value(),
       Tensor::FromData<float>({2, 1}, std::vector<float>{1, -1}).value(), lr);
@@ -136,5 +135,5 @@ TEST_F(UpSampling2DTest, BadArgumentsAreRefusedNamingLayerAndArgument) {
   }
 }
 
-} // namespace
-} // namespace graphgc
+}  // namespace
+}  // namespace graphgc
