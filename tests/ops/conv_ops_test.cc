@@ -799,10 +799,11 @@ TEST_F(ConvOpsTest, AvgPoolRejectsAWindowLargerThanTheInputWithValidPadding) {
 }
 
 TEST_F(ConvOpsTest, AvgPoolGradRejectsGradOfAnotherShape) {
+  Output sizes = C(ShapeTensor({1, 4, 4, 2}));
+  Output g = P({1, 3, 2, 2});
   const int64_t before = g_.num_nodes();
-  ExpectRefused(ops::AvgPoolGrad(C(ShapeTensor({1, 4, 4, 2})), P({1, 3, 2, 2}),
-                                 {.name = "dx"}),
-                before, "AvgPoolGrad 'dx'",
+  ExpectRefused(ops::AvgPoolGrad(sizes, g, {.name = "dx"}), before,
+                "AvgPoolGrad 'dx'",
                 {"grad [1,3,2,2] does not match", "[1,2,2,2]"});
 }
 

@@ -189,12 +189,14 @@ TEST_P(WindowPoolingTest, SummaryShowsThePooledShapeWithoutParams) {
 
 TEST_P(WindowPoolingTest, AFitStepFollowsTheNumericalGradient) {
   // A Dense before the pooling, so its kernel's gradient goes through it.
-  absl::StatusOr<Sequential> m =
-      Sequential::Create({layers::Input(SampleShape()),
-                          layers::Dense(2, {.activation = "tanh", .seed = 1}),
-                          GetParam().make(3, 2, "same", ""), layers::Flatten(),
-                          layers::Dense(1, {.seed = 2})},
-                         {.graph = &g_});
+  absl::StatusOr<Sequential> m = Sequential::Create(
+      {layers::Input(SampleShape()),
+       GetParam().spatial == 1
+           ? layers::Conv1D(2, 1, {.activation = "tanh", .seed = 1})
+           : layers::Conv2D(2, {1, 1}, {.activation = "tanh", .seed = 1}),
+       GetParam().make(3, 2, "same", ""), layers::Flatten(),
+       layers::Dense(1, {.seed = 2})},
+      {.graph = &g_});
   ASSERT_TRUE(m.ok()) << m.status();
   const float lr = 1e-2f;
   ASSERT_TRUE(m->Compile({.optimizer = optimizers::SGD({.learning_rate = lr}),
