@@ -184,6 +184,8 @@ set(GRAPHGC_HEADERS
     models/layer_registry.h
     models/layer_state.h
     models/layers.h
+    models/layers/padding_cropping.h
+    models/layers/window_pooling.h
     models/learning_rate_schedule.h
     models/learning_rate_schedule_config.h
     models/loss_registry.h
@@ -210,6 +212,7 @@ set(GRAPHGC_HEADERS
     models/scheduled_learning_rate.h
     models/sample_weights.h
     models/sequential.h
+    models/spatial_layers.h
     models/signature.h
     models/summary.h
     models/training.h

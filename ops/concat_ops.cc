@@ -1,4 +1,4 @@
-// ConcatV2 and Slice (ops/concat_ops.h). Shape functions and kernels share
+// ConcatV2, Slice and Pad (ops/concat_ops.h). Shape functions and kernels share
 // one check of the shapes each, so a graph refused at build time and a feed
 // refused at run time get the same message (TensorFlow's, "ConcatOp : ...").
 #include "ops/concat_ops.h"
@@ -292,26 +292,42 @@ absl::StatusOr<std::vector<OutputInfo>> SliceShapeFn(
   return std::vector<OutputInfo>{{t, out}};
 }
 
-template <typename T>
-void SliceCopy(const Tensor& x, absl::Span<const int64_t> begin, Tensor& out) {
-  const int rank = x.shape().dims();
-  const int64_t n = out.num_elements();
-  if (n == 0) return;
+// Row-major strides of `shape`.
+std::vector<int64_t> Strides(const TensorShape& shape) {
+  const int rank = shape.dims();
   std::vector<int64_t> stride(rank, 1);
-  for (int d = rank - 2; d >= 0; --d)
-    stride[d] = stride[d + 1] * x.shape()[d + 1];
-  int64_t off = 0;
-  for (int d = 0; d < rank; ++d) off += begin[d] * stride[d];
-  const T* src = x.data<T>().data();
-  T* dst = out.mutable_data<T>().data();
+  for (int d = rank - 2; d >= 0; --d) stride[d] = stride[d + 1] * shape[d + 1];
+  return stride;
+}
+
+// Copies a `block` of elements from `src` (of shape `src_shape`, starting
+// at `src_at`) to `dst` (of shape `dst_shape`, starting at `dst_at`): what
+// Slice and Pad do, one the other's inverse.
+template <typename T>
+void BlockCopy(const Tensor& src, absl::Span<const int64_t> src_at, Tensor& dst,
+               absl::Span<const int64_t> dst_at, const TensorShape& block) {
+  const int rank = block.dims();
+  const int64_t n = block.num_elements();
+  if (n == 0) return;
+  const std::vector<int64_t> ss = Strides(src.shape());
+  const std::vector<int64_t> ds = Strides(dst.shape());
+  int64_t so = 0, doff = 0;
+  for (int d = 0; d < rank; ++d) {
+    so += src_at[d] * ss[d];
+    doff += dst_at[d] * ds[d];
+  }
+  const T* from = src.data<T>().data();
+  T* to = dst.mutable_data<T>().data();
   std::vector<int64_t> idx(rank, 0);
   for (int64_t i = 0; i < n; ++i) {
-    dst[i] = src[off];
+    to[doff] = from[so];
     for (int d = rank - 1; d >= 0; --d) {
       ++idx[d];
-      off += stride[d];
-      if (idx[d] < out.shape()[d]) break;
-      off -= stride[d] * idx[d];
+      so += ss[d];
+      doff += ds[d];
+      if (idx[d] < block[d]) break;
+      so -= ss[d] * idx[d];
+      doff -= ds[d] * idx[d];
       idx[d] = 0;
     }
   }
@@ -326,10 +342,164 @@ absl::Status SliceKernel(OpKernelContext& ctx) {
   absl::StatusOr<TensorShape> shape = SliceShape(x.shape(), *begin, *size);
   if (!shape.ok()) return ctx.InvalidArgument(shape.status().message());
   GG_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), *shape));
+  const std::vector<int64_t> origin(x.shape().dims(), 0);
   return DispatchAll(x.dtype(), [&](auto tag) {
-    SliceCopy<decltype(tag)>(x, *begin, *out);
+    BlockCopy<decltype(tag)>(x, *begin, *out, origin, *shape);
     return absl::OkStatus();
   });
+}
+
+// TensorFlow's _SliceGrad: the upstream gradient padded back to the input's
+// shape. Needs constant begin and size, and the input's size on every axis
+// but those sliced from 0 to the end.
+absl::StatusOr<Grads> SliceGrad(const GradContext& ctx) {
+  Grads grads(3, std::nullopt);
+  if (!ctx.grad_outputs[0].has_value()) return grads;
+  const auto unsupported = [&](absl::string_view why) {
+    return absl::UnimplementedError(
+        absl::StrCat("Slice '", ctx.node.name, "': gradient needs ", why));
+  };
+  std::optional<Tensor> b = op_util::ConstValueOf(ctx.node.inputs[1]);
+  std::optional<Tensor> z = op_util::ConstValueOf(ctx.node.inputs[2]);
+  if (!b.has_value() || !z.has_value()) {
+    return unsupported("a constant begin and size");
+  }
+  GG_ASSIGN_OR_RETURN(std::vector<int64_t> begin, IntValues(*b));
+  GG_ASSIGN_OR_RETURN(std::vector<int64_t> size, IntValues(*z));
+  const TensorShape& in = ctx.node.inputs[0].shape();
+  GG_ASSIGN_OR_RETURN(TensorShape out, SliceShape(in, begin, size));
+  std::vector<int64_t> paddings;
+  for (int d = 0; d < in.dims(); ++d) {
+    int64_t after = 0;
+    if (in[d] >= 0) {
+      after = in[d] - begin[d] - out[d];  // SliceShape checked the range
+    } else if (begin[d] != 0 || size[d] != -1) {
+      return unsupported("the input's size on each axis it slices");
+    }
+    paddings.push_back(begin[d]);
+    paddings.push_back(after);
+  }
+  GG_ASSIGN_OR_RETURN(grads[0], ops::Pad(*ctx.grad_outputs[0], paddings,
+                                         {.name = GradName(ctx, "Pad")}));
+  return grads;
+}
+
+// --- Pad ---
+
+// The padded shape of `shape` (dims may be -1: -1 stays) by `paddings`
+// ([rank, 2] values, before and after per axis, each >= 0), TensorFlow's
+// messages.
+absl::StatusOr<TensorShape> PadShape(const TensorShape& shape,
+                                     absl::Span<const int64_t> paddings) {
+  const int rank = shape.dims();
+  if (static_cast<int>(paddings.size()) != 2 * rank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("The first dimension of paddings must be the rank of "
+                     "inputs ",
+                     rank, ", got ", paddings.size() / 2, " pairs"));
+  }
+  std::vector<int64_t> out(rank);
+  for (int d = 0; d < rank; ++d) {
+    const int64_t before = paddings[2 * d], after = paddings[2 * d + 1];
+    if (before < 0 || after < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Paddings must be non-negative: ", before, " ", after));
+    }
+    if (shape[d] < 0) {
+      out[d] = -1;
+      continue;
+    }
+    if (__builtin_add_overflow(shape[d], before, &out[d]) ||
+        __builtin_add_overflow(out[d], after, &out[d])) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("padded dimension ", d, " overflows int64 (", shape[d],
+                       " + ", before, " + ", after, ")"));
+    }
+  }
+  return TensorShape(out);
+}
+
+absl::StatusOr<std::vector<OutputInfo>> PadShapeFn(
+    const AttrMap& attrs, absl::Span<const InputInfo> in) {
+  GG_ASSIGN_OR_RETURN(const DataType t, GetAttr<DataType>(attrs, "T"));
+  GG_ASSIGN_OR_RETURN(const DataType index,
+                      GetAttr<DataType>(attrs, "Tpaddings"));
+  GG_RETURN_IF_ERROR(CheckDtype(t, kAllTypes, "T"));
+  GG_RETURN_IF_ERROR(CheckDtype(index, kIndexTypes, "Tpaddings"));
+  if (in[0].dtype != t || in[1].dtype != index) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input is ", DataTypeString(in[0].dtype), " and paddings ",
+                     DataTypeString(in[1].dtype), ", T is ", DataTypeString(t),
+                     " and Tpaddings ", DataTypeString(index)));
+  }
+  const int rank = in[0].shape.dims();
+  const TensorShape& p = in[1].shape;
+  if (p.dims() != 2 || (p[1] >= 0 && p[1] != 2) ||
+      (p[0] >= 0 && p[0] != rank)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("paddings must be a matrix [", rank,
+                     ", 2] (the input's rank), got shape ", p.DebugString()));
+  }
+  if (!in[1].value.has_value()) {
+    return std::vector<OutputInfo>{
+        {t, TensorShape(std::vector<int64_t>(rank, -1))}};
+  }
+  GG_ASSIGN_OR_RETURN(std::vector<int64_t> paddings, IntValues(*in[1].value));
+  GG_ASSIGN_OR_RETURN(TensorShape out, PadShape(in[0].shape, paddings));
+  return std::vector<OutputInfo>{{t, out}};
+}
+
+absl::Status PadKernel(OpKernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& p = ctx.input(1);
+  const int rank = x.shape().dims();
+  if (p.shape().dims() != 2 || p.shape()[0] != rank || p.shape()[1] != 2) {
+    return ctx.InvalidArgument(absl::StrCat("paddings must be a matrix [", rank,
+                                            ", 2], got shape ",
+                                            p.shape().DebugString()));
+  }
+  absl::StatusOr<std::vector<int64_t>> paddings = IntValues(p);
+  if (!paddings.ok()) return ctx.InvalidArgument(paddings.status().message());
+  absl::StatusOr<TensorShape> shape = PadShape(x.shape(), *paddings);
+  if (!shape.ok()) return ctx.InvalidArgument(shape.status().message());
+  // A fresh output is zeros: only the input's block is copied.
+  GG_ASSIGN_OR_RETURN(Tensor out, op_util::NewOutput(ctx, x.dtype(), *shape));
+  std::vector<int64_t> before(rank), origin(rank, 0);
+  for (int d = 0; d < rank; ++d) before[d] = (*paddings)[2 * d];
+  GG_RETURN_IF_ERROR(DispatchAll(x.dtype(), [&](auto tag) {
+    BlockCopy<decltype(tag)>(x, origin, out, before, x.shape());
+    return absl::OkStatus();
+  }));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// TensorFlow's _PadGrad: the upstream gradient sliced back at the padding
+// before each axis, the input's size (to the end where it is unknown and
+// nothing comes after). Needs constant paddings.
+absl::StatusOr<Grads> PadGrad(const GradContext& ctx) {
+  Grads grads(2, std::nullopt);
+  if (!ctx.grad_outputs[0].has_value()) return grads;
+  const auto unsupported = [&](absl::string_view why) {
+    return absl::UnimplementedError(
+        absl::StrCat("Pad '", ctx.node.name, "': gradient needs ", why));
+  };
+  std::optional<Tensor> p = op_util::ConstValueOf(ctx.node.inputs[1]);
+  if (!p.has_value()) return unsupported("constant paddings");
+  GG_ASSIGN_OR_RETURN(std::vector<int64_t> paddings, IntValues(*p));
+  const TensorShape& in = ctx.node.inputs[0].shape();
+  GG_RETURN_IF_ERROR(PadShape(in, paddings).status());
+  std::vector<int64_t> begin, size;
+  for (int d = 0; d < in.dims(); ++d) {
+    if (in[d] < 0 && paddings[2 * d + 1] != 0) {
+      return unsupported("the input's size on each axis padded after");
+    }
+    begin.push_back(paddings[2 * d]);
+    size.push_back(in[d]);  // -1: to the end
+  }
+  GG_ASSIGN_OR_RETURN(grads[0], ops::Slice(*ctx.grad_outputs[0], begin, size,
+                                           {.name = GradName(ctx, "Slice")}));
+  return grads;
 }
 
 // An int32 vector of `v`, or int64 when a value does not fit int32.
@@ -353,9 +523,13 @@ void RegisterConcatOps(OpRegistry& r) {
   concat.variadic = true;
   concat.min_inputs = 3;  // N >= 2 values and the axis
   MustRegister(r, std::move(concat));
+  MustRegister(r, MakeOp("Slice", {"input", "begin", "size"}, 1,
+                         {{"T", "type"}, {"Index", "type"}}, SliceShapeFn,
+                         SliceKernel, SliceGrad));
   MustRegister(
-      r, MakeOp("Slice", {"input", "begin", "size"}, 1,
-                {{"T", "type"}, {"Index", "type"}}, SliceShapeFn, SliceKernel));
+      r, MakeOp("Pad", {"input", "paddings"}, 1,
+                {{"T", "type"}, {"Tpaddings", "type", AttrValue(DT_INT32)}},
+                PadShapeFn, PadKernel, PadGrad));
 }
 
 namespace ops {
@@ -402,6 +576,32 @@ absl::StatusOr<Output> Slice(const Output& x, std::vector<int64_t> begin,
                                               {x, std::move(b), std::move(s)},
                                               std::move(options.control_inputs),
                                               {{"Index", index}}));
+  return Output(std::move(h), 0);
+}
+
+absl::StatusOr<Output> Pad(const Output& x, std::vector<int64_t> paddings,
+                           OpOptions options) {
+  if (!x.valid()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Pad '", options.name.empty() ? "Pad" : options.name,
+                     "': input 0 is an empty Output"));
+  }
+  GG_ASSIGN_OR_RETURN(Tensor v, IndexVector(paddings));
+  const int64_t rows = static_cast<int64_t>(paddings.size() / 2);
+  if (paddings.size() % 2 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Pad '", options.name.empty() ? "Pad" : options.name,
+        "': paddings must hold a (before, after) pair per axis, got ",
+        paddings.size(), " values"));
+  }
+  GG_ASSIGN_OR_RETURN(
+      Tensor p, v.dtype() == DT_INT32
+                    ? Tensor::FromData<int32_t>({rows, 2}, v.data<int32_t>())
+                    : Tensor::FromData<int64_t>({rows, 2}, v.data<int64_t>()));
+  GG_ASSIGN_OR_RETURN(
+      NodeHandle h,
+      BuildNode(*x.graph(), "Pad", options.name, {x, std::move(p)},
+                std::move(options.control_inputs), {{"Tpaddings", p.dtype()}}));
   return Output(std::move(h), 0);
 }
 

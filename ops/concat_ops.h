@@ -1,11 +1,13 @@
 // ops/concat_ops.h
 //
-// ConcatV2 and Slice, with TensorFlow's OpDefs: their registration
+// ConcatV2, Slice and Pad, with TensorFlow's OpDefs: their registration
 // (RegisterConcatOps, called by RegisterCoreOps) and their builders.
 // ConcatV2 joins N >= 2 tensors of one rank along `axis` (negative counts
 // from the end); its gradient slices the upstream gradient back into one
 // piece per input. Slice takes `size[i]` elements from `begin[i]` along
-// each axis (-1: to the end); it has no gradient.
+// each axis (-1: to the end); its gradient pads the upstream gradient back
+// (constant begin and size). Pad adds zeros before and after each axis; its
+// gradient slices them off (constant paddings).
 //
 // Thread safety: RegisterConcatOps only while the registry is being built;
 // the builders as the graph's own building methods.
@@ -40,6 +42,10 @@ absl::StatusOr<Output> ConcatV2(absl::Span<const Output> values, int64_t axis,
 // when a value does not fit).
 absl::StatusOr<Output> Slice(const Output& x, std::vector<int64_t> begin,
                              std::vector<int64_t> size, OpOptions options = {});
+// Pad(x, paddings) with `paddings` a constant [rank, 2] int32 input (int64
+// when a value does not fit): (before, after) zeros per axis, flattened.
+absl::StatusOr<Output> Pad(const Output& x, std::vector<int64_t> paddings,
+                           OpOptions options = {});
 
 }  // namespace ops
 }  // namespace graphgc

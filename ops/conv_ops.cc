@@ -1,5 +1,6 @@
 // Convolution-layer ops over NHWC float32 tensors: Conv2D and its two
-// backprop ops (im2col + Eigen GEMM), MaxPool and MaxPoolGrad,
+// backprop ops (im2col + Eigen GEMM), MaxPool, MaxPoolGrad, AvgPool,
+// AvgPoolGrad,
 // FusedBatchNormV3 and FusedBatchNormGradV3.
 //
 // Window geometry follows TensorFlow (GetWindowedOutputSize): VALID gives
@@ -129,7 +130,7 @@ absl::StatusOr<WindowParams> ParseConvAttrs(const AttrMap& attrs) {
   return p;
 }
 
-// MaxPool, MaxPoolGrad.
+// MaxPool, MaxPoolGrad, AvgPool, AvgPoolGrad.
 absl::StatusOr<WindowParams> ParsePoolAttrs(const AttrMap& attrs) {
   GG_RETURN_IF_ERROR(CheckNhwc(attrs));
   WindowParams p;
@@ -829,6 +830,7 @@ absl::Status MaxPoolGradKernel(OpKernelContext& ctx, const WindowParams& p) {
   return absl::OkStatus();
 }
 
+// MaxPool's and AvgPool's.
 absl::StatusOr<std::vector<OutputInfo>> MaxPoolShape(
     const AttrMap& attrs, absl::Span<const InputInfo> in) {
   GG_RETURN_IF_ERROR(CheckFloatInputs(attrs, in, {0}));
@@ -872,6 +874,108 @@ std::vector<AttrSpec> PoolAttrs() {
           {"padding", "string"},
           {"explicit_paddings", "list(int)", AttrValue(std::vector<int64_t>{})},
           {"data_format", "string", AttrValue(std::string("NHWC"))}};
+}
+
+// --- AvgPool, AvgPoolGrad ---
+
+// The mean of each window clipped to the input: SAME's padding is left out
+// of the count, as TensorFlow's AvgPool.
+absl::Status AvgPoolKernel(OpKernelContext& ctx, const WindowParams& p) {
+  const Tensor& input = ctx.input(0);
+  GG_RETURN_IF_ERROR(InContext(ctx, CheckFloatTensors({&input})));
+  absl::StatusOr<Geometry> g = PoolGeometry(input.shape(), p);
+  GG_RETURN_IF_ERROR(InContext(ctx, g.status()));
+  GG_ASSIGN_OR_RETURN(Tensor * out,
+                      ctx.allocate_output(0, DT_FLOAT, g->output_shape()));
+  const float* in = input.data<float>().data();
+  float* o = out->mutable_data<float>().data();
+  const int64_t c = g->in_c;
+  ForEachPoolWindow(*g, [&](int64_t image, int64_t y0, int64_t y1, int64_t x0,
+                            int64_t x1, int64_t at) {
+    float* sum = o + at;
+    std::fill_n(sum, c, 0.f);
+    for (int64_t y = y0; y < y1; ++y) {
+      for (int64_t x = x0; x < x1; ++x) {
+        const float* v = in + image + (y * g->in_w + x) * c;
+        for (int64_t ch = 0; ch < c; ++ch) sum[ch] += v[ch];
+      }
+    }
+    const float inv = 1.f / static_cast<float>((y1 - y0) * (x1 - x0));
+    for (int64_t ch = 0; ch < c; ++ch) sum[ch] *= inv;
+  });
+  return absl::OkStatus();
+}
+
+// Each window's `grad` shared evenly among the input pixels it averaged.
+absl::Status AvgPoolGradKernel(OpKernelContext& ctx, const WindowParams& p) {
+  const Tensor& grad = ctx.input(1);
+  GG_RETURN_IF_ERROR(InContext(ctx, CheckFloatTensors({&grad})));
+  absl::StatusOr<TensorShape> shape =
+      SizesTensorShape(ctx.input(0), "orig_input_shape");
+  GG_RETURN_IF_ERROR(InContext(ctx, shape.status()));
+  absl::StatusOr<Geometry> g = PoolGeometry(*shape, p);
+  GG_RETURN_IF_ERROR(InContext(ctx, g.status()));
+  GG_RETURN_IF_ERROR(InContext(
+      ctx,
+      CheckShapeMatches(grad.shape(), g->output_shape(), "grad",
+                        absl::StrCat("the pooled shape of ",
+                                     shape->DebugString(), ", which is"))));
+  GG_ASSIGN_OR_RETURN(Tensor * dx, ctx.allocate_output(0, DT_FLOAT, *shape));
+  float* d = dx->mutable_data<float>().data();
+  std::fill_n(d, dx->num_elements(), 0.f);
+  const float* gr = grad.data<float>().data();
+  const int64_t c = g->in_c;
+  ForEachPoolWindow(*g, [&](int64_t image, int64_t y0, int64_t y1, int64_t x0,
+                            int64_t x1, int64_t at) {
+    const float inv = 1.f / static_cast<float>((y1 - y0) * (x1 - x0));
+    for (int64_t y = y0; y < y1; ++y) {
+      for (int64_t x = x0; x < x1; ++x) {
+        float* v = d + image + (y * g->in_w + x) * c;
+        for (int64_t ch = 0; ch < c; ++ch) v[ch] += gr[at + ch] * inv;
+      }
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<OutputInfo>> AvgPoolGradShape(
+    const AttrMap& attrs, absl::Span<const InputInfo> in) {
+  GG_RETURN_IF_ERROR(CheckFloatInputs(attrs, in, {1}));
+  GG_ASSIGN_OR_RETURN(WindowParams p, ParsePoolAttrs(attrs));
+  GG_ASSIGN_OR_RETURN(TensorShape sizes,
+                      SizesInputShape(in[0], "orig_input_shape"));
+  // Unknown sizes: the batch and channels from grad.
+  if (in[1].shape.dims() == 4) {
+    sizes = Merge(sizes, TensorShape{in[1].shape[0], -1, -1, in[1].shape[3]});
+  }
+  GG_ASSIGN_OR_RETURN(Geometry g, PoolGeometry(sizes, p));
+  GG_RETURN_IF_ERROR(CheckShapeMatches(
+      in[1].shape, g.output_shape(), "grad",
+      absl::StrCat("the pooled shape of ", sizes.DebugString(), ", which is")));
+  return std::vector<OutputInfo>{{DT_FLOAT, sizes}};
+}
+
+// TensorFlow's _AvgPoolGrad: AvgPoolGrad of the input's Shape.
+absl::StatusOr<Grads> AvgPoolGradFn(const GradContext& ctx) {
+  if (!ctx.grad_outputs[0].has_value()) return Grads(1);
+  const Output& input = ctx.node.inputs[0];
+  GG_ASSIGN_OR_RETURN(Output shape,
+                      ops::Shape(input, {.name = GradName(ctx, "Shape")}));
+  GG_ASSIGN_OR_RETURN(
+      NodeHandle dx,
+      BuildNode(*input.graph(), "AvgPoolGrad", GradName(ctx, "AvgPoolGrad"),
+                {shape, *ctx.grad_outputs[0]}, {}, ctx.node.attrs));
+  return Grads{Output(dx, 0)};
+}
+
+// Attributes of AvgPool and AvgPoolGrad, as TensorFlow declares them (no
+// explicit_paddings).
+std::vector<AttrSpec> AvgPoolAttrs() {
+  return {{"ksize", "list(int)"},
+          {"strides", "list(int)"},
+          {"padding", "string"},
+          {"data_format", "string", AttrValue(std::string("NHWC"))},
+          {"T", "type", AttrValue(DT_FLOAT)}};
 }
 
 // --- FusedBatchNormV3, FusedBatchNormGradV3 ---
@@ -1207,6 +1311,12 @@ void RegisterConvOps(OpRegistry& r) {
                          1, PoolAttrs(), MaxPoolGradShape,
                          BindKernel(ParsePoolAttrs, MaxPoolGradKernel)));
   MustRegister(
+      r, MakeOp("AvgPool", {"value"}, 1, AvgPoolAttrs(), MaxPoolShape,
+                BindKernel(ParsePoolAttrs, AvgPoolKernel), AvgPoolGradFn));
+  MustRegister(r, MakeOp("AvgPoolGrad", {"orig_input_shape", "grad"}, 1,
+                         AvgPoolAttrs(), AvgPoolGradShape,
+                         BindKernel(ParsePoolAttrs, AvgPoolGradKernel)));
+  MustRegister(
       r,
       MakeOp("FusedBatchNormV3", {"x", "scale", "offset", "mean", "variance"},
              6, BatchNormAttrs(true), FusedBatchNormV3Shape,
@@ -1220,4 +1330,43 @@ void RegisterConvOps(OpRegistry& r) {
                 BindKernel(ParseBatchNormAttrs, FusedBatchNormGradV3Kernel)));
 }
 
+namespace ops {
+namespace {
+
+absl::StatusOr<Output> BuildPool(absl::string_view op,
+                                 std::vector<BuildInput> inputs,
+                                 const Output& first, DataType t,
+                                 PoolOptions options) {
+  if (!first.valid()) {
+    return Invalid(absl::StrCat(op, " '",
+                                options.name.empty() ? op : options.name,
+                                "': input 0 is an empty Output"));
+  }
+  GG_ASSIGN_OR_RETURN(
+      NodeHandle h,
+      BuildNode(*first.graph(), op, options.name, std::move(inputs),
+                std::move(options.control_inputs),
+                {{"T", t},
+                 {"ksize", options.ksize},
+                 {"strides", options.strides},
+                 {"padding", options.padding},
+                 {"data_format", options.data_format}}));
+  return Output(std::move(h), 0);
+}
+
+}  // namespace
+
+absl::StatusOr<Output> AvgPool(const Output& value, PoolOptions options) {
+  return BuildPool("AvgPool", {value}, value,
+                   value.valid() ? value.dtype() : DT_FLOAT,
+                   std::move(options));
+}
+
+absl::StatusOr<Output> AvgPoolGrad(const Output& orig_input_shape,
+                                   const Output& grad, PoolOptions options) {
+  return BuildPool("AvgPoolGrad", {orig_input_shape, grad}, orig_input_shape,
+                   grad.valid() ? grad.dtype() : DT_FLOAT, std::move(options));
+}
+
+}  // namespace ops
 }  // namespace graphgc

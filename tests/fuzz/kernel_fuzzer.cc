@@ -2,10 +2,10 @@
 //
 // libFuzzer target for the kernels: bytes -> one op of a table (elementwise
 // arithmetic and comparisons, AddN, unary math, Cast, BiasAdd, MatMul,
-// softmax and cross-entropy, Conv2D and its backprops, MaxPool and its
-// gradient, FusedBatchNormV3 and its gradient, Transpose, Fill,
-// BroadcastGradientArgs, ConcatV2, Slice, GatherV2, UnsortedSegmentSum) with
-// fuzzed attributes, fed by
+// softmax and cross-entropy, Conv2D and its backprops, MaxPool, AvgPool and
+// their gradients, FusedBatchNormV3 and its gradient, Transpose, Fill,
+// BroadcastGradientArgs, ConcatV2, Slice, Pad, GatherV2, UnsortedSegmentSum)
+// with fuzzed attributes, fed by
 // Placeholders of fuzzed shapes and values -> a GraphDef -> ImportGraphDef into
 // a fresh Graph -> Session::Run of every output. Statuses are fine; a crash, a
 // sanitizer report (signed overflow and float-to-int overflow included) or
@@ -23,7 +23,8 @@
 //   per input, in order: its elements. Float inputs take 4 bytes each;
 //           int32/int64 "size" inputs (Conv2DBackpropInput's input_sizes,
 //           Fill's dims, Transpose's perm, ConcatV2's axis, Slice's begin
-//           and size, GatherV2's axis, UnsortedSegmentSum's num_segments,
+//           and size, AvgPoolGrad's orig_input_shape, Pad's paddings,
+//           GatherV2's axis, UnsortedSegmentSum's num_segments,
 //           labels and ids) take one signed byte each
 //           (small values, negative ones included); T-typed integer inputs
 //           take sizeof(T) bytes each. Bytes are cycled over the rest of
@@ -73,6 +74,7 @@ enum class AttrKind {
   kBroadcastArgs,
   kConcat,
   kSlice,
+  kPad,
   kGather,
   kSegmentSum
 };
@@ -136,6 +138,9 @@ const std::vector<OpSpec>& Ops() {
       {"Slice", {kT, kSizes, kSizes}, AttrKind::kSlice, 1},
       {"GatherV2", {kT, kLabels, kSizes}, AttrKind::kGather, 1},
       {"UnsortedSegmentSum", {kT, kLabels, kSizes}, AttrKind::kSegmentSum, 1},
+      {"AvgPool", {kFloat}, AttrKind::kPool, 1},
+      {"AvgPoolGrad", {kSizes, kFloat}, AttrKind::kPool, 1},
+      {"Pad", {kT, kSizes}, AttrKind::kPad, 1},
   };
   return *ops;
 }
@@ -256,6 +261,10 @@ void Attrs(const OpSpec& op, DataType t, DataType labels, uint8_t a, Reader& in,
     case AttrKind::kSlice:
       SetType(n, "T", t);
       SetType(n, "Index", graphgc::DT_INT32);
+      break;
+    case AttrKind::kPad:
+      SetType(n, "T", t);
+      SetType(n, "Tpaddings", graphgc::DT_INT32);
       break;
     case AttrKind::kGather:
       // The axis and the ids are small signed bytes: in and out of range.

@@ -314,6 +314,13 @@ void WriteKernelSeeds(const std::filesystem::path& dir) {
        0,
        {{3, 2}, {3}, {}},
        floats.substr(0, 24) + ints({1, 0, 1}) + ints({2})},
+      {"AvgPool", kStatic, 0x05, {image}, floats},
+      {"AvgPoolGrad", 0, 0x05, {{4}, pooled}, ints({1, 4, 4, 1}) + floats},
+      {"Pad",
+       kStatic,
+       0,
+       {{2, 3}, {2, 2}},
+       floats.substr(0, 24) + ints({1, 0, 0, 2})},
   };
   for (size_t k = 0; k < seeds.size(); ++k) {
     const Seed& seed = seeds[k];

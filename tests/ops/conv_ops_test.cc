@@ -700,6 +700,146 @@ TEST_F(ConvOpsTest, MaxPoolGradientUsesMaxPoolGrad) {
   EXPECT_EQ(g_.Describe(grads[0].handle()).value().op, "MaxPoolGrad");
 }
 
+// --- AvgPool, AvgPoolGrad ---
+
+// For each output element, the input offsets its window covers inside the
+// input (SAME's padding left out).
+std::vector<std::vector<int64_t>> ReferenceWindows(const PoolCase& k) {
+  const Window wy = WindowOf(k.h, k.kh, k.sh, k.padding);
+  const Window wx = WindowOf(k.w, k.kw, k.sw, k.padding);
+  std::vector<std::vector<int64_t>> out;
+  for (int64_t b = 0; b < k.n; ++b)
+    for (int64_t oy = 0; oy < wy.out; ++oy)
+      for (int64_t ox = 0; ox < wx.out; ++ox)
+        for (int64_t ch = 0; ch < k.c; ++ch) {
+          std::vector<int64_t>& at = out.emplace_back();
+          for (int64_t ky = 0; ky < k.kh; ++ky)
+            for (int64_t kx = 0; kx < k.kw; ++kx) {
+              const int64_t iy = oy * k.sh - wy.pad + ky;
+              const int64_t ix = ox * k.sw - wx.pad + kx;
+              if (iy < 0 || iy >= k.h || ix < 0 || ix >= k.w) continue;
+              at.push_back(((b * k.h + iy) * k.w + ix) * k.c + ch);
+            }
+        }
+  return out;
+}
+
+// An int32 sizes vector, as Shape gives it.
+Tensor ShapeTensor(std::vector<int32_t> d) {
+  const int64_t n = static_cast<int64_t>(d.size());
+  return Tensor::FromData<int32_t>({n}, std::move(d)).value();
+}
+
+TEST_F(ConvOpsTest, AvgPoolMatchesALoopReference) {
+  uint32_t seed = 700;
+  for (const PoolCase& k : kPoolCases) {
+    const Tensor x = RandomTensor({k.n, k.h, k.w, k.c}, seed++);
+    Output y = ops::AvgPool(C(x), k.Options()).value();
+    EXPECT_EQ(y.shape(), k.OutShape()) << k.Name();
+    std::vector<double> want;
+    for (const std::vector<int64_t>& at : ReferenceWindows(k)) {
+      double sum = 0;
+      for (int64_t a : at) sum += x.data<float>()[a];
+      want.push_back(sum / static_cast<double>(at.size()));
+    }
+    ExpectClose(Run1(y), want, k.Name(), 1e-5);
+  }
+}
+
+TEST_F(ConvOpsTest, AvgPoolGradMatchesALoopReference) {
+  uint32_t seed = 800;
+  for (const PoolCase& k : kPoolCases) {
+    const TensorShape in{k.n, k.h, k.w, k.c};
+    const Tensor g = RandomTensor(k.OutShape(), seed++);
+    const std::vector<int32_t> sizes = {
+        static_cast<int32_t>(k.n), static_cast<int32_t>(k.h),
+        static_cast<int32_t>(k.w), static_cast<int32_t>(k.c)};
+    Output dx =
+        ops::AvgPoolGrad(C(ShapeTensor(sizes)), C(g), k.Options()).value();
+    EXPECT_EQ(dx.shape(), in) << k.Name();
+    std::vector<double> want(in.num_elements(), 0.0);
+    const std::vector<std::vector<int64_t>> windows = ReferenceWindows(k);
+    for (size_t i = 0; i < windows.size(); ++i) {
+      for (int64_t a : windows[i]) {
+        want[a] += g.data<float>()[i] / static_cast<double>(windows[i].size());
+      }
+    }
+    ExpectClose(Run1(dx), want, k.Name(), 1e-5);
+  }
+}
+
+TEST_F(ConvOpsTest, AvgPoolAndItsGradientOfNoChannelsAreEmpty) {
+  PoolCase k{2, 5, 7, 0, 2, 2, 1, 1, "SAME"};
+  Output y = ops::AvgPool(C(F({2, 5, 7, 0}, {})), k.Options()).value();
+  Output dx = ops::AvgPoolGrad(C(ShapeTensor({2, 5, 7, 0})),
+                               C(F(k.OutShape(), {})), k.Options())
+                  .value();
+  EXPECT_EQ(Run1(y).shape(), k.OutShape());
+  EXPECT_EQ(Run1(dx).shape(), (TensorShape{2, 5, 7, 0}));
+}
+
+TEST_F(ConvOpsTest, AvgPoolInfersStaticOutputShapes) {
+  Output x = P({-1, 28, 27, 16});
+  EXPECT_EQ(ops::AvgPool(x).value().shape(), (TensorShape{-1, 14, 13, 16}));
+  EXPECT_EQ(ops::AvgPool(x, {.ksize = {1, 3, 3, 1},
+                             .strides = {1, 2, 2, 1},
+                             .padding = "SAME"})
+                .value()
+                .shape(),
+            (TensorShape{-1, 14, 14, 16}));
+}
+
+TEST_F(ConvOpsTest, AvgPoolRejectsAWindowLargerThanTheInputWithValidPadding) {
+  Output x = P({1, 3, 8, 1});
+  const int64_t before = g_.num_nodes();
+  ExpectRefused(
+      ops::AvgPool(x, {.name = "pool", .ksize = {1, 4, 2, 1}}), before,
+      "AvgPool 'pool'",
+      {"window height 4 is larger than the input height 3", "[1,3,8,1]"});
+}
+
+TEST_F(ConvOpsTest, AvgPoolGradRejectsGradOfAnotherShape) {
+  Output sizes = C(ShapeTensor({1, 4, 4, 2}));
+  Output g = P({1, 3, 2, 2});
+  const int64_t before = g_.num_nodes();
+  ExpectRefused(ops::AvgPoolGrad(sizes, g, {.name = "dx"}), before,
+                "AvgPoolGrad 'dx'",
+                {"grad [1,3,2,2] does not match", "[1,2,2,2]"});
+}
+
+TEST_F(ConvOpsTest, AvgPoolGradRefusesANegativeSizeAtRunTime) {
+  Output sizes = ops::Placeholder(g_, DT_INT32, {4}).value();
+  Output g = P({1, 2, 2, 1});
+  Output dx = ops::AvgPoolGrad(sizes, g, {.name = "dx"}).value();
+  absl::StatusOr<std::vector<Tensor>> out = session_.Run(
+      {{sizes, ShapeTensor({1, -4, 4, 1})}, {g, F({1, 2, 2, 1}, {1, 2, 3, 4})}},
+      {dx});
+  ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), ::testing::HasSubstr("negative size"));
+}
+
+TEST_F(ConvOpsTest, AvgPoolGradientMatchesFiniteDifferences) {
+  const PoolCase cases[] = {{2, 5, 4, 2, 2, 2, 2, 2, "SAME"},
+                            {1, 5, 5, 2, 3, 3, 1, 1, "VALID"},
+                            {1, 3, 4, 2, 3, 5, 1, 2, "SAME"}};
+  uint32_t seed = 900;
+  for (const PoolCase& k : cases) {
+    SCOPED_TRACE(k.Name());
+    Output x = P({k.n, k.h, k.w, k.c});
+    Output y = ops::AvgPool(x, k.Options()).value();
+    ExpectGradientsMatchFiniteDifferences(
+        y, {x}, {{x, DistinctTensor({k.n, k.h, k.w, k.c}, seed++)}});
+  }
+}
+
+TEST_F(ConvOpsTest, AvgPoolGradientUsesAvgPoolGradOfTheInputsShape) {
+  Output x = P({-1, 4, 4, 1});
+  Output y = ops::AvgPool(x, {.name = "pool"}).value();
+  std::vector<Output> grads = AddGradients(y, {x}).value();
+  EXPECT_EQ(g_.Describe(grads[0].handle()).value().op, "AvgPoolGrad");
+  EXPECT_EQ(grads[0].shape(), (TensorShape{-1, 4, 4, 1}));
+}
+
 // --- FusedBatchNormV3, FusedBatchNormGradV3 ---
 
 // Per-channel mean and biased variance of an NHWC tensor, in double.

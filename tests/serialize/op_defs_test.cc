@@ -26,6 +26,7 @@
 #include "models/losses.h"
 #include "models/optimizers.h"
 #include "models/sequential.h"
+#include "models/spatial_layers.h"
 #include "ops/concat_ops.h"
 #include "ops/gradients.h"
 #include "ops/ops.h"
@@ -304,6 +305,33 @@ TEST(OpDefs, EveryLayerKindsTrainingGraphMatchesTensorFlowsOpDefs) {
   const proto::GraphDef graph = TrainingGraph(
       *model, Filled({8, 8, 8, 1}, 8 * 64), Labels(8), "layers_op_defs");
   ASSERT_GT(graph.node_size(), 0);
+  EXPECT_EQ(Problems(graph, op_defs), "");
+}
+
+// The spatial layers of models/spatial_layers.h (AvgPool, AvgPoolGrad, Pad,
+// Slice, MaxPool, Conv2D, Mul) in a training graph.
+TEST(OpDefs, SpatialLayersTrainingGraphMatchesTensorFlowsOpDefs) {
+  OpDefs op_defs;
+  absl::StatusOr<Sequential> model = Sequential::Create(
+      {layers::Input({8, 2}),
+       layers::Conv1D(4, 3, {.padding = "causal", .activation = "relu"}),
+       layers::MaxPooling1D(), layers::AveragePooling1D(2),
+       layers::Reshape({2, 2, 2}), layers::ZeroPadding2D({1}),
+       layers::AveragePooling2D({2}, {.strides = {1}, .padding = "same"}),
+       layers::UpSampling2D({2}), layers::Cropping2D({1, 0, 0, 1}),
+       layers::Flatten(), layers::Dense(3, {.activation = "softmax"})});
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_TRUE(model
+                  ->Compile({.optimizer = optimizers::SGD({.momentum = 0.9f}),
+                             .loss = losses::SparseCategoricalCrossentropy()})
+                  .ok());
+  const proto::GraphDef graph = TrainingGraph(*model, Filled({8, 8, 2}, 128),
+                                              Labels(8), "spatial_op_defs");
+  std::set<std::string> ops;
+  for (const proto::NodeDef& node : graph.node()) ops.insert(node.op());
+  for (const char* op : {"AvgPool", "AvgPoolGrad", "Pad", "Slice"}) {
+    EXPECT_TRUE(ops.contains(op)) << op;
+  }
   EXPECT_EQ(Problems(graph, op_defs), "");
 }
 

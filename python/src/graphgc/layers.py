@@ -34,6 +34,35 @@ def _pair(value, what):
     return out
 
 
+def _single(value, what):
+    """Keras's one-value size tuple (1-D pool_size, strides): an int or a
+    tuple of one."""
+    out = _pair(value, what)
+    if isinstance(value, int):
+        return out[:1]
+    if len(out) != 1:
+        raise ValueError(f"{what} must be an int or a tuple of 1 int, "
+                         f"not {value!r}")
+    return out
+
+
+def _padding(value, cls, name, spatial):
+    """Keras's padding or cropping amounts: an int, a tuple of one per
+    spatial axis, or (2-D) a (before, after) tuple per axis; as nested lists
+    for the config."""
+    if isinstance(value, int):
+        return value
+    try:
+        if isinstance(value, str):
+            raise TypeError
+        out = [v if isinstance(v, int) else [int(w) for w in v]
+               for v in value]
+    except (TypeError, ValueError):
+        raise ValueError(f"{cls}: {name} must be an int or a tuple, "
+                         f"not {value!r}") from None
+    return out
+
+
 def _activation(activation):
     if activation is None or isinstance(activation, str):
         return activation
@@ -69,6 +98,11 @@ _CONVERT = {
     "int": lambda v, cls, name: int(v),
     "pair": lambda v, cls, name: _pair(v, name),
     "pair_or_none": lambda v, cls, name: None if v is None else _pair(v, name),
+    "tuple1": lambda v, cls, name: _single(v, f"{cls}: {name}"),
+    "tuple1_or_none": lambda v, cls, name: (None if v is None
+                                            else _single(v, f"{cls}: {name}")),
+    "padding1d": lambda v, cls, name: _padding(v, cls, name, 1),
+    "padding2d": lambda v, cls, name: _padding(v, cls, name, 2),
     "shape": lambda v, cls, name: [int(d) for d in v],
     "float": _float,
     "float_or_none": lambda v, cls, name: (None if v is None
