@@ -174,6 +174,7 @@ set(GRAPHGC_HEADERS
     models/functional.h
     models/functional_config.h
     models/keras_json.h
+    models/kind_registry.h
     models/layer.h
     models/layer_registry.h
     models/layer_state.h
