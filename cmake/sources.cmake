@@ -182,6 +182,7 @@ set(GRAPHGC_HEADERS
     models/loss_registry.h
     models/metric_registry.h
     models/metrics.h
+    models/metrics/confusion_ratio.h
     models/load_budget.h
     models/losses.h
     models/model_config.h
