@@ -180,6 +180,7 @@ set(GRAPHGC_HEADERS
     models/functional.h
     models/functional_config.h
     models/keras_json.h
+    models/kind_registry.h
     models/layer.h
     models/layer_registry.h
     models/layer_state.h
@@ -191,6 +192,7 @@ set(GRAPHGC_HEADERS
     models/loss_registry.h
     models/metric_registry.h
     models/metrics.h
+    models/metrics/confusion_ratio.h
     models/load_budget.h
     models/load_weights.h
     models/losses.h

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <system_error>
+#include <thread>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"

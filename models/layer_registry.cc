@@ -3,12 +3,11 @@
 // and variable shapes, each through the layer's LayerKind.
 #include "models/layer_registry.h"
 
-#include <algorithm>
-#include <cstdio>
 #include <limits>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "models/kind_registry.h"
 #include "models/training.h"
 #include "ops/ops.h"
 #include "util/mutex.h"
@@ -18,57 +17,20 @@ namespace graphgc {
 namespace models_internal {
 namespace {
 
-struct Registry {
-  std::vector<const LayerKind*> kinds;  // in listing order
-};
-
-// A second kind of the same class name is left out, and said on stderr
-// (never fatal to the other kinds, never silent), as ops/registry.cc does
-// for ops.
-void Add(Registry& r, const LayerKind* kind) {
-  for (const LayerKind* k : r.kinds) {
-    if (k->class_name != kind->class_name) continue;
-    std::fprintf(stderr, "graphgc: layer kind %s is registered twice\n",
-                 kind->class_name.c_str());
-    return;
-  }
-  auto before = [](const LayerKind* a, const LayerKind* b) {
-    return a->order != b->order ? a->order < b->order
-                                : a->class_name < b->class_name;
-  };
-  r.kinds.insert(std::upper_bound(r.kinds.begin(), r.kinds.end(), kind, before),
-                 kind);
-}
-
-// Filled once, from the generated list, and never changed after: read
-// without a lock from any thread.
-const Registry& GlobalRegistry() {
-  static const Registry* registry = [] {
-    auto* r = new Registry();
-    for (const LayerKind* kind : BuiltinLayerKinds()) Add(*r, kind);
-    return r;
-  }();
-  return *registry;
+const KindRegistry<LayerKind, &LayerKind::class_name>& GlobalRegistry() {
+  return GlobalKindRegistry<LayerKind, &LayerKind::class_name>(
+      "layer kind", BuiltinLayerKinds);
 }
 
 }  // namespace
 
 const LayerKind* FindLayerKind(const std::string& class_name) {
-  for (const LayerKind* kind : GlobalRegistry().kinds) {
-    if (kind->class_name == class_name) return kind;
-  }
-  return nullptr;
+  return GlobalRegistry().Find(class_name);
 }
 
-std::vector<const LayerKind*> LayerKinds() { return GlobalRegistry().kinds; }
+std::vector<const LayerKind*> LayerKinds() { return GlobalRegistry().kinds(); }
 
-std::string KnownKinds() {
-  std::string out;
-  for (const LayerKind* kind : GlobalRegistry().kinds) {
-    absl::StrAppend(&out, out.empty() ? "" : ", ", kind->class_name);
-  }
-  return out;
-}
+std::string KnownKinds() { return GlobalRegistry().Names(); }
 
 std::string KindName(LayerState::Kind kind) {
   return kind == nullptr ? "" : kind->class_name;

@@ -2,11 +2,10 @@
 // kind, reduction, accuracy) and the helpers the kinds' files share.
 #include "models/loss_registry.h"
 
-#include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "models/kind_registry.h"
 #include "ops/ops.h"
 #include "util/os_error.h"
 #include "util/status_macros.h"
@@ -15,33 +14,9 @@ namespace graphgc {
 namespace models_internal {
 namespace {
 
-struct Registry {
-  std::vector<const LossKind*> kinds;  // in listing order
-};
-
-// A second kind of the same name is left out and said on stderr, as the
-// layer registry does.
-void Add(Registry& r, const LossKind* kind) {
-  for (const LossKind* k : r.kinds) {
-    if (k->name != kind->name) continue;
-    std::fprintf(stderr, "graphgc: loss %s is registered twice\n",
-                 kind->name.c_str());
-    return;
-  }
-  auto before = [](const LossKind* a, const LossKind* b) {
-    return a->order != b->order ? a->order < b->order : a->name < b->name;
-  };
-  r.kinds.insert(std::upper_bound(r.kinds.begin(), r.kinds.end(), kind, before),
-                 kind);
-}
-
-const Registry& GlobalRegistry() {
-  static const Registry* registry = [] {
-    auto* r = new Registry();
-    for (const LossKind* kind : BuiltinLossKinds()) Add(*r, kind);
-    return r;
-  }();
-  return *registry;
+const KindRegistry<LossKind, &LossKind::name>& GlobalRegistry() {
+  return GlobalKindRegistry<LossKind, &LossKind::name>("loss",
+                                                       BuiltinLossKinds);
 }
 
 absl::StatusOr<Output> FractionEqual(const Output& a, const Output& b,
@@ -88,24 +63,12 @@ absl::Status Refuse(const LossKind& kind, const std::string& option,
 }  // namespace
 
 const LossKind* FindLossKind(const std::string& name) {
-  for (const LossKind* kind : GlobalRegistry().kinds) {
-    if (kind->name == name || kind->class_name == name) return kind;
-    for (const std::string& alias : kind->aliases) {
-      if (alias == name) return kind;
-    }
-  }
-  return nullptr;
+  return GlobalRegistry().Find(name);
 }
 
-std::vector<const LossKind*> LossKinds() { return GlobalRegistry().kinds; }
+std::vector<const LossKind*> LossKinds() { return GlobalRegistry().kinds(); }
 
-std::string KnownLosses() {
-  std::string out;
-  for (const LossKind* kind : GlobalRegistry().kinds) {
-    absl::StrAppend(&out, out.empty() ? "" : ", ", kind->name);
-  }
-  return out;
-}
+std::string KnownLosses() { return GlobalRegistry().Names(); }
 
 absl::StatusOr<const LossKind*> CheckLoss(const Loss& loss) {
   if (loss.kind.empty()) return absl::InvalidArgumentError("no loss");

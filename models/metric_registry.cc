@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "models/kind_registry.h"
 #include "models/loss_registry.h"
 #include "ops/ops.h"
 #include "util/status_macros.h"
@@ -21,31 +20,9 @@ namespace {
 // every threshold.
 constexpr int kMaxThresholds = 10000;
 
-struct Registry {
-  std::vector<const MetricKind*> kinds;  // in listing order
-};
-
-void Add(Registry& r, const MetricKind* kind) {
-  for (const MetricKind* k : r.kinds) {
-    if (k->name != kind->name) continue;
-    std::fprintf(stderr, "graphgc: metric %s is registered twice\n",
-                 kind->name.c_str());
-    return;
-  }
-  auto before = [](const MetricKind* a, const MetricKind* b) {
-    return a->order != b->order ? a->order < b->order : a->name < b->name;
-  };
-  r.kinds.insert(std::upper_bound(r.kinds.begin(), r.kinds.end(), kind, before),
-                 kind);
-}
-
-const Registry& GlobalRegistry() {
-  static const Registry* registry = [] {
-    auto* r = new Registry();
-    for (const MetricKind* kind : BuiltinMetricKinds()) Add(*r, kind);
-    return r;
-  }();
-  return *registry;
+const KindRegistry<MetricKind, &MetricKind::name>& GlobalRegistry() {
+  return GlobalKindRegistry<MetricKind, &MetricKind::name>("metric",
+                                                           BuiltinMetricKinds);
 }
 
 absl::Status Refuse(const Metric& metric, const std::string& what) {
@@ -96,22 +73,14 @@ absl::StatusOr<Output> OneHot(const MetricContext& ctx, const Output& ids) {
 }  // namespace
 
 const MetricKind* FindMetricKind(const std::string& name) {
-  for (const MetricKind* k : GlobalRegistry().kinds) {
-    if (k->name == name || k->class_name == name) return k;
-    for (const std::string& alias : k->aliases) {
-      if (alias == name) return k;
-    }
-  }
-  return nullptr;
+  return GlobalRegistry().Find(name);
 }
 
-std::vector<const MetricKind*> MetricKinds() { return GlobalRegistry().kinds; }
-
-std::string KnownMetrics() {
-  std::vector<std::string> names;
-  for (const MetricKind* k : GlobalRegistry().kinds) names.push_back(k->name);
-  return absl::StrJoin(names, ", ");
+std::vector<const MetricKind*> MetricKinds() {
+  return GlobalRegistry().kinds();
 }
+
+std::string KnownMetrics() { return GlobalRegistry().Names(); }
 
 std::vector<Metric> CompileMetrics(const std::vector<std::string>& names,
                                    const std::vector<Metric>& configured) {
@@ -179,10 +148,9 @@ absl::StatusOr<std::vector<MetricNode>> BuildMetrics(
     const Metric& metric = metrics[i];
     GG_ASSIGN_OR_RETURN(const MetricKind* kind,
                         CheckMetric(metric, in.sparse_labels));
-    MetricNode node{
-        .name = key_prefix + MetricName(metric, *kind),
-        .metric = metric,
-        .kind = kind};
+    MetricNode node{.name = key_prefix + MetricName(metric, *kind),
+                    .metric = metric,
+                    .kind = kind};
     for (const MetricNode& other : out) {
       if (other.name == node.name) {
         return absl::InvalidArgumentError(

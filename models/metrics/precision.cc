@@ -1,30 +1,15 @@
 // precision: tp / (tp + fp) over the epoch's elements, a prediction above the
 // threshold (0.5 by default) counting as positive and a nonzero label as
 // true; 0 when there are none.
-#include "models/metric_registry.h"
+#include "models/metrics/confusion_ratio.h"
 
 namespace graphgc {
 namespace models_internal {
 namespace {
 
-absl::StatusOr<std::vector<Output>> Stats(const MetricContext& ctx) {
-  return ConfusionStats(ctx, {ctx.metric.threshold});
-}
-
-double Result(const Metric&, absl::Span<const double> totals) {
-  const Confusion c = ConfusionOf(totals, 1);
-  if (c.tp.empty()) return 0;
-  return DivideNoNan(c.tp[0], c.tp[0] + c.fp[0]);
-}
-
 const MetricKind& PrecisionKind() {
-  static const MetricKind kind{.name = "precision",
-                               .class_name = "Precision",
-                               .order = 40,
-                               .labels = MetricLabels::kDense,
-                               .takes_threshold = true,
-                               .stats = Stats,
-                               .result = Result};
+  static const MetricKind kind = ConfusionRatioKind<ConfusionRatio::kPrecision>(
+      "precision", "Precision", 40);
   return kind;
 }
 
