@@ -289,7 +289,7 @@ TEST_F(LayersTest, BadImageLayerOptionsAreReportedAtCreate) {
       {layers::Conv2D(2, {3, 0}), "kernel_size"},
       {layers::Conv2D(2, {3, 3}, {.strides = {1, 1, 1}}), "strides"},
       {layers::Conv2D(2, {3, 3}, {.padding = "full"}), "padding"},
-      {layers::Conv2D(2, {3, 3}, {.activation = "swish"}), "swish"},
+      {layers::Conv2D(2, {3, 3}, {.activation = "mish"}), "mish"},
       {layers::MaxPooling2D({2, 2}, {.strides = {0}}), "strides"},
       {layers::MaxPooling2D({2, 2}, {.padding = "SAME"}), "padding"},
       {layers::Dropout(1.f), "rate"},
@@ -298,7 +298,7 @@ TEST_F(LayersTest, BadImageLayerOptionsAreReportedAtCreate) {
       {layers::BatchNormalization({.epsilon = 0.f}), "epsilon"},
       {layers::Reshape({0, 2}), "target_shape"},
       {layers::Reshape({-1, -1}), "target_shape"},
-      {layers::Activation("swish"), "swish"},
+      {layers::Activation("mish"), "mish"},
   };
   const int64_t nodes = g_.num_nodes();
   for (auto& [layer, what] : bad) {

@@ -528,7 +528,7 @@ TEST_F(BadInputTest, BadLayerOptionsAreReportedAtCreate) {
                                   {.graph = &g_})
                    .ok());
   EXPECT_FALSE(Sequential::Create({layers::Input({10}),
-                                   layers::Dense(3, {.activation = "swish"})},
+                                   layers::Dense(3, {.activation = "mish"})},
                                   {.graph = &g_})
                    .ok());
   EXPECT_FALSE(Sequential::Create({layers::Dense(3)}, {.graph = &g_}).ok());
