@@ -21,6 +21,7 @@ RuntimeError, and leaves the model and its weights as they were.
 
 import json
 import os
+import re as _re
 import warnings
 import weakref
 
@@ -91,6 +92,16 @@ class Model:
 
     def _build(self):
         return self._model
+
+    def _build_for(self, x):
+        """The C++ model, built for data x by a model that defers its build
+        (a Sequential without an Input)."""
+        del x  # a functional model is built when it is made
+        return self._build()
+
+    def _defers_build(self):
+        """Whether the model waits for its input shape to be built."""
+        return False
 
     @classmethod
     def _wrap(cls, cpp):
@@ -194,6 +205,19 @@ class Model:
         if loss is None:
             raise ValueError("compile() needs a loss")
         opt = _optimizers.get(optimizer)
+        if self._defers_build():
+            # As Keras: compile now, build (and compile the graph) on the
+            # first data; the names are checked here all the same.
+            if isinstance(loss, (list, tuple, dict)) or loss_weights:
+                raise ValueError("a Sequential model has one output: give "
+                                 "one loss and no loss_weights")
+            loss_obj = _losses.get(loss)
+            _metrics._compile_args(metrics)
+            self._pending_compile = {"optimizer": opt, "loss": loss,
+                                     "metrics": metrics}
+            self.optimizer = opt
+            self.loss = loss_obj
+            return
         if (self._multi_io() or isinstance(loss, (list, tuple, dict))
                 or loss_weights is not None):
             return self._compile_outputs(opt, loss, loss_weights, metrics)
@@ -249,7 +273,7 @@ class Model:
         1-based epochs), class_weight and sample_weight as Keras 3
         (FitOptions names them the same); validation_data may be
         (x_val, y_val, sample_weight_val)."""
-        model = self._build()
+        model = self._build_for(x)
         # Keras: a falsy split (0, None) is no split.
         validation_split = float(validation_split or 0.0)
         if verbose == "auto":
@@ -314,10 +338,11 @@ class Model:
                                  "batch_size")
         lists = self._lists_for(x, y)
         if lists:
-            out = self._build().evaluate_lists(
+            out = self._build_for(x).evaluate_lists(
                 self._x_list(x), self._y_list(y), batch_size, sample_weight)
         else:
-            out = self._build().evaluate(x, y, batch_size, sample_weight)
+            out = self._build_for(x).evaluate(x, y, batch_size,
+                                              sample_weight)
         return self._logs_result(out, lists, return_dict)
 
     def _logs_result(self, out, lists, return_dict):
@@ -345,8 +370,8 @@ class Model:
         batch_size = _args.int32(32 if batch_size is None else batch_size,
                                  "batch_size")
         if not self._lists_for(x, None):
-            return self._build().predict(x, batch_size)
-        out = self._build().predict_lists(self._x_list(x), batch_size)
+            return self._build_for(x).predict(x, batch_size)
+        out = self._build_for(x).predict_lists(self._x_list(x), batch_size)
         if self._output_keys is not None:
             return dict(zip(self._output_keys, out))
         return out[0] if len(out) == 1 else out
@@ -359,7 +384,7 @@ class Model:
         as evaluate returns them: the loss alone (a float), [loss, metric,
         ...], or a dict with return_dict. sample_weight and class_weight
         as fit's (not both)."""
-        model = self._build()
+        model = self._build_for(x)
         lists = self._lists_for(x, y)
         fit_args = _fit_args(0, None, None, None, 1, class_weight,
                              sample_weight)
@@ -543,17 +568,22 @@ class Sequential(Model):
     """A linear stack of layers: Sequential([Input((10,)), Dense(10)]); a
     Model, with its training methods.
 
-    Layers may also be added with add() until the model is compiled; the
-    C++ model is made (and checked) once it is needed."""
+    Layers may also be added with add() (and removed with pop()) until the
+    model is compiled; the C++ model is made (and checked) once it is
+    needed. As in Keras, a model whose first layer is not an Input is
+    built on its first data (fit, evaluate, predict, a call, the batch
+    methods) or by build(input_shape); compile() before that is kept and
+    applied then."""
 
     def __init__(self, layers=None, name=None):
         self._layers = []
         self._requested_name = name or ""
         self._model = None
         self._compile_config = None
+        self._pending_compile = None
         for layer in layers or []:
             self._append(layer)
-        if self._layers:
+        if self._has_input():
             self._build()
 
     @staticmethod
@@ -574,20 +604,70 @@ class Sequential(Model):
         input_dim gets an InputLayer of that shape before it, as Keras 3
         does."""
         layer = self._check_layer(layer)
+        if isinstance(layer, _layers.InputLayer) and self._layers:
+            raise ValueError("an Input can only be the first layer of a "
+                             "Sequential model")
         shape = getattr(layer, "_input_shape_arg", None)
         if not self._layers and shape is not None:
             self._layers.append(_layers.InputLayer(shape))
         self._layers.append(layer)
 
-    def _build(self):
+    def _has_input(self):
+        return bool(self._layers) and isinstance(self._layers[0],
+                                                 _layers.InputLayer)
+
+    def _defers_build(self):
+        return self._model is None and not self._has_input()
+
+    def _build(self, input_shape=None):
+        """The C++ model, made on first need. A model without an Input gets
+        one of input_shape (the shape of one sample) first; without
+        input_shape it is not built yet, and says so as Keras does."""
         if self._model is None:
             if not self._layers:
                 raise ValueError("the model has no layers; give it an Input "
                                  "and at least one layer")
-            self._model = _graphgc.Sequential(
-                [layer._layer for layer in self._layers],
-                self._requested_name)
+            added = not self._has_input()
+            if added:
+                if input_shape is None:
+                    raise ValueError(
+                        "This model has not yet been built. Build the model "
+                        "first by calling `build()` or by calling the model "
+                        "on a batch of data.")
+                self._layers.insert(0, _layers.InputLayer(tuple(input_shape)))
+            try:
+                self._model = _graphgc.Sequential(
+                    [layer._layer for layer in self._layers],
+                    self._requested_name)
+            except Exception:
+                if added:
+                    del self._layers[0]
+                raise
+            pending, self._pending_compile = self._pending_compile, None
+            if pending is not None:
+                Model.compile(self, **pending)
         return self._model
+
+    def _build_for(self, x):
+        if self._defers_build() and x is not None:
+            return self._build(_np.shape(x)[1:])
+        return self._build()
+
+    def build(self, input_shape=None):
+        """Builds a model whose first layer is not an Input for batches of
+        input_shape (the batch size first, None or a number; the model takes
+        any), as Keras 3's Sequential.build. Like Keras's, it does nothing
+        when input_shape is not one tensor's shape."""
+        if not isinstance(input_shape, (tuple, list)):
+            return
+        if input_shape and not (input_shape[0] is None
+                                or isinstance(input_shape[0], int)):
+            return
+        self._build(tuple(input_shape[1:]))
+
+    @property
+    def built(self):
+        return self._model is not None
 
     @classmethod
     def _wrap(cls, cpp):
@@ -596,6 +676,7 @@ class Sequential(Model):
         model._requested_name = cpp.name
         model._model = cpp
         model._compile_config = None
+        model._pending_compile = None
         return model
 
     def add(self, layer):
@@ -606,12 +687,34 @@ class Sequential(Model):
                                "with all its layers, then compile it")
         kept = list(self._layers)
         self._append(layer)
+        self._rebuild(kept)
+
+    def pop(self):
+        """Removes the last layer and returns it, as Keras's pop(); only
+        before compile (the model is rebuilt, or left unbuilt when no
+        layer follows its Input)."""
+        if self._model is not None and self._model.compiled:
+            raise RuntimeError("pop() after compile(); build the model "
+                               "with the layers it needs, then compile it")
+        if not self._layers:
+            raise IndexError("pop from a Sequential model with no layers")
+        kept = list(self._layers)
+        layer = self._layers.pop()
+        self._rebuild(kept)
+        return layer
+
+    def _rebuild(self, kept):
+        """Rebuilds after a change to the layers when the model has an Input
+        (and layers after it); on failure the layers are `kept` again."""
         self._model = None
+        if not self._has_input() or len(self._layers) < 2:
+            return
         try:
             self._build()
         except Exception:
             self._layers = kept
-            if self._layers:
+            self._model = None
+            if self._has_input():
                 self._build()
             raise
 
@@ -623,7 +726,33 @@ class Sequential(Model):
 
     @property
     def name(self):
+        if self._defers_build():
+            return self._requested_name or "sequential"
         return self._build().name
+
+    def summary(self, print_fn=None):
+        """Prints Keras's summary table; before the model is built, its
+        layers with "?" shapes and "0 (unbuilt)" parameters, as Keras 3."""
+        if not self._defers_build():
+            return Model.summary(self, print_fn)
+        rule = "_" * 65
+        lines = [f'Model: "{self.name}"', rule,
+                 f"{'Layer (type)':<29}{'Output Shape':<26}Param #", "=" * 65]
+        for i, layer in enumerate(self._layers):
+            kind = type(layer).__name__
+            name = layer.name or _snake_case(kind)
+            lines.append(f"{f'{name} ({kind})':<29}{'?':<26}0 (unbuilt)")
+            lines.append(rule if i + 1 < len(self._layers) else "=" * 65)
+        lines += ["Total params: 0", "Trainable params: 0",
+                  "Non-trainable params: 0", rule]
+        (print_fn or print)("\n".join(lines))
+        return None
+
+
+def _snake_case(name):
+    """Keras's default layer name for a class name: Dense -> dense,
+    MaxPooling2D -> max_pooling2d."""
+    return _re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
 def _layers_reached(outputs):
