@@ -140,17 +140,14 @@ absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
                                 const ModelData& data, int batch_size,
                                 int64_t first_row = 0, int64_t count = -1);
 
-// The feeds of one batch: `rows` of every input's data, then of every
-// trained output's labels (c.outputs; none when data.labels is empty),
-// then, with labels, the batch's loss weights (data.sample_weight's rows,
-// or ones).
+// The feeds of a batch of `data`: every input, then every trained output's
+// labels (c.outputs; none when data.labels is empty), then, with labels,
+// the loss weights (data.sample_weight's rows, or ones). FeedSlots lists
+// those nodes once, with empty tensors; GatherBatchInto puts a batch's
+// `rows` into them, so a loop over batches copies no node handle per batch.
 using Feeds = std::vector<std::pair<Output, Tensor>>;
-absl::StatusOr<Feeds> GatherBatch(const ModelState& m, const CompiledNodes& c,
-                                  const ModelData& data,
-                                  absl::Span<const int64_t> rows);
-// The same into `feeds`, which lists those nodes in that order already
-// (Fit's step builds them once): only the tensors are replaced, so no node
-// handle is copied per step.
+Feeds FeedSlots(const ModelState& m, const CompiledNodes& c,
+                const ModelData& data);
 absl::Status GatherBatchInto(const ModelState& m, const CompiledNodes& c,
                              const ModelData& data,
                              absl::Span<const int64_t> rows, Feeds& feeds);

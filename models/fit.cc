@@ -228,9 +228,10 @@ absl::Status ValidateAndClaim(FitRun& r) {
   if (const std::optional<LearningRateSchedule>& schedule =
           m.compile.optimizer.learning_rate_schedule;
       schedule.has_value()) {
-    GG_ASSIGN_OR_RETURN(r.scheduled_rate,
-                        ScheduledRate::Start(*m.session, *schedule,
-                                             m.learning_rate, m.iterations));
+    GG_ASSIGN_OR_RETURN(
+        r.scheduled_rate,
+        ScheduledRate::Start(*m.session, *schedule, m.iterations));
+    r.rate_read = m.learning_rate.read;
   }
   r.running.emplace(m);
   m.stop_training.store(false);  // Keras: fit() clears stop_training
@@ -269,23 +270,15 @@ void PrepareBatches(FitRun& r) {
   MetricTotals::AppendFetches(r.nodes.metrics, r.fetches);
   r.metrics = MetricTotals(&r.nodes.metrics);
   // Built once: each step only swaps in its batch, so no node handle is
-  // copied (and counted) per step.
-  // The tensors are made in place: g++ 12 at -O1 (the TSan build) took
-  // moving a default Tensor's inline shape storage for a read of
-  // uninitialised memory (-Wmaybe-uninitialized).
-  r.feeds.reserve(r.m.inputs.size() + r.nodes.outputs.size() + 1);
-  for (const Output& input : r.m.inputs) {
-    r.feeds.emplace_back(std::piecewise_construct, std::forward_as_tuple(input),
-                         std::forward_as_tuple());
-  }
-  for (const OutputNodes& o : r.nodes.outputs) {
+  // copied (and counted) per step. With a schedule, the last slot is the
+  // learning rate's read, which the step's run takes in place of the
+  // variable's value.
+  r.feeds = FeedSlots(r.m, r.nodes, r.data);
+  if (r.scheduled_rate.has_value()) {
     r.feeds.emplace_back(std::piecewise_construct,
-                         std::forward_as_tuple(o.labels),
+                         std::forward_as_tuple(r.rate_read),
                          std::forward_as_tuple());
   }
-  r.feeds.emplace_back(std::piecewise_construct,
-                       std::forward_as_tuple(r.nodes.sample_weight),
-                       std::forward_as_tuple());
   r.targets = {r.nodes.train_op};
 }
 
@@ -301,7 +294,8 @@ absl::Status RunStep(FitRun& r, int64_t step) {
   // A safe point: nothing of this model is in flight.
   m.graph->collector().MaybeCollect();
   if (r.scheduled_rate.has_value()) {
-    GG_RETURN_IF_ERROR(r.scheduled_rate->BeforeStep(*m.session, r.where));
+    GG_ASSIGN_OR_RETURN(const float rate, r.scheduled_rate->NextRate(r.where));
+    r.feeds.back().second = Tensor::Scalar<float>(rate);
   }
   GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
                       m.session->Run(r.feeds, r.fetches, r.targets));

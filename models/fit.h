@@ -31,8 +31,8 @@
 //   5. RunStep(): OnBatchBegin; the batch's rows of x and y, and their
 //      loss weights (ones without sample_weight or class_weight), gathered
 //      into the feeds; a safe point (collector().MaybeCollect(), nothing of the
-//      model in flight); with a learning-rate schedule, the step's rate set
-//      (FitRun::scheduled_rate); one session run of the step; the batch's logs
+//      model in flight); one session run of the step (with a learning-rate
+//      schedule, fed the step's rate, FitRun::scheduled_rate); the batch's logs
 //      ("loss", the metric, "size") added to the epoch's sums; OnBatchEnd.
 //   6. Validate(): after the epochs validation_freq picks (ValidatesAfter),
 //      with validation_data (or else validation_split's rows), its loss and
@@ -126,8 +126,10 @@ struct FitRun {
 
   std::vector<std::shared_ptr<Callback>> callbacks;
   CallbackClaims claims;
-  // With a learning-rate schedule: the rate each step sets before it runs.
+  // With a learning-rate schedule: each step's rate, fed to rate_read (the
+  // learning rate's ReadVariableOp) in the step's own run.
   std::optional<ScheduledRate> scheduled_rate;
+  Output rate_read;
 
   // The sample order of the current epoch, and the step's run arguments.
   std::vector<int64_t> order;

@@ -11,12 +11,21 @@
 namespace graphgc {
 namespace models_internal {
 
+namespace {
+
+// A rate the update ops may take: finite and >= 0.
+bool UsableRate(float rate) { return std::isfinite(rate) && rate >= 0; }
+
+absl::Status BadRate(float rate, const std::string& where) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      where, ": learning_rate must be finite and >= 0, got ", rate));
+}
+
+}  // namespace
+
 absl::Status AssignLearningRate(Session& session, const LearningRateNodes& lr,
                                 float rate, const std::string& where) {
-  if (!std::isfinite(rate) || rate < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": learning_rate must be finite and >= 0, got ", rate));
-  }
+  if (!UsableRate(rate)) return BadRate(rate, where);
   return session
       .Run({{lr.assign_value, Tensor::Scalar<float>(rate)}}, {}, {lr.assign})
       .status();
@@ -29,21 +38,21 @@ absl::StatusOr<int64_t> ReadIterations(Session& session,
 }
 
 absl::StatusOr<ScheduledRate> ScheduledRate::Start(
-    Session& session, LearningRateSchedule schedule, LearningRateNodes lr,
-    const Output& iterations) {
+    Session& session, LearningRateSchedule schedule, const Output& iterations) {
   GG_ASSIGN_OR_RETURN(const int64_t step, ReadIterations(session, iterations));
-  return ScheduledRate(std::move(schedule), std::move(lr), step);
+  return ScheduledRate(std::move(schedule), step);
 }
 
-absl::Status ScheduledRate::BeforeStep(Session& session,
-                                       const std::string& where) {
+absl::StatusOr<float> ScheduledRate::NextRate(const std::string& where) {
   const float rate = static_cast<float>(schedule_.LearningRateAt(step_));
-  GG_RETURN_IF_ERROR(
-      AssignLearningRate(session, lr_, rate,
-                         absl::StrCat(where, " (", schedule_.class_name(),
-                                      " at step ", step_, ")")));
+  // The schedule and step are named only in a refusal: a step's usual path
+  // builds no string.
+  if (!UsableRate(rate)) {
+    return BadRate(rate, absl::StrCat(where, " (", schedule_.class_name(),
+                                      " at step ", step_, ")"));
+  }
   ++step_;
-  return absl::OkStatus();
+  return rate;
 }
 
 }  // namespace models_internal

@@ -2,8 +2,8 @@
 //
 // Setting a compiled model's learning rate between steps without building
 // anything (the rate is a variable the update nodes read,
-// optimizer_registry.h's LearningRateNodes), and Fit's rate from a
-// learning-rate schedule before each step. Private to models/.
+// optimizer_registry.h's LearningRateNodes), and Fit's rate for each step
+// from a learning-rate schedule. Private to models/.
 #ifndef GRAPHGC_MODELS_SCHEDULED_LEARNING_RATE_H_
 #define GRAPHGC_MODELS_SCHEDULED_LEARNING_RATE_H_
 
@@ -33,29 +33,26 @@ absl::StatusOr<int64_t> ReadIterations(Session& session,
                                        const Output& iterations);
 
 // One Fit's rates from a schedule: the step count is read once when the fit
-// starts (Start) and counted by BeforeStep, as the step's own update adds 1
-// to the variable.
+// starts (Start) and counted by NextRate, as the step's own update adds 1
+// to the variable. Fit feeds each rate to the learning rate's read
+// (LearningRateNodes::read) in the step's own run, so a schedule costs no
+// run of its own and leaves the variable as it was.
 class ScheduledRate {
  public:
   static absl::StatusOr<ScheduledRate> Start(Session& session,
                                              LearningRateSchedule schedule,
-                                             LearningRateNodes lr,
                                              const Output& iterations);
 
-  // Sets the rate of the step about to run to the schedule's rate at its
-  // step count, then counts the step. A rate that is not finite or is
-  // negative is InvalidArgument naming `where`, the schedule and the step.
-  absl::Status BeforeStep(Session& session, const std::string& where);
-
-  int64_t next_step() const { return step_; }
+  // The rate of the step about to run, the schedule's at its step count;
+  // then counts the step. A rate that is not finite or is negative is
+  // InvalidArgument naming `where`, the schedule and the step.
+  absl::StatusOr<float> NextRate(const std::string& where);
 
  private:
-  ScheduledRate(LearningRateSchedule schedule, LearningRateNodes lr,
-                int64_t step)
-      : schedule_(std::move(schedule)), lr_(std::move(lr)), step_(step) {}
+  ScheduledRate(LearningRateSchedule schedule, int64_t step)
+      : schedule_(std::move(schedule)), step_(step) {}
 
   LearningRateSchedule schedule_;
-  LearningRateNodes lr_;
   int64_t step_;
 };
 
