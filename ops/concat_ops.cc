@@ -3,6 +3,7 @@
 // refused at run time get the same message (TensorFlow's, "ConcatOp : ...").
 #include "ops/concat_ops.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -318,10 +319,18 @@ void BlockCopy(const Tensor& src, absl::Span<const int64_t> src_at, Tensor& dst,
   }
   const T* from = src.data<T>().data();
   T* to = dst.mutable_data<T>().data();
-  std::vector<int64_t> idx(rank, 0);
-  for (int64_t i = 0; i < n; ++i) {
+  if (rank == 0) {
     to[doff] = from[so];
-    for (int d = rank - 1; d >= 0; --d) {
+    return;
+  }
+  // The innermost axis is contiguous in both tensors: copy it a run at a
+  // time, stepping the outer axes as an odometer between runs.
+  const int inner = rank - 1;
+  const int64_t run = block[inner];
+  std::vector<int64_t> idx(inner, 0);
+  for (int64_t copied = 0; copied < n; copied += run) {
+    std::copy_n(from + so, run, to + doff);
+    for (int d = inner - 1; d >= 0; --d) {
       ++idx[d];
       so += ss[d];
       doff += ds[d];
@@ -586,18 +595,15 @@ absl::StatusOr<Output> Pad(const Output& x, std::vector<int64_t> paddings,
         absl::StrCat("Pad '", options.name.empty() ? "Pad" : options.name,
                      "': input 0 is an empty Output"));
   }
-  GG_ASSIGN_OR_RETURN(Tensor v, IndexVector(paddings));
-  const int64_t rows = static_cast<int64_t>(paddings.size() / 2);
   if (paddings.size() % 2 != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Pad '", options.name.empty() ? "Pad" : options.name,
         "': paddings must hold a (before, after) pair per axis, got ",
         paddings.size(), " values"));
   }
-  GG_ASSIGN_OR_RETURN(
-      Tensor p, v.dtype() == DT_INT32
-                    ? Tensor::FromData<int32_t>({rows, 2}, v.data<int32_t>())
-                    : Tensor::FromData<int64_t>({rows, 2}, v.data<int64_t>()));
+  const int64_t rows = static_cast<int64_t>(paddings.size() / 2);
+  GG_ASSIGN_OR_RETURN(const Tensor v, IndexVector(paddings));
+  GG_ASSIGN_OR_RETURN(Tensor p, v.Reshaped(TensorShape({rows, 2})));
   GG_ASSIGN_OR_RETURN(
       NodeHandle h,
       BuildNode(*x.graph(), "Pad", options.name, {x, std::move(p)},
