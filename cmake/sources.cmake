@@ -77,7 +77,6 @@ set(GRAPHGC_SOURCES
     models/load_weights.cc
     models/model_config.cc
     models/model_data.cc
-    models/model_from_json.cc
     models/model_graph.cc
     models/model_weights.cc
     models/optimizer_base.cc
@@ -203,6 +202,7 @@ set(GRAPHGC_HEADERS
     models/model_from_json.h
     models/model_state.h
     models/model_weights.h
+    models/out_of_memory.h
     models/optimizer_registry.h
     models/optimizer_base.h
     models/optimizers.h

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "models/layer_state.h"
 #include "models/load_budget.h"
 #include "models/model_weights.h"
+#include "models/out_of_memory.h"
 #include "models/saving_access.h"
 #include "util/file.h"
 #include "util/os_error.h"
@@ -23,13 +23,13 @@
 
 namespace graphgc {
 
-using models_internal::BuiltLayer;
 using models_internal::DecodeModelWeights;
 using models_internal::KerasLayerOrder;
 using models_internal::kWeightsFileMargin;
 using models_internal::kWeightsFileMarginPerLayer;
 using models_internal::LayerState;
 using models_internal::ModelSnapshot;
+using models_internal::OutOfMemoryIsAStatus;
 using models_internal::SavingAccess;
 using models_internal::WeightsPaths;
 
@@ -41,16 +41,14 @@ constexpr int kMaxOptimizerSlots = 3;
 
 // The bytes of `layers`' float32 variables.
 absl::int128 WeightsBytesOf(const std::vector<Layer>& layers) {
-  absl::int128 bytes = 0;
+  absl::int128 count = 0;
   for (const Layer& layer : layers) {
     const LayerState* state = SavingAccess::State(layer);
-    const BuiltLayer* built = state == nullptr ? nullptr : state->built();
-    if (built == nullptr) continue;
-    for (const auto& v : built->variables) {
-      bytes += absl::int128(v.shape.num_elements()) * int{sizeof(float)};
-    }
+    if (state == nullptr) continue;
+    const models_internal::ParamCount params = CountParams(*state);
+    count += absl::int128(params.trainable) + params.non_trainable;
   }
-  return bytes;
+  return count * int{sizeof(float)};
 }
 
 // The largest file LoadWeights reads for `layers`, or ResourceExhausted
@@ -119,46 +117,40 @@ absl::Status LoadInto(Sequential handle, const std::vector<Layer>& layers,
   return SavingAccess::AssignWeights(handle, *std::move(values), path);
 }
 
-template <typename Fn>
-absl::Status OutOfMemoryIsAStatus(const std::string& path, Fn fn) {
-  try {
-    return fn();
-  } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("LoadWeights of ", path, ": out of memory"));
-  }
-}
-
 }  // namespace
 
 absl::Status LoadWeights(Sequential& model, const std::string& path,
                          int64_t max_bytes) {
-  return OutOfMemoryIsAStatus(path, [&]() -> absl::Status {
-    const std::vector<Layer> layers = model.layers();
-    return LoadInto(model, layers, WeightsPaths(layers, /*functional=*/false),
-                    path, max_bytes);
-  });
+  return OutOfMemoryIsAStatus(
+      absl::StrCat("LoadWeights of ", path), [&]() -> absl::Status {
+        const std::vector<Layer> layers = model.layers();
+        return LoadInto(model, layers,
+                        WeightsPaths(layers, /*functional=*/false), path,
+                        max_bytes);
+      });
 }
 
 absl::Status LoadWeights(Functional& model, const std::string& path,
                          int64_t max_bytes) {
-  return OutOfMemoryIsAStatus(path, [&]() -> absl::Status {
-    Sequential handle = SavingAccess::Handle(model);
-    GG_ASSIGN_OR_RETURN(const ModelSnapshot snap,
-                        SavingAccess::Snapshot(handle));
-    // Groups are named in Keras's layer order, as SaveWeights names them;
-    // the weights are assigned in the model's own layer order.
-    std::vector<Layer> keras_order;
-    const std::vector<size_t> order = KerasLayerOrder(snap);
-    for (size_t i : order) keras_order.push_back(snap.layers[i].layer);
-    const std::vector<std::string> keras_paths =
-        WeightsPaths(keras_order, /*functional=*/true);
-    std::vector<Layer> layers;
-    for (const auto& saved : snap.layers) layers.push_back(saved.layer);
-    std::vector<std::string> paths(layers.size());
-    for (size_t k = 0; k < order.size(); ++k) paths[order[k]] = keras_paths[k];
-    return LoadInto(handle, layers, paths, path, max_bytes);
-  });
+  return OutOfMemoryIsAStatus(
+      absl::StrCat("LoadWeights of ", path), [&]() -> absl::Status {
+        Sequential handle = SavingAccess::Handle(model);
+        GG_ASSIGN_OR_RETURN(const ModelSnapshot snap,
+                            SavingAccess::Snapshot(handle));
+        // Groups are named in Keras's layer order, as SaveWeights names them;
+        // the weights are assigned in the model's own layer order.
+        std::vector<Layer> keras_order;
+        const std::vector<size_t> order = KerasLayerOrder(snap);
+        for (size_t i : order) keras_order.push_back(snap.layers[i].layer);
+        const std::vector<std::string> keras_paths =
+            WeightsPaths(keras_order, /*functional=*/true);
+        std::vector<Layer> layers;
+        for (const auto& saved : snap.layers) layers.push_back(saved.layer);
+        std::vector<std::string> paths(layers.size());
+        for (size_t k = 0; k < order.size(); ++k)
+          paths[order[k]] = keras_paths[k];
+        return LoadInto(handle, layers, paths, path, max_bytes);
+      });
 }
 
 }  // namespace graphgc

@@ -1,6 +1,7 @@
 // models/model_from_json.h
 //
-// ModelFromJson: a new model built from its Keras JSON config, what Keras
+// ModelFromJson (defined in saving.cc, beside LoadModel, whose checks and
+// budget it shares): a new model built from its Keras JSON config, what Keras
 // 3's `keras.models.model_from_json(json)` and `Model.from_config(config)`
 // do: the text ModelToJson (models/saving.h) gives and Save writes as
 // config.json, of a Sequential or a Functional. The model gets fresh

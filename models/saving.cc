@@ -6,7 +6,6 @@
 
 #include <filesystem>
 #include <map>
-#include <new>
 #include <system_error>
 #include <utility>
 #include <variant>
@@ -16,7 +15,9 @@
 #include "models/keras_json.h"
 #include "models/load_budget.h"
 #include "models/model_config.h"
+#include "models/model_from_json.h"
 #include "models/model_weights.h"
+#include "models/out_of_memory.h"
 #include "models/saving_access.h"
 #include "models/signature.h"
 #include "util/file.h"
@@ -43,23 +44,14 @@ using models_internal::SavingAccess;
 using models_internal::WeightsBytes;
 using models_internal::WeightsPaths;
 
+using models_internal::OutOfMemoryIsAStatus;
+
 namespace {
 
 constexpr char kConfigFile[] = "config.json";
 constexpr char kWeightsFile[] = "model.weights.h5";
 constexpr char kGraphFile[] = "model.pb";
 constexpr char kSignatureFile[] = "signature.json";
-
-// `fn()`, or ResourceExhausted naming `what` when it runs out of memory:
-// std::bad_alloc goes no further than this header's functions.
-template <typename Fn>
-auto OutOfMemoryIsAStatus(const std::string& what, Fn fn) -> decltype(fn()) {
-  try {
-    return fn();
-  } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError(absl::StrCat(what, ": out of memory"));
-  }
-}
 
 std::string Join(const std::string& dir, const char* file) {
   return absl::StrCat(dir, "/", file);
@@ -105,8 +97,8 @@ absl::Status SaveUnguarded(const Sequential& model, const std::string& dir,
       absl::StrCat(save, " of '", snap.name, "' to ", dir);
   if (snap.graph.inputs.size() != 1 || snap.graph.outputs.size() != 1) {
     return absl::UnimplementedError(absl::StrCat(
-        where, ": saving a model of ", snap.graph.inputs.size(),
-        " inputs and ", snap.graph.outputs.size(),
+        where, ": saving a model of ", snap.graph.inputs.size(), " inputs and ",
+        snap.graph.outputs.size(),
         " outputs is not implemented yet (its GraphDef signature has one "
         "input and one output); SaveWeights works"));
   }
@@ -249,6 +241,40 @@ absl::StatusOr<LoadedModel> LoadUnguarded(const std::string& dir,
   return LoadedModel(*std::move(model));
 }
 
+// A model built from a parsed config, compiled as it asks when
+// options.compile is set; no weights are read (ModelFromJson).
+template <typename Model>
+absl::StatusOr<LoadedModel> Unweighted(absl::StatusOr<Model> model,
+                                       ParsedConfig& parsed,
+                                       const LoadOptions& options,
+                                       const std::string& file) {
+  if (!model.ok()) return Annotate(model.status(), file);
+  if (options.compile && parsed.compile.has_value()) {
+    absl::Status s = model->Compile(*std::move(parsed.compile));
+    if (!s.ok()) return Annotate(s, file);
+  }
+  return LoadedModel(*std::move(model));
+}
+
+absl::StatusOr<LoadedModel> ModelFromJsonUnguarded(std::string_view json,
+                                                   const LoadOptions& options,
+                                                   const std::string& file) {
+  // Checked whole, and its weights counted against the budget, before
+  // anything is built.
+  GG_ASSIGN_OR_RETURN(ParsedConfig parsed, ParseConfig(json, file));
+  GG_RETURN_IF_ERROR(BudgetOf(parsed, file, options.max_bytes).status());
+  if (!parsed.functional) {
+    return Unweighted(
+        Sequential::Create(parsed.layers,
+                           {.name = parsed.name, .graph = options.graph}),
+        parsed, options, file);
+  }
+  return Unweighted(
+      Functional::Create(parsed.inputs, parsed.outputs,
+                         {.name = parsed.name, .graph = options.graph}),
+      parsed, options, file);
+}
+
 absl::StatusOr<ModelConfigSummary> ParseModelConfigUnguarded(
     std::string_view json, const std::string& file, int64_t max_bytes) {
   GG_ASSIGN_OR_RETURN(const ParsedConfig parsed, ParseConfig(json, file));
@@ -310,6 +336,14 @@ absl::StatusOr<LoadedModel> LoadAnyModel(const std::string& dir,
                                          LoadOptions options) {
   return OutOfMemoryIsAStatus(absl::StrCat("LoadAnyModel of ", dir), [&] {
     return LoadUnguarded(dir, options, Want::kAny, "LoadAnyModel");
+  });
+}
+
+absl::StatusOr<LoadedModel> ModelFromJson(std::string_view json,
+                                          LoadOptions options,
+                                          const std::string& file) {
+  return OutOfMemoryIsAStatus(absl::StrCat("ModelFromJson of ", file), [&] {
+    return ModelFromJsonUnguarded(json, options, file);
   });
 }
 
