@@ -1,13 +1,11 @@
 // LeakyReLU (Keras 3's keras.layers.LeakyReLU): x for x >= 0, negative_slope
-// * x below; no variables. Built as Maximum(x, negative_slope * x) (Minimum
-// for a slope above 1), whose gradients ops/ has: 1 where x >= 0, the slope
-// below.
+// * x below; no variables. Built by the leaky_relu activation's builder
+// (LeakyReluActivation, models/layers/activations.cc).
 #include <cmath>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "models/layer_registry.h"
-#include "ops/ops.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -68,16 +66,8 @@ absl::StatusOr<Layer> ReadLeakyReLUConfig(const ConfigObject& config) {
 absl::StatusOr<LayerOutputs> ApplyLeakyReLU(const LayerState& layer,
                                             const BuiltLayer& built,
                                             const Output& x, bool) {
-  const std::string& scope = built.name();
-  const float slope = Slope(layer);
-  GG_ASSIGN_OR_RETURN(Output alpha,
-                      ops::ScalarLike(x, slope, {.name = scope + "/alpha"}));
-  GG_ASSIGN_OR_RETURN(Output scaled,
-                      ops::Mul(x, alpha, {.name = scope + "/mul"}));
-  GG_ASSIGN_OR_RETURN(
-      Output y, slope <= 1.f
-                    ? ops::Maximum(x, scaled, {.name = scope + "/Maximum"})
-                    : ops::Minimum(x, scaled, {.name = scope + "/Minimum"}));
+  GG_ASSIGN_OR_RETURN(Output y,
+                      LeakyReluActivation(x, Slope(layer), built.name()));
   return LayerOutputs{.pre_activation = y, .output = y};
 }
 
