@@ -1,8 +1,9 @@
 // The activations layers take by name (Dense's and Conv2D's activation=,
 // the Activation layer): Keras 3's formulas (keras.activations) built from
-// ops whose gradients ops/ has, so every one trains. Where a formula has a
-// kink, Maximum's tie-to-its-first-input gradient makes the composed
-// derivative at the kink match TensorFlow's kernels.
+// ops whose gradients ops/ has, so every one trains. At a kink the
+// derivative is the one the composition gives (Maximum and Minimum pass a
+// tie to their first input), which is not always TensorFlow's kernel's:
+// leaky_relu and selu at 0 and relu6 at 6 differ.
 #include <cmath>
 #include <string>
 #include <vector>
