@@ -279,7 +279,8 @@ absl::StatusOr<Layer> FromConfig(const std::string& class_name,
 std::vector<LayerKindInfo> RegisteredKinds() {
   std::vector<LayerKindInfo> out;
   for (const models_internal::LayerKind* kind : models_internal::LayerKinds()) {
-    LayerKindInfo info{.class_name = kind->class_name};
+    LayerKindInfo info{.class_name = kind->class_name,
+                       .default_name = kind->default_name};
     for (const models_internal::ConfigField& f : kind->fields) {
       info.fields.push_back(
           {.name = f.name, .python = f.python, .default_json = f.default_json});

@@ -191,7 +191,8 @@ absl::StatusOr<Layer> FromConfig(const std::string& class_name,
                                  const std::string& config_json);
 
 // What the Python classes are generated from: each registered kind's Keras
-// class name and its keyword arguments (name; how Python converts it,
+// class name, the name a layer of it gets when given none ("dense"), and
+// its keyword arguments (name; how Python converts it,
 // models/layer_registry.h ConfigField; its default as JSON text, empty when
 // required), in the registry's listing order.
 struct LayerFieldInfo {
@@ -201,6 +202,7 @@ struct LayerFieldInfo {
 };
 struct LayerKindInfo {
   std::string class_name;
+  std::string default_name;
   std::vector<LayerFieldInfo> fields;
 };
 std::vector<LayerKindInfo> RegisteredKinds();

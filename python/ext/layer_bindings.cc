@@ -28,8 +28,8 @@ void RegisterLayers(py::module_& m) {
       .def_property_readonly("units", &Layer::units)
       .def("__eq__", [](const Layer& a, const Layer& b) { return a == b; });
 
-  // Every registered layer kind and its keyword arguments, from which
-  // graphgc/layers.py generates its classes.
+  // Every registered layer kind, its default layer name and its keyword
+  // arguments, from which graphgc/layers.py generates its classes.
   m.def("layer_kinds", [] {
     py::list kinds;
     for (const layers::LayerKindInfo& kind : layers::RegisteredKinds()) {
@@ -37,7 +37,7 @@ void RegisterLayers(py::module_& m) {
       for (const layers::LayerFieldInfo& f : kind.fields) {
         fields.append(py::make_tuple(f.name, f.python, f.default_json));
       }
-      kinds.append(py::make_tuple(kind.class_name, fields));
+      kinds.append(py::make_tuple(kind.class_name, kind.default_name, fields));
     }
     return kinds;
   });

@@ -121,3 +121,22 @@ def test_pop_after_compile_is_refused():
     with pytest.raises(RuntimeError, match="pop"):
         model.pop()
     assert len(model.layers) == 1
+
+
+def test_add_after_a_compile_that_waits_for_the_build_is_refused():
+    model = _unbuilt()
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(RuntimeError, match="after compile"):
+        model.add(layers.Dense(2))
+    assert len(model.layers) == 2
+
+
+def test_summary_of_an_unbuilt_model_names_layers_as_they_will_be_named():
+    lines = []
+    graphgc.Sequential([layers.Conv2D(2, 3), layers.MaxPooling2D(),
+                        layers.GlobalAveragePooling1D()]).summary(
+                            print_fn=lines.append)
+    text = "\n".join(lines)
+    assert "conv2d (Conv2D)" in text
+    assert "max_pooling2d (MaxPooling2D)" in text
+    assert "global_average_pooling1d (GlobalAveragePooling1D)" in text

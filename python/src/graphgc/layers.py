@@ -173,6 +173,10 @@ class KerasTensor:
 class Layer:
     """Base of graphgc's layers."""
 
+    # The name a layer of the class gets when given none (each registered
+    # kind's class sets its own).
+    _default_name = ""
+
     def __init__(self, cpp):
         self._layer = cpp
         self._call_count = 0
@@ -239,10 +243,11 @@ def _input_shape_arg(kwargs, class_name, own_input_dim=False):
                          f"ints, not {shape!r}") from None
 
 
-def _make_class(class_name, fields):
+def _make_class(class_name, default_name, fields):
     """A Layer subclass whose __init__ takes the kind's keyword arguments
     (and, but for InputLayer, input_shape and input_dim, which Keras's
-    Layer takes through **kwargs, out of the signature as there)."""
+    Layer takes through **kwargs, out of the signature as there);
+    _default_name is the name a layer of it gets when given none."""
     params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     for name, _, default in fields:
         params.append(inspect.Parameter(
@@ -270,11 +275,12 @@ def _make_class(class_name, fields):
     __init__.__signature__ = signature
     return type(class_name, (Layer,), {
         "__init__": __init__, "__module__": __name__,
+        "_default_name": default_name,
         "__doc__": f"Keras's {class_name} layer."})
 
 
-_KINDS = {name: _make_class(name, fields)
-          for name, fields in _graphgc.layer_kinds()}
+_KINDS = {name: _make_class(name, default_name, fields)
+          for name, default_name, fields in _graphgc.layer_kinds()}
 globals().update(_KINDS)
 __all__ = ["Layer", "Input", "KerasTensor", "add", "average",
            "concatenate", "dot", "maximum", "minimum", "multiply", "subtract",

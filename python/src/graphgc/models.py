@@ -21,7 +21,6 @@ RuntimeError, and leaves the model and its weights as they were.
 
 import json
 import os
-import re as _re
 import warnings
 import weakref
 
@@ -205,12 +204,14 @@ class Model:
         if loss is None:
             raise ValueError("compile() needs a loss")
         opt = _optimizers.get(optimizer)
+        if isinstance(self, Sequential) and (
+                isinstance(loss, (list, tuple, dict))
+                or loss_weights is not None):
+            raise ValueError("a Sequential model has one output: give one "
+                             "loss and no loss_weights")
         if self._defers_build():
             # As Keras: compile now, build (and compile the graph) on the
             # first data; the names are checked here all the same.
-            if isinstance(loss, (list, tuple, dict)) or loss_weights:
-                raise ValueError("a Sequential model has one output: give "
-                                 "one loss and no loss_weights")
             loss_obj = _losses.get(loss)
             _metrics._compile_args(metrics)
             self._pending_compile = {"optimizer": opt, "loss": loss,
@@ -231,9 +232,6 @@ class Model:
 
     def _compile_outputs(self, opt, loss, loss_weights, metrics):
         """compile with one loss, weight and metric list per output."""
-        if isinstance(self, Sequential):
-            raise ValueError("a Sequential model has one output: give one "
-                             "loss and no loss_weights")
         model = self._build()
         names = model.output_names
         keys = self._output_keys
@@ -296,26 +294,20 @@ class Model:
         if validation_data is not None and len(validation_data) == 3:
             fit_args["validation_sample_weight"] = validation_data[2]
             validation_data = tuple(validation_data[:2])
-        if self._lists_for(x, y):
-            if validation_data is not None:
-                pair = tuple(validation_data)
-                if len(pair) != 2:
-                    raise ValueError("validation_data must be a pair "
-                                     "(x_val, y_val) or a triple (x_val, "
-                                     "y_val, sample_weight_val), got "
-                                     f"{len(pair)} items")
-                validation_data = (self._x_list(pair[0]),
-                                   self._y_list(pair[1]))
-            history, epoch, warned = model.fit_lists(
-                self._x_list(x), self._y_list(y), epochs, batch_size,
-                bool(shuffle), verbose, cpp, validation_data,
-                _args.seed(seed), _callbacks.Callback, validation_split,
-                fit_args)
-        else:
-            history, epoch, warned = model.fit(
-                x, y, epochs, batch_size, bool(shuffle), verbose, cpp,
-                validation_data, _args.seed(seed), _callbacks.Callback,
-                validation_split, fit_args)
+        lists = self._lists_for(x, y)
+        if lists and validation_data is not None:
+            pair = tuple(validation_data)
+            if len(pair) != 2:
+                raise ValueError("validation_data must be a pair "
+                                 "(x_val, y_val) or a triple (x_val, "
+                                 "y_val, sample_weight_val), got "
+                                 f"{len(pair)} items")
+            validation_data = (self._x_list(pair[0]),
+                               self._y_list(pair[1]))
+        history, epoch, warned = self._run_fit(
+            model, lists, x, y, epochs, batch_size, bool(shuffle), verbose,
+            cpp, validation_data, _args.seed(seed), validation_split,
+            fit_args)
         for text in warned:
             warnings.warn(text, stacklevel=2)
         for callback in given:
@@ -388,15 +380,9 @@ class Model:
         lists = self._lists_for(x, y)
         fit_args = _fit_args(0, None, None, None, 1, class_weight,
                              sample_weight)
-        if lists:
-            xs = self._x_list(x)
-            history, _, _ = model.fit_lists(
-                xs, self._y_list(y), 1, self._batch_rows(xs[0]), False, 0,
-                [], None, 0, _callbacks.Callback, 0.0, fit_args)
-        else:
-            history, _, _ = model.fit(
-                x, y, 1, self._batch_rows(x), False, 0, [], None, 0,
-                _callbacks.Callback, 0.0, fit_args)
+        rows = self._batch_rows(self._x_list(x)[0] if lists else x)
+        history, _, _ = self._run_fit(model, lists, x, y, 1, rows, False, 0,
+                                      [], None, 0, 0.0, fit_args)
         out = {key: values[-1] for key, values in history.items()}
         return self._logs_result(out, lists, return_dict)
 
@@ -416,6 +402,20 @@ class Model:
         lists = self._lists_for(x, None)
         rows = self._batch_rows(self._x_list(x)[0] if lists else x)
         return self.predict(x, batch_size=rows, verbose=0)
+
+    def _run_fit(self, model, lists, x, y, epochs, batch_size, shuffle,
+                 verbose, cpp, validation_data, seed, validation_split,
+                 fit_args):
+        """The C++ fit (fit_lists for several inputs or outputs, with x, y
+        and validation_data as lists): (history, epochs, warnings)."""
+        if lists:
+            return model.fit_lists(
+                self._x_list(x), self._y_list(y), epochs, batch_size,
+                shuffle, verbose, cpp, validation_data, seed,
+                _callbacks.Callback, validation_split, fit_args)
+        return model.fit(x, y, epochs, batch_size, shuffle, verbose, cpp,
+                         validation_data, seed, _callbacks.Callback,
+                         validation_split, fit_args)
 
     @staticmethod
     def _batch_rows(x):
@@ -648,6 +648,12 @@ class Sequential(Model):
                 Model.compile(self, **pending)
         return self._model
 
+    def _compiled(self):
+        """Whether compile() was called: on the built model, or kept for
+        the build."""
+        return self._pending_compile is not None or (
+            self._model is not None and self._model.compiled)
+
     def _build_for(self, x):
         if self._defers_build() and x is not None:
             return self._build(_np.shape(x)[1:])
@@ -682,7 +688,7 @@ class Sequential(Model):
     def add(self, layer):
         """Appends a layer; only before compile (the model is rebuilt)."""
         self._check_layer(layer)
-        if self._model is not None and self._model.compiled:
+        if self._compiled():
             raise RuntimeError("add() after compile(); build the model "
                                "with all its layers, then compile it")
         kept = list(self._layers)
@@ -693,7 +699,7 @@ class Sequential(Model):
         """Removes the last layer and returns it, as Keras's pop(); only
         before compile (the model is rebuilt, or left unbuilt when no
         layer follows its Input)."""
-        if self._model is not None and self._model.compiled:
+        if self._compiled():
             raise RuntimeError("pop() after compile(); build the model "
                                "with the layers it needs, then compile it")
         if not self._layers:
@@ -740,19 +746,13 @@ class Sequential(Model):
                  f"{'Layer (type)':<29}{'Output Shape':<26}Param #", "=" * 65]
         for i, layer in enumerate(self._layers):
             kind = type(layer).__name__
-            name = layer.name or _snake_case(kind)
+            name = layer.name or layer._default_name
             lines.append(f"{f'{name} ({kind})':<29}{'?':<26}0 (unbuilt)")
             lines.append(rule if i + 1 < len(self._layers) else "=" * 65)
         lines += ["Total params: 0", "Trainable params: 0",
                   "Non-trainable params: 0", rule]
         (print_fn or print)("\n".join(lines))
         return None
-
-
-def _snake_case(name):
-    """Keras's default layer name for a class name: Dense -> dense,
-    MaxPooling2D -> max_pooling2d."""
-    return _re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
 def _layers_reached(outputs):
