@@ -14,8 +14,8 @@ from graphgc import _graphgc
 
 class LearningRateSchedule:
     """The base class of schedules. graphgc's optimizers run the built-in
-    subclasses below in C++; a subclass of your own (overriding __call__)
-    is called from Python before each training step."""
+    subclasses below in C++; an optimizer given a schedule of your own
+    (or a built-in one whose __call__ you override) refuses it."""
 
     def __call__(self, step):
         raise NotImplementedError(
@@ -52,18 +52,26 @@ class _Builtin(LearningRateSchedule):
         return {key: getattr(self, key) for key in self._config_keys}
 
 
-class ExponentialDecay(_Builtin):
-    """initial_learning_rate * decay_rate ^ (step / decay_steps), the
-    exponent floored with staircase."""
+class _RateDecay(_Builtin):
+    """A decay of initial_learning_rate by decay_rate over decay_steps
+    (ExponentialDecay, InverseTimeDecay: the same arguments)."""
 
     _config_keys = ("initial_learning_rate", "decay_steps", "decay_rate",
                     "staircase", "name")
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate,
-                 staircase=False, name="ExponentialDecay"):
+                 staircase=False, name=None):
         self._init(initial_learning_rate=initial_learning_rate,
                    decay_steps=decay_steps, decay_rate=decay_rate,
-                   staircase=staircase, name=name)
+                   staircase=staircase,
+                   name=self._default_name if name is None else name)
+
+
+class ExponentialDecay(_RateDecay):
+    """initial_learning_rate * decay_rate ^ (step / decay_steps), the
+    exponent floored with staircase."""
+
+    _default_name = "ExponentialDecay"
 
 
 class PiecewiseConstantDecay(_Builtin):
@@ -82,18 +90,11 @@ class PiecewiseConstantDecay(_Builtin):
         self._init(boundaries=boundaries, values=values, name=name)
 
 
-class InverseTimeDecay(_Builtin):
+class InverseTimeDecay(_RateDecay):
     """initial_learning_rate / (1 + decay_rate * step / decay_steps), the
     quotient floored with staircase."""
 
-    _config_keys = ("initial_learning_rate", "decay_steps", "decay_rate",
-                    "staircase", "name")
-
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate,
-                 staircase=False, name="InverseTimeDecay"):
-        self._init(initial_learning_rate=initial_learning_rate,
-                   decay_steps=decay_steps, decay_rate=decay_rate,
-                   staircase=staircase, name=name)
+    _default_name = "InverseTimeDecay"
 
 
 class PolynomialDecay(_Builtin):
