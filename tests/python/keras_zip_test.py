@@ -134,9 +134,22 @@ def test_missing_metadata_entry_is_refused(tmp_path):
     refused(tmp_path, "no metadata.json", drop=["metadata.json"])
 
 
-def test_deflate_bomb_inflates_no_further_than_its_declared_size(tmp_path):
+def test_weights_declaring_more_than_the_budget_are_refused(tmp_path):
     # 64 MiB of zeros in a weights entry whose config bounds it far lower.
     refused(tmp_path, "load budget", add={"model.weights.h5": bytes(64 << 20)})
+
+
+def test_deflate_bomb_inflates_no_further_than_its_declared_size(tmp_path):
+    # 64 MiB of zeros deflated to a few KiB, declared as 1,000 bytes: the
+    # reader stops at the declared size, and the CRC refuses the entry.
+    entries = saved_entries(tmp_path)
+    entries["model.weights.h5"] = bytes(64 << 20)
+    path = tmp_path / "bad.keras"
+    write_zip(path, entries, zipfile.ZIP_DEFLATED)
+    assert path.stat().st_size < 1 << 20
+    path.write_bytes(declare_size(path.read_bytes(), "model.weights.h5", 1000))
+    with pytest.raises(ValueError, match="corrupt zip|inflates past"):
+        load(path)
 
 
 def test_too_many_entries_are_refused_from_the_end_record(tmp_path):
@@ -148,12 +161,15 @@ def test_too_many_entries_are_refused_from_the_end_record(tmp_path):
 
 def test_directory_entry_is_refused(tmp_path):
     entries = saved_entries(tmp_path)
-    del entries["signature.json"]
+    del entries["model.pb"]
     path = tmp_path / "bad.keras"
     write_zip(path, entries)
+    # A known entry's name, its type a directory.
+    info = zipfile.ZipInfo("model.pb")
+    info.external_attr = (0o40755 << 16) | 0x10
     with zipfile.ZipFile(path, "a") as zf:
-        zf.writestr(zipfile.ZipInfo("model.pb/"), b"")
-    with pytest.raises(ValueError):
+        zf.writestr(info, b"")
+    with pytest.raises(ValueError, match="not a regular file"):
         load(path)
 
 

@@ -6,8 +6,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -20,6 +18,7 @@
 #include "nlohmann/json.hpp"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
+#include "tests/testing/file_bytes.h"
 #include "tests/testing/numeric_gradient.h"
 #include "tests/testing/temp_path.h"
 
@@ -29,9 +28,7 @@ namespace testing_internal {
 using Json = nlohmann::json;
 
 inline Json ReadJson(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return Json::parse(std::string((std::istreambuf_iterator<char>(in)),
-                                 std::istreambuf_iterator<char>()));
+  return Json::parse(ReadFileBytes(path));
 }
 
 inline Tensor T(TensorShape shape, std::vector<float> values) {

@@ -98,7 +98,7 @@ TEST_F(UpSampling2DTest, SaveWritesKerasConfigAndLoadsBack) {
   std::ifstream in(dir + "/config.json", std::ios::binary);
   const Json config = Json::parse(std::string(
       (std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
-  const Json &layer = config["config"]["layers"][1];
+  const Json& layer = config["config"]["layers"][1];
   EXPECT_EQ(layer["class_name"], "UpSampling2D");
   EXPECT_EQ(layer["config"]["name"], "up");
   EXPECT_EQ(layer["config"]["size"], Json::array({3, 2}));
@@ -124,14 +124,20 @@ TEST_F(UpSampling2DTest, BilinearIsRefused) {
 }
 
 TEST_F(UpSampling2DTest, BadArgumentsAreRefusedNamingLayerAndArgument) {
-  for (Layer bad :
-       {layers::UpSampling2D({0}), layers::UpSampling2D({2}, "closest"),
-        layers::UpSampling2D({int64_t{1} << 40, 4})}) {
+  struct Case {
+    Layer layer;
+    const char* argument;
+  };
+  for (const Case& bad :
+       {Case{layers::UpSampling2D({0}), "size"},
+        Case{layers::UpSampling2D({2}, "closest"), "interpolation"},
+        Case{layers::UpSampling2D({int64_t{1} << 40, 4}), "size"}}) {
     Graph g;
-    absl::StatusOr<Sequential> m =
-        Sequential::Create({layers::Input({2, 2, 1}), bad}, {.graph = &g});
+    absl::StatusOr<Sequential> m = Sequential::Create(
+        {layers::Input({2, 2, 1}), bad.layer}, {.graph = &g});
     ASSERT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(m.status().message(), HasSubstr("UpSampling2D"));
+    EXPECT_THAT(m.status().message(), HasSubstr(bad.argument));
   }
 }
 
