@@ -12,7 +12,8 @@ callback, three ways in turn, all on the same intra-op thread count
           module (_graphgc._bench.seed_fit_cpp), timed around Fit;
   torch   torch.nn.Sequential(Linear, ReLU, Linear), Adam (eps 1e-7),
           CrossEntropyLoss, the same shuffled batches of 32, the same
-          thread count (torch.set_num_threads), no TensorBoard writer (it needs the tensorboard package).
+          thread count (torch.set_num_threads), no TensorBoard writer
+          (it needs the tensorboard package).
 Building and compiling the models is not timed. Prints the median and the
 best of the rounds in microseconds per sample, and the python/c++ and
 torch/c++ ratios of both (on a busy machine the best is the steadier).
@@ -86,8 +87,9 @@ def main():
         "c++": lambda d: _graphgc._bench.seed_fit_cpp(d, args.samples),
     }
     graphgc.config.set_intra_op_threads(args.threads)
-    torch_fit = torch_fit_factory(
-        x, y, args.threads or graphgc.config.get_intra_op_threads())
+    # The count graphgc resolved (0 asks for every usable core).
+    torch_fit = torch_fit_factory(x, y,
+                                  graphgc.config.get_intra_op_threads())
     if torch_fit is not None:
         runners["torch"] = torch_fit
     times = {name: [] for name in runners}
