@@ -190,7 +190,9 @@ absl::StatusOr<Layer> ReadPaddingCroppingConfig(const LayerKind &kind,
                                                 const ConfigObject &config) {
   const char *key = Field(crop);
   // An int, a list of ints, or (2-D) a list of two (before, after) lists.
-  std::vector<int64_t> amounts = {crop ? 0 : 1};
+  // Keras's defaults when the key is absent: padding 1, Cropping1D 1,
+  // Cropping2D 0.
+  std::vector<int64_t> amounts = {crop && spatial == 2 ? 0 : 1};
   const Json *j = config.Find(key);
   if (j != nullptr && j->is_array() && !j->empty() && (*j)[0].is_array()) {
     amounts.clear();

@@ -208,6 +208,33 @@ TEST_F(PaddingCroppingTest, ReadsEachKerasFormOfTheAmounts) {
   }
 }
 
+TEST_F(PaddingCroppingTest, AConfigWithoutAmountsTakesKerasDefaults) {
+  struct Case {
+    const char* kind;
+    TensorShape in;
+    TensorShape out;
+  };
+  // Keras 3: ZeroPadding1D(padding=1), ZeroPadding2D(padding=(1, 1)),
+  // Cropping1D(cropping=(1, 1)), Cropping2D(cropping=((0, 0), (0, 0))).
+  const std::vector<Case> cases = {
+      {"ZeroPadding1D", {4, 1}, {1, 6, 1}},
+      {"ZeroPadding2D", {2, 2, 1}, {1, 4, 4, 1}},
+      {"Cropping1D", {4, 1}, {1, 2, 1}},
+      {"Cropping2D", {2, 2, 1}, {1, 2, 2, 1}},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<Layer> layer = layers::FromConfig(c.kind, "{}");
+    ASSERT_TRUE(layer.ok()) << c.kind << ": " << layer.status();
+    Graph g;
+    absl::StatusOr<Sequential> m =
+        Sequential::Create({layers::Input(c.in), *layer}, {.graph = &g});
+    ASSERT_TRUE(m.ok()) << c.kind << ": " << m.status();
+    std::vector<int64_t> dims = {1};
+    for (int64_t d : c.in.dim_sizes()) dims.push_back(d);
+    EXPECT_EQ(m->Predict(Iota(dims)).value().shape(), c.out) << c.kind;
+  }
+}
+
 TEST_F(PaddingCroppingTest, BadAmountsAreRefusedNamingLayerAndArgument) {
   struct Bad {
     TensorShape in;
