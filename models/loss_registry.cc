@@ -202,14 +202,21 @@ absl::StatusOr<Output> Abs(const Output& x, const std::string& scope) {
 }
 
 absl::StatusOr<Output> Softplus(const Output& x, const std::string& scope) {
-  GG_ASSIGN_OR_RETURN(Output abs, Abs(x, scope + "/abs"));
-  GG_ASSIGN_OR_RETURN(Output neg_abs, ops::Neg(abs, {.name = scope + "/Neg"}));
+  // Maximum sends a tie's gradient to its first input, x.
+  GG_ASSIGN_OR_RETURN(Output neg_x, ops::Neg(x, {.name = scope + "/Neg"}));
+  GG_ASSIGN_OR_RETURN(Output abs,
+                      ops::Maximum(x, neg_x, {.name = scope + "/Abs"}));
+  GG_ASSIGN_OR_RETURN(Output neg_abs,
+                      ops::Neg(abs, {.name = scope + "/Neg_1"}));
   GG_ASSIGN_OR_RETURN(Output e, ops::Exp(neg_abs, {.name = scope + "/Exp"}));
   GG_ASSIGN_OR_RETURN(Output one,
                       ops::ScalarLike(x, 1.0, {.name = scope + "/one"}));
   GG_ASSIGN_OR_RETURN(Output sum, ops::AddV2(one, e, {.name = scope + "/add"}));
   GG_ASSIGN_OR_RETURN(Output log, ops::Log(sum, {.name = scope + "/Log"}));
-  GG_ASSIGN_OR_RETURN(Output pos, ops::Relu(x, {.name = scope + "/Relu"}));
+  GG_ASSIGN_OR_RETURN(Output zero,
+                      ops::ScalarLike(x, 0.0, {.name = scope + "/zero"}));
+  GG_ASSIGN_OR_RETURN(Output pos,
+                      ops::Maximum(x, zero, {.name = scope + "/Maximum"}));
   return ops::AddV2(pos, log, {.name = scope + "/Softplus"});
 }
 

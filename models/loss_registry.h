@@ -138,7 +138,9 @@ absl::StatusOr<Output> LossScalar(const LossContext& ctx, double value,
 absl::StatusOr<Output> ClippedLog(const Output& p, const std::string& scope);
 // |x| as relu(x) + relu(-x) (gradient sign(x), 0 at 0), nodes under `scope`.
 absl::StatusOr<Output> Abs(const Output& x, const std::string& scope);
-// log(1 + exp(x)) computed as relu(x) + log(1 + exp(-|x|)).
+// log(1 + exp(x)) computed as max(x, 0) + log(1 + exp(-|x|)), with
+// TensorFlow's gradient: sigmoid(x), 0.5 at 0 (both max and |x| take the x
+// side there, as tf.nn.sigmoid_cross_entropy_with_logits's where does).
 absl::StatusOr<Output> Softplus(const Output& x, const std::string& scope);
 // The mean / sum over the last axis, named `name`.
 absl::StatusOr<Output> MeanLastAxis(const Output& x, const std::string& name);
