@@ -94,14 +94,12 @@ absl::Status NameTheLayer(const absl::Status& status,
   return status;
 }
 
-// Reads `path` and assigns its weights to `handle`'s `layers`, whose Keras
-// groups are `paths`.
+// Reads `path`, at most `max_file` bytes of it, and assigns its weights to
+// `handle`'s `layers`, whose Keras groups are `paths`.
 absl::Status LoadInto(Sequential handle, const std::vector<Layer>& layers,
                       const std::vector<std::string>& paths,
-                      const std::string& path, int64_t max_bytes) {
-  GG_RETURN_IF_ERROR(CheckPath(path, "LoadWeights path"));
-  GG_ASSIGN_OR_RETURN(const int64_t max_file,
-                      MaxFileBytes(layers, path, max_bytes));
+                      const std::string& path, int64_t max_file,
+                      int64_t max_bytes) {
   absl::StatusOr<std::string> h5 = ReadRegularFile(path, max_file);
   if (absl::IsResourceExhausted(h5.status())) {
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -119,14 +117,29 @@ absl::Status LoadInto(Sequential handle, const std::vector<Layer>& layers,
 
 }  // namespace
 
+absl::StatusOr<int64_t> MaxWeightsFileBytes(const Sequential& model,
+                                            int64_t max_bytes) {
+  return MaxFileBytes(model.layers(),
+                      absl::StrCat("model '", model.name(), "'"), max_bytes);
+}
+
+absl::StatusOr<int64_t> MaxWeightsFileBytes(const Functional& model,
+                                            int64_t max_bytes) {
+  return MaxFileBytes(model.layers(),
+                      absl::StrCat("model '", model.name(), "'"), max_bytes);
+}
+
 absl::Status LoadWeights(Sequential& model, const std::string& path,
                          int64_t max_bytes) {
   return OutOfMemoryIsAStatus(
       absl::StrCat("LoadWeights of ", path), [&]() -> absl::Status {
+        GG_RETURN_IF_ERROR(CheckPath(path, "LoadWeights path"));
         const std::vector<Layer> layers = model.layers();
+        GG_ASSIGN_OR_RETURN(const int64_t max_file,
+                            MaxFileBytes(layers, path, max_bytes));
         return LoadInto(model, layers,
                         WeightsPaths(layers, /*functional=*/false), path,
-                        max_bytes);
+                        max_file, max_bytes);
       });
 }
 
@@ -134,6 +147,10 @@ absl::Status LoadWeights(Functional& model, const std::string& path,
                          int64_t max_bytes) {
   return OutOfMemoryIsAStatus(
       absl::StrCat("LoadWeights of ", path), [&]() -> absl::Status {
+        GG_RETURN_IF_ERROR(CheckPath(path, "LoadWeights path"));
+        // Bounded before the snapshot below copies the weights.
+        GG_ASSIGN_OR_RETURN(const int64_t max_file,
+                            MaxFileBytes(model.layers(), path, max_bytes));
         Sequential handle = SavingAccess::Handle(model);
         GG_ASSIGN_OR_RETURN(const ModelSnapshot snap,
                             SavingAccess::Snapshot(handle));
@@ -149,7 +166,7 @@ absl::Status LoadWeights(Functional& model, const std::string& path,
         std::vector<std::string> paths(layers.size());
         for (size_t k = 0; k < order.size(); ++k)
           paths[order[k]] = keras_paths[k];
-        return LoadInto(handle, layers, paths, path, max_bytes);
+        return LoadInto(handle, layers, paths, path, max_file, max_bytes);
       });
 }
 

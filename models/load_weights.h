@@ -42,6 +42,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "models/functional.h"
 #include "models/saving_types.h"
 #include "models/sequential.h"
@@ -56,6 +57,15 @@ absl::Status LoadWeights(Sequential& model, const std::string& path,
                          int64_t max_bytes = kDefaultLoadBudget);
 absl::Status LoadWeights(Functional& model, const std::string& path,
                          int64_t max_bytes = kDefaultLoadBudget);
+
+// The largest weights file LoadWeights(model, path, max_bytes) reads (the
+// bound above), for a caller that stages the file first (the `.keras`
+// reader bounds the zip entry it extracts by it); ResourceExhausted naming
+// the model when its load needs more than `max_bytes`.
+absl::StatusOr<int64_t> MaxWeightsFileBytes(
+    const Sequential& model, int64_t max_bytes = kDefaultLoadBudget);
+absl::StatusOr<int64_t> MaxWeightsFileBytes(
+    const Functional& model, int64_t max_bytes = kDefaultLoadBudget);
 
 }  // namespace graphgc
 

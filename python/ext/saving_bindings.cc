@@ -1,9 +1,11 @@
 // Keras's file functions beyond save and load_model (model_bindings.cc):
 // save_weights / load_weights of a .weights.h5 file, the JSON config both
-// ways (to_json, model_from_json), and the load budget of a config, which
-// the .keras reader (python/src/graphgc/_saving.py) checks a zip entry's
-// declared size against before inflating it. Each releases the GIL while
+// ways (to_json, model_from_json), and the load budgets of a config and of
+// a model's load_weights, which the .keras reader
+// (python/src/graphgc/_saving.py) checks a zip entry's declared size
+// against before inflating it. Each releases the GIL while
 // C++ works, on a copy of the model handle (as model_bindings.cc).
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -54,6 +56,18 @@ void DefineModelFunctions(py::module_& m) {
         });
       },
       arg("model"), arg("path"));
+  m.def(
+      "max_load_weights_file_bytes",
+      [](const Model& model) {
+        Model handle = model;
+        absl::StatusOr<int64_t> bound;
+        {
+          GilReleased nogil;
+          bound = MaxWeightsFileBytes(handle);
+        }
+        return ValueOrThrow(std::move(bound));
+      },
+      arg("model"));
   m.def(
       "model_to_json",
       [](const Model& model) {

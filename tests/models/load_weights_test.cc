@@ -20,12 +20,13 @@
 namespace graphgc {
 namespace {
 
-Sequential Mlp(Graph& g, int hidden, const std::string& name = "") {
+Sequential Mlp(Graph& g, int hidden, const std::string& name = "",
+               const std::string& model_name = "") {
   return Sequential::Create(
              {layers::Input({4}),
               layers::Dense(hidden, {.activation = "relu", .name = name}),
               layers::Dense(3)},
-             {.graph = &g})
+             {.name = model_name, .graph = &g})
       .value();
 }
 
@@ -118,10 +119,37 @@ TEST(LoadWeightsTest, FileLargerThanTheModelCanHoldIsRefusedBeforeReading) {
   Graph g;
   Sequential model = Mlp(g, 8);
   const std::string path = TestTempPath(".weights.h5");
-  // 8 MiB: more than 4 times the model's 236 bytes plus the metadata margin.
+  // 8 MiB: more than 4 times the model's 268 bytes plus the metadata margin.
   std::ofstream(path) << std::string(size_t{8} << 20, 'x');
   absl::Status s = LoadWeights(model, path);
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+}
+
+// MaxWeightsFileBytes is the bound LoadWeights reads within: a file of
+// that many bytes is read (and refused as not HDF5), one byte more is not.
+TEST(LoadWeightsTest, MaxWeightsFileBytesIsTheBoundTheLoadReadsWithin) {
+  Graph g;
+  Sequential model = Mlp(g, 8);
+  absl::StatusOr<int64_t> bound = MaxWeightsFileBytes(model);
+  ASSERT_TRUE(bound.ok()) << bound.status();
+  // The 268 bytes of weights and three optimizer slots for each, plus
+  // 1 MiB and 64 KiB for each of the 3 layers.
+  EXPECT_EQ(*bound, 4 * 268 + (1 << 20) + 3 * (64 << 10));
+  const std::string path = TestTempPath(".weights.h5");
+  std::ofstream(path) << std::string(static_cast<size_t>(*bound), 'x');
+  EXPECT_EQ(LoadWeights(model, path).code(), absl::StatusCode::kDataLoss);
+  std::ofstream(path) << std::string(static_cast<size_t>(*bound) + 1, 'x');
+  EXPECT_EQ(LoadWeights(model, path).code(),
+            absl::StatusCode::kResourceExhausted);
+}
+
+TEST(LoadWeightsTest, MaxWeightsFileBytesOverTheBudgetNamesTheModel) {
+  Graph g;
+  Sequential model = Mlp(g, 8, "", "tiny");
+  absl::StatusOr<int64_t> bound = MaxWeightsFileBytes(model, /*max_bytes=*/64);
+  EXPECT_EQ(bound.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(absl::StrContains(bound.status().message(), "model 'tiny'"))
+      << bound.status();
 }
 
 TEST(LoadWeightsTest, ModelOverTheBudgetIsRefused) {

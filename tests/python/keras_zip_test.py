@@ -234,3 +234,24 @@ def test_a_directory_named_keras_is_loaded_as_a_model_directory(tmp_path):
     make_model().save(tmp_path / "dir")
     (tmp_path / "dir").rename(tmp_path / "m.keras")
     assert isinstance(load(tmp_path / "m.keras"), graphgc.Sequential)
+
+
+def test_load_weights_bounds_the_weights_entry_by_its_own_budget(tmp_path):
+    # load_model's budget for an uncompiled model has no room for optimizer
+    # variables; load_weights reads a file carrying up to three per weight
+    # (a Keras file holds its optimizer's), so its own bound is larger, and
+    # an entry between the two is inflated (here: found truncated).
+    from graphgc import _graphgc
+    model = functional()
+    model.save(tmp_path / "m.keras")
+    model_bound = _graphgc.max_weights_file_bytes(model.to_json(), "c")
+    own_bound = _graphgc.max_load_weights_file_bytes(model._build())
+    assert own_bound > model_bound
+    data = (tmp_path / "m.keras").read_bytes()
+    path = tmp_path / "between.keras"
+    path.write_bytes(declare_size(data, "model.weights.h5", model_bound + 1))
+    with pytest.raises(ValueError, match="truncated"):
+        model.load_weights(path)
+    path.write_bytes(declare_size(data, "model.weights.h5", own_bound + 1))
+    with pytest.raises(ValueError, match="model.weights.h5 declares"):
+        model.load_weights(path)

@@ -278,11 +278,9 @@ def _config_text(zf, entries, filepath):
         raise _refuse(filepath, f"{CONFIG} is not UTF-8 ({e})") from e
 
 
-def _extract_weights(zf, entries, config, filepath, directory):
-    """Copies model.weights.h5 into directory, within the load budget of
-    config (the Keras JSON text)."""
-    bound = _graphgc.max_weights_file_bytes(config,
-                                            f"{filepath}/{CONFIG}")
+def _extract_weights(zf, entries, bound, filepath, directory):
+    """Copies model.weights.h5 into directory, refusing an entry that
+    declares more than bound bytes."""
     path = os.path.join(directory, WEIGHTS)
     with open(path, "xb") as out:
         _read_entry(zf, entries[WEIGHTS], bound, filepath, out)
@@ -299,7 +297,9 @@ def load_keras(filepath, compile):  # noqa: A002 (Keras's spelling)
             with open(os.path.join(work, CONFIG), "x",
                       encoding="utf-8") as out:
                 out.write(config)
-            _extract_weights(zf, entries, config, filepath, work)
+            bound = _graphgc.max_weights_file_bytes(config,
+                                                    f"{filepath}/{CONFIG}")
+            _extract_weights(zf, entries, bound, filepath, work)
             return _graphgc.load_model(work, bool(compile))
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -310,10 +310,11 @@ def load_keras_weights(cpp_model, filepath):
     """Sets cpp_model's weights from the .keras file's model.weights.h5
     (Keras's load_weights of a .keras file)."""
     def use(zf, entries):
-        config = _graphgc.model_to_json(cpp_model)
+        # The bound load_weights itself reads the file within.
+        bound = _graphgc.max_load_weights_file_bytes(cpp_model)
         work = tempfile.mkdtemp(prefix="graphgc-keras-")
         try:
-            weights = _extract_weights(zf, entries, config, filepath, work)
+            weights = _extract_weights(zf, entries, bound, filepath, work)
             _graphgc.load_weights(cpp_model, weights)
         finally:
             shutil.rmtree(work, ignore_errors=True)
