@@ -187,9 +187,12 @@ def _unsafe_name(name):
             or ".." in parts or (len(name) > 1 and name[1] == ":"))
 
 
-def _check_entries(zf, filepath):
+def _check_entries(zf, filepath, size):
     """The entries by name, each checked as the module says (sizes against
-    the fixed bounds; the weights' bound is the config's, checked later)."""
+    the fixed bounds; the weights' bound is the config's, checked later).
+    size is the file's: each entry's data must lie inside it (zipfile
+    shifts every offset by the bytes it finds missing or extra before the
+    central directory, which can make one negative)."""
     found = {}
     if len(zf.infolist()) > len(ENTRIES):
         raise _refuse(filepath, f"{len(zf.infolist())} entries, more than "
@@ -215,6 +218,11 @@ def _check_entries(zf, filepath):
                                       zipfile.ZIP_DEFLATED):
             raise _refuse(filepath, f"entry {name!r} uses compression method "
                           f"{info.compress_type} (stored or deflated only)")
+        if (info.header_offset < 0
+                or info.header_offset + info.compress_size > size):
+            raise _refuse(filepath, f"entry {name!r} lies outside the file "
+                          f"(offset {info.header_offset}, "
+                          f"{info.compress_size} bytes)")
         found[name] = info
     for name in (METADATA, CONFIG, WEIGHTS):
         if name not in found:
@@ -264,7 +272,7 @@ def _with_keras_zip(filepath, use):
         _check_end_record(f, size, filepath)
         try:
             with zipfile.ZipFile(f, "r") as zf:
-                return use(zf, _check_entries(zf, filepath))
+                return use(zf, _check_entries(zf, filepath, size))
         except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError,
                 NotImplementedError, zlib.error) as e:
             raise _refuse(filepath, f"corrupt zip ({e})") from e
