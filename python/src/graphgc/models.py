@@ -26,7 +26,7 @@ import weakref
 
 import numpy as _np
 
-from graphgc import _args, _graphgc, _multi_io
+from graphgc import _args, _graphgc, _multi_io, _nested
 from graphgc._fit_args import fit_args as _fit_args
 from graphgc import callbacks as _callbacks
 from graphgc import layers as _layers
@@ -452,10 +452,12 @@ class Model:
         return ys
 
     def __call__(self, x):
-        if isinstance(x, (_layers.KerasTensor, list, tuple)):
-            raise NotImplementedError(
-                "calling a model on symbolic tensors (a model as a layer) is "
-                "not supported by graphgc; call its layers instead")
+        """On symbolic tensors (one, a list, or a dict keyed like the
+        model's inputs), the model as a layer: its layers called again on
+        them, sharing their weights, with the outputs in the model's output
+        structure (graphgc/_nested.py); on data, predict(x)."""
+        if _nested.is_symbolic(x):
+            return _nested.call_model(self, x)
         return self.predict(x)
 
     def get_weights(self):
