@@ -124,6 +124,22 @@ def test_a_sequential_without_an_input_is_built_for_the_tensor():
     assert inner.built
 
 
+def test_a_loaded_model_called_as_a_layer_computes_what_it_predicts(
+        tmp_path):
+    inputs = keras.Input((8,))
+    shared = layers.Dense(8, seed=1)
+    once = shared(inputs)
+    saved = keras.Model(inputs, layers.Dense(1, seed=2)(
+        layers.concatenate([once, shared(once)])))
+    saved.save(tmp_path / "inner.keras")
+    inner = keras.models.load_model(tmp_path / "inner.keras")
+    outer_input = keras.Input((8,))
+    outer = keras.Model(outer_input, inner(outer_input))
+
+    x = data()[0]
+    np.testing.assert_allclose(outer.predict(x), inner.predict(x), rtol=1e-5)
+
+
 def test_outputs_come_back_in_the_models_output_structure():
     inputs = keras.Input((8,))
     inner = keras.Model(inputs, {"a": layers.Dense(1)(inputs),

@@ -7,6 +7,8 @@ it: training a model built on the call trains the called model's layers.
 The model's graph is not kept as one node: a model built on the call lists
 the called model's layers among its own (layers, summary, saved config),
 where Keras shows one "encoder (Functional)" entry (docs/python.md).
+A model read by load_model or model_from_json has no Python history of
+its calls: its config's inbound_nodes give the graph instead.
 """
 
 from graphgc import _multi_io
@@ -25,19 +27,20 @@ def is_symbolic(inputs):
 
 
 def call_model(model, inputs):
-    """model's outputs recomputed from the KerasTensors `inputs` (one, a
+    """A functional model's outputs recomputed from the KerasTensors `inputs` (one, a
     list, or a dict keyed like the model's inputs), in the model's output
     structure. A wrong count, a value that is not a KerasTensor or a shape
     the model's input does not take raises ValueError naming the model."""
-    from graphgc import models as _models  # models imports this module
-    if isinstance(model, _models.Sequential):
-        return _call_sequential(model, inputs)
     flat = _flat_inputs(model, inputs)
     _check_shapes(model.name, model._inputs, flat)
-    made = {id(t): x for t, x in zip(model._inputs, flat)}
-    outputs = [_replay(model, t, made) for t in model._outputs]
-    if model._output_keys is not None:
-        return dict(zip(model._output_keys, outputs))
+    if getattr(model, "_calls_known", True):
+        call_of, inputs, outputs = _python_call, model._inputs, model._outputs
+    else:
+        call_of, inputs, outputs = _config_graph(model)
+    outputs = _replay(outputs, dict(zip(inputs, flat)), call_of)
+    keys = getattr(model, "_output_keys", None)
+    if keys is not None:
+        return dict(zip(keys, outputs))
     if isinstance(model._nested_outputs, (list, tuple)):
         return type(model._nested_outputs)(outputs)
     return outputs[0]
@@ -49,7 +52,8 @@ def _flat_inputs(model, inputs):
     if isinstance(inputs, dict):
         try:
             flat = _multi_io.flatten_data(inputs, model.input_names,
-                                          model._input_keys, "input")
+                                          getattr(model, "_input_keys",
+                                                  None), "input")
         except ValueError as e:
             raise ValueError(f'Layer "{name}": {e}') from None
     elif isinstance(inputs, (list, tuple)):
@@ -93,35 +97,62 @@ class _Spec:
         self.shape = shape
 
 
-def _replay(model, output, made):
-    """The tensor standing for `output` on the new inputs: each layer call
-    it depends on made again, once (made maps id(old tensor) to its new
-    one), depth first without recursion so a deep model keeps the stack
-    flat."""
-    stack = [output]
-    while stack:
-        t = stack[-1]
-        if id(t) in made:
+def _replay(outputs, made, call_of):
+    """The new tensors standing for `outputs` (keys of the model's graph):
+    each layer call they depend on made again, once. made maps a key to its
+    new tensor (the inputs' to the given tensors); call_of(key) is the call
+    that made it, (layer, input keys, whether given a list). Depth first
+    without recursion, so a deep model keeps the stack flat."""
+    for output in outputs:
+        stack = [output]
+        while stack:
+            key = stack[-1]
+            if key in made:
+                stack.pop()
+                continue
+            layer, inbound, on_list = call_of(key)
+            pending = [k for k in inbound if k not in made]
+            if pending:
+                stack.extend(pending)
+                continue
+            args = [made[k] for k in inbound]
+            made[key] = layer(args if on_list else args[0])
             stack.pop()
-            continue
-        if not t._inbound:
-            raise NotImplementedError(
-                f'Layer "{model.name}": its graph of layer calls is not '
-                "known in Python (a model read by load_model or "
-                "model_from_json); a model called as a layer must be built "
-                "with keras.Model(inputs, outputs) or Sequential")
-        pending = [x for x in t._inbound if id(x) not in made]
-        if pending:
-            stack.extend(pending)
-            continue
-        args = [made[id(x)] for x in t._inbound]
-        layer = t._keras_history[0]
-        made[id(t)] = layer(args if t._on_list else args[0])
-        stack.pop()
-    return made[id(output)]
+    return [made[key] for key in outputs]
 
 
-def _call_sequential(model, inputs):
+def _python_call(tensor):
+    """The call that made a KerasTensor, from its own history."""
+    return tensor._keras_history[0], tensor._inbound, tensor._on_list
+
+
+def _config_graph(model):
+    """A model read by load_model or model_from_json keeps no Python
+    history: its graph of calls from its config's inbound_nodes, keyed by
+    (layer name, call index). (call_of, input keys, output keys)."""
+    config = model.get_config()
+    layers = {layer.name: layer for layer in model._layers}
+    calls = {}
+    for entry in config["layers"]:
+        for i, node in enumerate(entry.get("inbound_nodes") or []):
+            arg = node["args"][0]
+            on_list = isinstance(arg, list)
+            refs = [tuple(t["config"]["keras_history"][:2])
+                    for t in (arg if on_list else [arg])]
+            calls[(entry["name"], i)] = (layers[entry["name"]], refs,
+                                         on_list)
+
+    def keys(refs):
+        # Keras writes one input or output as [name, 0, 0], not a list.
+        if refs and isinstance(refs[0], str):
+            refs = [refs]
+        return [tuple(ref[:2]) for ref in refs]
+
+    return (calls.__getitem__, keys(config["input_layers"]),
+            keys(config["output_layers"]))
+
+
+def call_sequential(model, inputs):
     """A Sequential's layers called in turn on one tensor; a model without
     an Input is built for that tensor's shape first (as Keras's)."""
     name = model.name

@@ -109,6 +109,9 @@ class Model:
         model._model = cpp
         model._compile_config = None
         model._layers = [_layers.Layer._wrap(layer) for layer in cpp.layers]
+        # Its tensors have no history: a call of it as a layer reads its
+        # graph of calls from its config (graphgc/_nested.py).
+        model._calls_known = False
 
         def tensor(t):
             layer = next(p for p in model._layers if p._layer == t.layer)
@@ -457,6 +460,8 @@ class Model:
         them, sharing their weights, with the outputs in the model's output
         structure (graphgc/_nested.py); on data, predict(x)."""
         if _nested.is_symbolic(x):
+            if isinstance(self, Sequential):
+                return _nested.call_sequential(self, x)
             return _nested.call_model(self, x)
         return self.predict(x)
 
