@@ -201,7 +201,11 @@ class Layer:
                 f"{type(inputs).__name__}; use a model's predict() for data")
         node_index = self._call_count
         self._call_count += 1
-        return KerasTensor(cpp, self, node_index, inbound)
+        out = KerasTensor(cpp, self, node_index, inbound)
+        # How the call was given its inputs, for a model called as a layer
+        # to make it again (graphgc/_nested.py).
+        out._on_list = not isinstance(inputs, KerasTensor)
+        return out
 
     @classmethod
     def _wrap(cls, cpp):

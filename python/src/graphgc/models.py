@@ -26,7 +26,7 @@ import weakref
 
 import numpy as _np
 
-from graphgc import _args, _graphgc, _multi_io
+from graphgc import _args, _graphgc, _multi_io, _nested
 from graphgc._fit_args import fit_args as _fit_args
 from graphgc import callbacks as _callbacks
 from graphgc import layers as _layers
@@ -109,6 +109,9 @@ class Model:
         model._model = cpp
         model._compile_config = None
         model._layers = [_layers.Layer._wrap(layer) for layer in cpp.layers]
+        # Its tensors have no history: a call of it as a layer reads its
+        # graph of calls from its config (graphgc/_nested.py).
+        model._calls_known = False
 
         def tensor(t):
             layer = next(p for p in model._layers if p._layer == t.layer)
@@ -452,10 +455,14 @@ class Model:
         return ys
 
     def __call__(self, x):
-        if isinstance(x, (_layers.KerasTensor, list, tuple)):
-            raise NotImplementedError(
-                "calling a model on symbolic tensors (a model as a layer) is "
-                "not supported by graphgc; call its layers instead")
+        """On symbolic tensors (one, a list, or a dict keyed like the
+        model's inputs), the model as a layer: its layers called again on
+        them, sharing their weights, with the outputs in the model's output
+        structure (graphgc/_nested.py); on data, predict(x)."""
+        if _nested.is_symbolic(x):
+            if isinstance(self, Sequential):
+                return _nested.call_sequential(self, x)
+            return _nested.call_model(self, x)
         return self.predict(x)
 
     def get_weights(self):
