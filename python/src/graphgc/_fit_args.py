@@ -28,7 +28,8 @@ def fit_args(initial_epoch, steps_per_epoch, validation_steps,
             f"{type(validation_freq)}.")
     if isinstance(validation_freq, list):
         out["validation_epochs"] = [
-            _args.int32(e, "validation_freq's epochs") for e in validation_freq]
+            _args.int32(e, "validation_freq's epochs")
+            for e in validation_freq]
         if not out["validation_epochs"]:
             out["validation_epochs"] = [0]  # no epoch validates
     else:

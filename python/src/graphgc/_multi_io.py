@@ -96,8 +96,8 @@ def losses(loss, names, keys):
     (Keras 3 wants every output named in a loss dict)."""
     if isinstance(loss, dict):
         index = _names_index(names, keys)
-        if sorted({index.get(k, -1) for k in loss}) != list(range(len(names))) \
-                or len(loss) != len(names):
+        found = sorted({index.get(k, -1) for k in loss})
+        if found != list(range(len(names))) or len(loss) != len(names):
             raise ValueError(f"Expected keys {list(keys or names)} in loss "
                              f"dict, but found loss.keys()={list(loss)}")
         given = _per_output(loss, names, keys, "loss")

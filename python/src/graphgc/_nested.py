@@ -27,10 +27,11 @@ def is_symbolic(inputs):
 
 
 def call_model(model, inputs):
-    """A functional model's outputs recomputed from the KerasTensors `inputs` (one, a
-    list, or a dict keyed like the model's inputs), in the model's output
-    structure. A wrong count, a value that is not a KerasTensor or a shape
-    the model's input does not take raises ValueError naming the model."""
+    """A functional model's outputs recomputed from the KerasTensors
+    `inputs` (one, a list, or a dict keyed like the model's inputs), in the
+    model's output structure. A wrong count, a value that is not a
+    KerasTensor or a shape the model's input does not take raises ValueError
+    naming the model."""
     flat = _flat_inputs(model, inputs)
     _check_shapes(model.name, model._inputs, flat)
     if getattr(model, "_calls_known", True):

@@ -252,7 +252,8 @@ def _make_class(class_name, default_name, fields):
     (and, but for InputLayer, input_shape and input_dim, which Keras's
     Layer takes through **kwargs, out of the signature as there);
     _default_name is the name a layer of it gets when given none."""
-    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    params = [inspect.Parameter("self",
+                                inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     for name, _, default in fields:
         params.append(inspect.Parameter(
             name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
