@@ -174,7 +174,9 @@ class Dot:
             command.append(f"-o{output}")
         target = output if output is not None else "its output"
         try:
-            done = subprocess.run(command, input=self.to_string().encode(),
+            # "replace": a lone surrogate in a value is not UTF-8.
+            text = self.to_string().encode("utf-8", "replace")
+            done = subprocess.run(command, input=text,
                                   capture_output=True,
                                   timeout=TIMEOUT_SECONDS, check=False)
         except subprocess.TimeoutExpired:
@@ -207,7 +209,8 @@ class Dot:
         True, as pydot's."""
         path = os.fspath(path)
         if format == "raw":
-            with open(path, "w", encoding=encoding or "utf-8") as f:
+            with open(path, "w", encoding=encoding or "utf-8",
+                      errors="replace") as f:
                 f.write(self.to_string())
             return True
         existed = os.path.lexists(path)
