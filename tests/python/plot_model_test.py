@@ -238,6 +238,22 @@ def test_plot_model_without_dot_raises_import_error(tmp_path, monkeypatch):
         utils.plot_model(_sequential(), str(tmp_path / "m.png"))
 
 
+def test_plot_model_without_dot_in_a_notebook_prints_the_message(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "IPython.core.magics.namespace",
+                        types.ModuleType("IPython.core.magics.namespace"))
+    assert utils.plot_model(_sequential(), str(tmp_path / "m.png")) is None
+    assert "You must install Graphviz's `dot`" in capsys.readouterr().out
+
+
+def test_model_to_dot_subgraph_is_a_cluster_named_for_the_model():
+    text = utils.model_to_dot(graphgc.Sequential(
+        [L.Input((8,)), L.Dense(2)], name="inner"), subgraph=True).to_string()
+    assert text.startswith('subgraph "cluster_inner" {')
+    assert 'label="inner";' in text
+
+
 def test_model_to_dot_text_needs_no_dot(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     assert "->" in utils.model_to_dot(_sequential()).to_string()

@@ -9,9 +9,15 @@ values are quoted DOT strings, HTML-like labels are built from
 html_text() pieces, so a layer name cannot add DOT statements or markup.
 """
 
+import html
 import os
+import re
 import shutil
 import subprocess
+
+# Characters an HTML-like label cannot hold: C0 controls but tab and line
+# feed, DEL, and lone surrogates (not UTF-8).
+_UNDRAWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
 
 # Long enough for a model of thousands of layers; `dot` is killed after it.
 TIMEOUT_SECONDS = 120
@@ -43,28 +49,10 @@ def quote(value):
 def html_text(value):
     """value as text inside an HTML-like label: markup characters as
     entities, a line break as <br/>, other control characters (which
-    Graphviz's XML parser refuses) as U+FFFD."""
-    out = []
-    for ch in str(value).replace("\r\n", "\n"):
-        if ch == "&":
-            out.append("&amp;")
-        elif ch == "<":
-            out.append("&lt;")
-        elif ch == ">":
-            out.append("&gt;")
-        elif ch == '"':
-            out.append("&quot;")
-        elif ch == "'":
-            out.append("&#39;")
-        elif ch in "\n\r":
-            out.append("<br/>")
-        elif ord(ch) < 0x20 and ch != "\t" or ord(ch) == 0x7F:
-            out.append("\ufffd")
-        elif 0xD800 <= ord(ch) <= 0xDFFF:  # a lone surrogate: not UTF-8
-            out.append("\ufffd")
-        else:
-            out.append(ch)
-    return "".join(out)
+    Graphviz's XML parser refuses) and lone surrogates as U+FFFD."""
+    text = str(value).replace("\r\n", "\n").replace("\r", "\n")
+    text = _UNDRAWABLE.sub("\ufffd", html.escape(text, quote=True))
+    return text.replace("\n", "<br/>")
 
 
 class HtmlLabel:
