@@ -1,6 +1,7 @@
 """Keras's keras.utils helpers graphgc has: the array helpers
-to_categorical and normalize, set_random_seed, and clear_session (also
-graphgc.backend.clear_session).
+to_categorical and normalize, set_random_seed, clear_session (also
+graphgc.backend.clear_session), and plot_model and model_to_dot
+(graphgc/_model_plot.py; they draw with Graphviz's `dot` program).
 
 The array helpers return NumPy arrays. graphgc has no backend tensors in
 Python: input Keras would take as a tensor is read with NumPy.
@@ -11,9 +12,11 @@ import random
 import numpy as np
 
 from graphgc import _graphgc
+from graphgc._model_plot import model_to_dot, plot_model
 from graphgc.backend import clear_session
 
-__all__ = ["clear_session", "normalize", "set_random_seed", "to_categorical"]
+__all__ = ["clear_session", "model_to_dot", "normalize", "plot_model",
+           "set_random_seed", "to_categorical"]
 
 # keras.config.epsilon()'s default, the floor of normalize's norm for
 # non-NumPy input.
