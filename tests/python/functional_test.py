@@ -183,6 +183,17 @@ def test_a_saved_functional_model_loads_as_a_model(tmp_path):
     loaded.fit(x, y, epochs=1, verbose=0)  # compiled as saved
 
 
+def test_a_loaded_model_compiled_with_a_loss_per_output_names_the_count(
+        tmp_path):
+    residual_model().save(tmp_path / "model")
+    loaded = keras.models.load_model(tmp_path / "model")
+    with pytest.raises(ValueError, match="loss"):
+        loaded.compile(optimizer="sgd", loss=["mse", "mae"])
+    loaded.compile(optimizer="sgd", loss=["mse"])
+    x, y = regression_data()
+    loaded.fit([x], [y], epochs=1, verbose=0)
+
+
 def test_a_saved_functional_config_is_keras_functional(tmp_path):
     import json
     residual_model().save(tmp_path / "model")

@@ -119,6 +119,8 @@ class Model:
 
         model._inputs = [tensor(t) for t in cpp.inputs]
         model._outputs = [tensor(t) for t in cpp.outputs]
+        # A saved model's inputs and outputs are lists (or one).
+        model._input_keys = model._output_keys = None
         model._nested_inputs = (model._inputs[0] if len(model._inputs) == 1
                                 else list(model._inputs))
         model._nested_outputs = (model._outputs[0]
