@@ -35,21 +35,36 @@ Tensor FloatRows(const Rows& rows) {
   return *Tensor::FromData<float>({n, u}, std::move(flat));
 }
 
-// The loss `loss` builds on predictions `pred` and float labels `truth`.
-float LossValue(const Loss& loss, const Rows& truth, const Rows& pred) {
+// The loss `loss` builds on predictions `pred` and float labels `truth`:
+// its value, or with `gradient` its derivative by each prediction.
+std::vector<float> RunLoss(const Loss& loss, const Rows& truth,
+                           const Rows& pred, bool gradient) {
   Graph g;
   const int64_t units = static_cast<int64_t>(pred[0].size());
   Output y = *ops::Placeholder(g, DT_FLOAT, {-1, units});
   absl::StatusOr<LossNodes> nodes =
       BuildLoss(loss, {.output = y, .units = units}, "m", false);
   EXPECT_TRUE(nodes.ok()) << nodes.status();
-  if (!nodes.ok()) return NAN;
+  if (!nodes.ok()) return {};
+  Output fetch = nodes->loss;
+  if (gradient) {
+    absl::StatusOr<std::vector<Output>> grads = AddGradients(fetch, {y});
+    EXPECT_TRUE(grads.ok()) << grads.status();
+    if (!grads.ok()) return {};
+    fetch = (*grads)[0];
+  }
   Session session(g);
   absl::StatusOr<std::vector<Tensor>> out = session.Run(
-      {{y, FloatRows(pred)}, {nodes->labels, FloatRows(truth)}}, {nodes->loss});
+      {{y, FloatRows(pred)}, {nodes->labels, FloatRows(truth)}}, {fetch});
   EXPECT_TRUE(out.ok()) << out.status();
-  if (!out.ok()) return NAN;
-  return (*out)[0].data<float>()[0];
+  if (!out.ok()) return {};
+  absl::Span<const float> v = (*out)[0].data<float>();
+  return std::vector<float>(v.begin(), v.end());
+}
+
+float LossValue(const Loss& loss, const Rows& truth, const Rows& pred) {
+  const std::vector<float> v = RunLoss(loss, truth, pred, false);
+  return v.empty() ? NAN : v[0];
 }
 
 // The mean over rows of `per_sample(t, p)`, as Keras's default reduction.
@@ -150,35 +165,13 @@ double Bce(double t, double p) {
   return -(t * std::log(p) + (1 - t) * std::log(1 - p));
 }
 
-// d loss / d pred of `loss` at predictions `pred`, float labels `truth`.
-std::vector<float> LossGradient(const Loss& loss, const Rows& truth,
-                                const Rows& pred) {
-  Graph g;
-  const int64_t units = static_cast<int64_t>(pred[0].size());
-  Output y = *ops::Placeholder(g, DT_FLOAT, {-1, units});
-  absl::StatusOr<LossNodes> nodes =
-      BuildLoss(loss, {.output = y, .units = units}, "m", false);
-  EXPECT_TRUE(nodes.ok()) << nodes.status();
-  if (!nodes.ok()) return {};
-  absl::StatusOr<std::vector<Output>> grads = AddGradients(nodes->loss, {y});
-  EXPECT_TRUE(grads.ok()) << grads.status();
-  if (!grads.ok()) return {};
-  Session session(g);
-  absl::StatusOr<std::vector<Tensor>> out = session.Run(
-      {{y, FloatRows(pred)}, {nodes->labels, FloatRows(truth)}}, {(*grads)[0]});
-  EXPECT_TRUE(out.ok()) << out.status();
-  if (!out.ok()) return {};
-  absl::Span<const float> v = (*out)[0].data<float>();
-  return std::vector<float>(v.begin(), v.end());
-}
-
 // TensorFlow's sigmoid_cross_entropy_with_logits: the gradient is
 // sigmoid(x) - y, 0.5 - y at a logit of exactly 0 (a zero-initialised
 // output layer's first step), over the 2 elements of the mean.
 TEST(BuildLoss, BinaryCrossentropyFromLogitsHasSigmoidGradientAtZero) {
   const std::vector<float> grad =
-      LossGradient(*losses::Get("binary_crossentropy", {.from_logits = true}),
-                   {{1, 0}}, {{0, 0}});
+      RunLoss(*losses::Get("binary_crossentropy", {.from_logits = true}),
+              {{1, 0}}, {{0, 0}}, /*gradient=*/true);
   ASSERT_EQ(grad.size(), 2u);
   EXPECT_NEAR(grad[0], (0.5 - 1) / 2, 1e-6);
   EXPECT_NEAR(grad[1], (0.5 - 0) / 2, 1e-6);
@@ -187,7 +180,8 @@ TEST(BuildLoss, BinaryCrossentropyFromLogitsHasSigmoidGradientAtZero) {
 // log_cosh's gradient is tanh(error): 0 where the prediction is exact.
 TEST(BuildLoss, LogCoshHasZeroGradientAtZeroError) {
   const std::vector<float> grad =
-      LossGradient(*losses::Get("log_cosh"), {{0.5, -1}}, {{0.5, -1}});
+      RunLoss(*losses::Get("log_cosh"), {{0.5, -1}}, {{0.5, -1}},
+              /*gradient=*/true);
   ASSERT_EQ(grad.size(), 2u);
   EXPECT_NEAR(grad[0], 0, 1e-6);
   EXPECT_NEAR(grad[1], 0, 1e-6);
