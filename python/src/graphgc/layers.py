@@ -46,7 +46,7 @@ def _single(value, what):
     return out
 
 
-def _padding(value, cls, name, spatial):
+def _padding(value, cls, name):
     """Keras's padding or cropping amounts: an int, a tuple of one per
     spatial axis, or (2-D) a (before, after) tuple per axis; as nested lists
     for the config."""
@@ -101,8 +101,9 @@ _CONVERT = {
     "tuple1": lambda v, cls, name: _single(v, f"{cls}: {name}"),
     "tuple1_or_none": lambda v, cls, name: (None if v is None
                                             else _single(v, f"{cls}: {name}")),
-    "padding1d": lambda v, cls, name: _padding(v, cls, name, 1),
-    "padding2d": lambda v, cls, name: _padding(v, cls, name, 2),
+    # The C++ layer checks the count of amounts for its spatial rank.
+    "padding1d": _padding,
+    "padding2d": _padding,
     "shape": lambda v, cls, name: [int(d) for d in v],
     "float": _float,
     "float_or_none": lambda v, cls, name: (None if v is None
