@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <tuple>
 #include <utility>
@@ -534,7 +535,8 @@ absl::Status CompileModel(ModelState& m, CompileOptions options) {
 
 absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
                                 const ModelData& data, int batch_size,
-                                int64_t first_row, int64_t count) {
+                                int64_t first_row, int64_t count,
+                                callbacks::ProgressBar* progress) {
   const int64_t n = count < 0 ? data.samples : count;
   std::vector<int64_t> rows(n);
   std::iota(rows.begin(), rows.end(), first_row);
@@ -554,6 +556,18 @@ absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
       sums[k] += out[k].data<float>()[0] * (end - begin);
     }
     metrics.Add(out, sums.size());
+    if (progress != nullptr) {
+      // The batch's own values, which the bar averages by size (as Fit's).
+      Logs batch_logs;
+      for (size_t k = 0; k < sums.size(); ++k) {
+        batch_logs[f.keys[k]] = out[k].data<float>()[0];
+      }
+      MetricTotals batch_metrics(&c.eval_metrics);
+      batch_metrics.Add(out, sums.size());
+      batch_metrics.Results(batch_logs);
+      batch_logs["size"] = static_cast<float>(end - begin);
+      GG_RETURN_IF_ERROR(progress->OnBatchEnd(begin / batch_size, batch_logs));
+    }
   }
   // n > 0: callers refuse empty data.
   Logs logs;
@@ -561,8 +575,28 @@ absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
     logs[f.keys[k]] = static_cast<float>(sums[k] / n);
   }
   metrics.Results(logs);
+  if (progress != nullptr) GG_RETURN_IF_ERROR(progress->OnEpochEnd(0, logs));
   return logs;
 }
+
+namespace {
+
+// Evaluate's and Predict's progress bar over the batches of `samples` rows
+// (Keras's ProgbarLogger outside fit): none with verbose 0.
+absl::StatusOr<std::unique_ptr<callbacks::ProgressBar>> RunProgressBar(
+    int verbose, int64_t samples, int batch_size, const std::string& where) {
+  if (verbose < 0 || verbose > 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": verbose must be 0, 1 or 2, got ", verbose));
+  }
+  if (verbose == 0) return nullptr;
+  auto bar = std::make_unique<callbacks::ProgressBar>(
+      callbacks::ProgressBarOptions{.redraw = verbose == 1 ? -1 : 0});
+  bar->BeginRun(samples / batch_size + (samples % batch_size != 0), verbose);
+  return bar;
+}
+
+}  // namespace
 
 Feeds FeedSlots(const ModelState& m, const CompiledNodes& c,
                 const ModelData& data) {
@@ -605,14 +639,14 @@ absl::Status GatherBatchInto(const ModelState& m, const CompiledNodes& c,
 
 absl::StatusOr<std::map<std::string, float>> EvaluateModel(
     ModelState& m, const Tensor& x, const Tensor& y, int batch_size,
-    std::optional<Tensor> sample_weight) {
+    std::optional<Tensor> sample_weight, int verbose) {
   return EvaluateModel(m, std::vector<Tensor>{x}, std::vector<Tensor>{y},
-                       batch_size, std::move(sample_weight));
+                       batch_size, std::move(sample_weight), verbose);
 }
 
 absl::StatusOr<std::map<std::string, float>> EvaluateModel(
     ModelState& m, std::vector<Tensor> xs, std::vector<Tensor> ys,
-    int batch_size, std::optional<Tensor> sample_weight) {
+    int batch_size, std::optional<Tensor> sample_weight, int verbose) {
   m.graph->collector().MaybeCollect();
   ModelCall call(m);
   const std::string where = absl::StrCat("Evaluate of '", m.scope.name(), "'");
@@ -629,20 +663,24 @@ absl::StatusOr<std::map<std::string, float>> EvaluateModel(
                       CheckData(m, c.outputs, std::move(xs), std::move(ys),
                                 where, std::move(sample_weight)));
   if (data.samples == 0) return NoSamples(where);
-  GG_ASSIGN_OR_RETURN(Logs logs, EvaluateOn(m, c, data, batch_size));
+  GG_ASSIGN_OR_RETURN(const std::unique_ptr<callbacks::ProgressBar> bar,
+                      RunProgressBar(verbose, data.samples, batch_size, where));
+  GG_ASSIGN_OR_RETURN(Logs logs,
+                      EvaluateOn(m, c, data, batch_size, 0, -1, bar.get()));
   return std::map<std::string, float>(logs.begin(), logs.end());
 }
 
 absl::StatusOr<Tensor> PredictModel(ModelState& m, const Tensor& x,
-                                    int batch_size) {
-  GG_ASSIGN_OR_RETURN(std::vector<Tensor> out,
-                      PredictModel(m, std::vector<Tensor>{x}, batch_size));
+                                    int batch_size, int verbose) {
+  GG_ASSIGN_OR_RETURN(
+      std::vector<Tensor> out,
+      PredictModel(m, std::vector<Tensor>{x}, batch_size, verbose));
   return std::move(out[0]);
 }
 
 absl::StatusOr<std::vector<Tensor>> PredictModel(ModelState& m,
                                                  std::vector<Tensor> xs,
-                                                 int batch_size) {
+                                                 int batch_size, int verbose) {
   m.graph->collector().MaybeCollect();
   ModelCall call(m);
   const std::string where = absl::StrCat("Predict of '", m.scope.name(), "'");
@@ -653,6 +691,8 @@ absl::StatusOr<std::vector<Tensor>> PredictModel(ModelState& m,
   GG_ASSIGN_OR_RETURN(const ModelData data,
                       CheckInputs(m, std::move(xs), where));
   const int64_t n = data.samples;
+  GG_ASSIGN_OR_RETURN(const std::unique_ptr<callbacks::ProgressBar> bar,
+                      RunProgressBar(verbose, n, batch_size, where));
   // Every row is written below; a refused size allocates nothing.
   std::vector<Tensor> results;
   for (size_t o = 0; o < m.outputs.size(); ++o) {
@@ -683,7 +723,13 @@ absl::StatusOr<std::vector<Tensor>> PredictModel(ModelState& m,
           out[o].data<float>().data(),
           (end - begin) * m.out_dims[o] * sizeof(float));
     }
+    if (bar != nullptr) {
+      GG_RETURN_IF_ERROR(bar->OnBatchEnd(
+          begin / batch_size, {{"size", static_cast<float>(end - begin)}}));
+    }
   }
+  // No samples: no steps, so no bar.
+  if (bar != nullptr && n > 0) GG_RETURN_IF_ERROR(bar->OnEpochEnd(0, {}));
   return results;
 }
 

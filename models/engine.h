@@ -116,29 +116,37 @@ absl::StatusOr<std::shared_ptr<ModelState>> BuildModel(
 // reaches a safe point, then takes the model's lock (ModelCall).
 absl::Status CompileModel(ModelState& m, CompileOptions options);
 // With `sample_weight` (float [samples]), each sample's loss is scaled by
-// its weight (metrics stay unweighted, as Keras's `metrics`).
+// its weight (metrics stay unweighted, as Keras's `metrics`). `verbose`:
+// 0 silent, 1 Fit's progress bar over the steps (callbacks::ProgressBar,
+// on stderr) with the loss and metrics, 2 its one final line; anything
+// else is InvalidArgument. Predict's bar has no metrics.
 absl::StatusOr<std::map<std::string, float>> EvaluateModel(
     ModelState& m, const Tensor& x, const Tensor& y, int batch_size,
-    std::optional<Tensor> sample_weight = std::nullopt);
+    std::optional<Tensor> sample_weight = std::nullopt, int verbose = 0);
 absl::StatusOr<Tensor> PredictModel(ModelState& m, const Tensor& x,
-                                    int batch_size);
+                                    int batch_size, int verbose = 0);
 // The list forms (Functional's): one x per input, one y per output (or per
 // trained output); Predict gives one tensor per output.
 absl::StatusOr<std::map<std::string, float>> EvaluateModel(
     ModelState& m, std::vector<Tensor> xs, std::vector<Tensor> ys,
-    int batch_size, std::optional<Tensor> sample_weight = std::nullopt);
+    int batch_size, std::optional<Tensor> sample_weight = std::nullopt,
+    int verbose = 0);
 absl::StatusOr<std::vector<Tensor>> PredictModel(ModelState& m,
                                                  std::vector<Tensor> xs,
-                                                 int batch_size);
+                                                 int batch_size,
+                                                 int verbose = 0);
 
 // Loss and metrics over `data`, already checked and with samples, without
 // training; weighted by batch size. Evaluate and Fit's validation. With
 // `count` >= 0, over rows [first_row, first_row + count) only (in range,
 // count > 0: validation_split's held-out rows, read in place). The loss
-// weighs each row by its entry of data.sample_weight when given.
+// weighs each row by its entry of data.sample_weight when given. With
+// `progress`, each batch's logs go to its OnBatchEnd and the result to its
+// OnEpochEnd (Evaluate's bar; the caller began its run).
 absl::StatusOr<Logs> EvaluateOn(ModelState& m, const CompiledNodes& c,
                                 const ModelData& data, int batch_size,
-                                int64_t first_row = 0, int64_t count = -1);
+                                int64_t first_row = 0, int64_t count = -1,
+                                callbacks::ProgressBar* progress = nullptr);
 
 // The feeds of a batch of `data`: every input, then every trained output's
 // labels (c.outputs; none when data.labels is empty), then, with labels,

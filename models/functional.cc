@@ -289,21 +289,22 @@ absl::StatusOr<History> Functional::Fit(const Tensor& x, const Tensor& y,
 }
 
 absl::StatusOr<std::map<std::string, float>> Functional::Evaluate(
-    const Tensor& x, const Tensor& y, int batch_size) {
+    const Tensor& x, const Tensor& y, int batch_size, int verbose) {
   if (state_ == nullptr) return MovedFrom("Evaluate");
-  return Engine().Evaluate(x, y, batch_size);
+  return Engine().Evaluate(x, y, batch_size, verbose);
 }
 
 absl::StatusOr<std::map<std::string, float>> Functional::Evaluate(
     const Tensor& x, const Tensor& y, const Tensor& sample_weight,
-    int batch_size) {
+    int batch_size, int verbose) {
   if (state_ == nullptr) return MovedFrom("Evaluate");
-  return Engine().Evaluate(x, y, sample_weight, batch_size);
+  return Engine().Evaluate(x, y, sample_weight, batch_size, verbose);
 }
 
-absl::StatusOr<Tensor> Functional::Predict(const Tensor& x, int batch_size) {
+absl::StatusOr<Tensor> Functional::Predict(const Tensor& x, int batch_size,
+                                           int verbose) {
   if (state_ == nullptr) return MovedFrom("Predict");
-  return Engine().Predict(x, batch_size);
+  return Engine().Predict(x, batch_size, verbose);
 }
 
 absl::StatusOr<History> Functional::Fit(std::vector<Tensor> x,
@@ -315,24 +316,26 @@ absl::StatusOr<History> Functional::Fit(std::vector<Tensor> x,
 }
 
 absl::StatusOr<std::map<std::string, float>> Functional::Evaluate(
-    std::vector<Tensor> x, std::vector<Tensor> y, int batch_size) {
+    std::vector<Tensor> x, std::vector<Tensor> y, int batch_size, int verbose) {
   if (state_ == nullptr) return MovedFrom("Evaluate");
   return models_internal::EvaluateModel(*state_, std::move(x), std::move(y),
-                                        batch_size);
+                                        batch_size, std::nullopt, verbose);
 }
 
 absl::StatusOr<std::map<std::string, float>> Functional::Evaluate(
     std::vector<Tensor> x, std::vector<Tensor> y, const Tensor& sample_weight,
-    int batch_size) {
+    int batch_size, int verbose) {
   if (state_ == nullptr) return MovedFrom("Evaluate");
   return models_internal::EvaluateModel(*state_, std::move(x), std::move(y),
-                                        batch_size, sample_weight);
+                                        batch_size, sample_weight, verbose);
 }
 
 absl::StatusOr<std::vector<Tensor>> Functional::Predict(std::vector<Tensor> x,
-                                                        int batch_size) {
+                                                        int batch_size,
+                                                        int verbose) {
   if (state_ == nullptr) return MovedFrom("Predict");
-  return models_internal::PredictModel(*state_, std::move(x), batch_size);
+  return models_internal::PredictModel(*state_, std::move(x), batch_size,
+                                       verbose);
 }
 
 std::vector<std::string> Functional::input_names() const {

@@ -120,11 +120,13 @@ class Functional {
                               FitOptions options = {});
   absl::StatusOr<std::map<std::string, float>> Evaluate(const Tensor& x,
                                                         const Tensor& y,
-                                                        int batch_size = 32);
+                                                        int batch_size = 32,
+                                                        int verbose = 0);
   absl::StatusOr<std::map<std::string, float>> Evaluate(
       const Tensor& x, const Tensor& y, const Tensor& sample_weight,
-      int batch_size = 32);
-  absl::StatusOr<Tensor> Predict(const Tensor& x, int batch_size = 32);
+      int batch_size = 32, int verbose = 0);
+  absl::StatusOr<Tensor> Predict(const Tensor& x, int batch_size = 32,
+                                 int verbose = 0);
   // The list forms, for any model: one x per input, in the order of
   // inputs(), and one y per output (or one per output with a loss), in the
   // order of outputs(); every tensor's first dimension is the sample count.
@@ -134,12 +136,14 @@ class Functional {
                               FitOptions options = {});
   absl::StatusOr<std::map<std::string, float>> Evaluate(std::vector<Tensor> x,
                                                         std::vector<Tensor> y,
-                                                        int batch_size = 32);
+                                                        int batch_size = 32,
+                                                        int verbose = 0);
   absl::StatusOr<std::map<std::string, float>> Evaluate(
       std::vector<Tensor> x, std::vector<Tensor> y, const Tensor& sample_weight,
-      int batch_size = 32);
+      int batch_size = 32, int verbose = 0);
   absl::StatusOr<std::vector<Tensor>> Predict(std::vector<Tensor> x,
-                                              int batch_size = 32);
+                                              int batch_size = 32,
+                                              int verbose = 0);
   // Each layer's weights once, in the order of layers().
   std::vector<Tensor> GetWeights() const;
   absl::Status SetWeights(const std::vector<Tensor>& weights);

@@ -130,22 +130,24 @@ absl::StatusOr<History> Sequential::Fit(const Tensor& x, const Tensor& y,
 }
 
 absl::StatusOr<std::map<std::string, float>> Sequential::Evaluate(
-    const Tensor& x, const Tensor& y, int batch_size) {
+    const Tensor& x, const Tensor& y, int batch_size, int verbose) {
   if (state_ == nullptr) return MovedFrom("Evaluate");
-  return models_internal::EvaluateModel(*state_, x, y, batch_size);
+  return models_internal::EvaluateModel(*state_, x, y, batch_size, std::nullopt,
+                                        verbose);
 }
 
 absl::StatusOr<std::map<std::string, float>> Sequential::Evaluate(
     const Tensor& x, const Tensor& y, const Tensor& sample_weight,
-    int batch_size) {
+    int batch_size, int verbose) {
   if (state_ == nullptr) return MovedFrom("Evaluate");
   return models_internal::EvaluateModel(*state_, x, y, batch_size,
-                                        sample_weight);
+                                        sample_weight, verbose);
 }
 
-absl::StatusOr<Tensor> Sequential::Predict(const Tensor& x, int batch_size) {
+absl::StatusOr<Tensor> Sequential::Predict(const Tensor& x, int batch_size,
+                                           int verbose) {
   if (state_ == nullptr) return MovedFrom("Predict");
-  return models_internal::PredictModel(*state_, x, batch_size);
+  return models_internal::PredictModel(*state_, x, batch_size, verbose);
 }
 
 std::vector<Tensor> Sequential::GetWeights() const {

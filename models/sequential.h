@@ -105,20 +105,26 @@ class Sequential {
   absl::StatusOr<History> Fit(const Tensor& x, const Tensor& y,
                               FitOptions options = {});
   // Loss and metrics over (x, y), weighted by batch size. No samples:
-  // InvalidArgument (a mean over nothing is no loss).
+  // InvalidArgument (a mean over nothing is no loss). `verbose` as Keras's:
+  // 0 silent, 1 Fit's progress bar over the steps with the loss and
+  // metrics, 2 its one final line ("4/4 - 0s - 2ms/step - loss: ..."), on
+  // stderr; else InvalidArgument.
   absl::StatusOr<std::map<std::string, float>> Evaluate(const Tensor& x,
                                                         const Tensor& y,
-                                                        int batch_size = 32);
+                                                        int batch_size = 32,
+                                                        int verbose = 0);
   // The same with Keras's sample_weight: float [samples], each sample's
   // loss scaled by its weight (metrics unweighted, as Keras's `metrics`).
   absl::StatusOr<std::map<std::string, float>> Evaluate(
       const Tensor& x, const Tensor& y, const Tensor& sample_weight,
-      int batch_size = 32);
+      int batch_size = 32, int verbose = 0);
   // The model's outputs, [samples, units] (or [samples, <the last layer's
   // output shape>]), from the inference path. No samples: an empty
   // [0, units] tensor (as Keras' empty array). A result larger than memory is
-  // refused before anything is computed.
-  absl::StatusOr<Tensor> Predict(const Tensor& x, int batch_size = 32);
+  // refused before anything is computed. `verbose` as Evaluate's (the bar
+  // without metrics).
+  absl::StatusOr<Tensor> Predict(const Tensor& x, int batch_size = 32,
+                                 int verbose = 0);
 
   // Every layer's weights in layer order and Keras's order within a layer
   // (Dense, Conv2D: kernel, bias; BatchNormalization: gamma, beta,

@@ -61,8 +61,8 @@ absl::Status ModelCheckpoint::Validate() const {
         "or name a directory"));
   }
   if (options_.save_best_only) {
-    GG_RETURN_IF_ERROR(
-        CheckMonitorAndMode("ModelCheckpoint", options_.monitor, "auto"));
+    GG_RETURN_IF_ERROR(CheckMonitorAndMode("ModelCheckpoint", options_.monitor,
+                                           options_.mode));
   }
   return absl::OkStatus();
 }
@@ -189,16 +189,33 @@ absl::Status ModelCheckpoint::OnEpochEnd(int epoch, const Logs& logs) {
         const float current,
         Monitored("ModelCheckpoint", options_.monitor, epoch, logs));
     // Keras 3: monitor_op(current, best), no min_delta, best starting at
-    // +-inf. Mode "auto", as EarlyStopping's.
-    const MonitorMode mode = ResolveMode("auto", options_.monitor);
+    // initial_value_threshold or +-inf.
+    const MonitorMode mode = ResolveMode(options_.mode, options_.monitor);
     const double inf = std::numeric_limits<double>::infinity();
-    const double best = best_.has_value() ? static_cast<double>(*best_)
-                        : mode == MonitorMode::kMax ? -inf
-                                                    : inf;
+    const double best =
+        best_.has_value() ? static_cast<double>(*best_)
+        : options_.initial_value_threshold.has_value()
+            ? static_cast<double>(*options_.initial_value_threshold)
+        : mode == MonitorMode::kMax ? -inf
+                                    : inf;
+    // Python's f"{best:.5f}": "inf" and "-inf" as printf's.
+    const std::string best_text = absl::StrFormat("%.5f", best);
     if (!Improves(current, best, 0.0, mode, DeltaOn::kBest)) {
+      if (options_.verbose > 0) {
+        PrintMessage(absl::StrFormat("\nEpoch %d: %s did not improve from %s",
+                                     epoch + 1, options_.monitor, best_text));
+      }
       return absl::OkStatus();
     }
     improved = current;
+    if (options_.verbose > 0) {
+      PrintMessage(absl::StrFormat(
+          "\nEpoch %d: %s improved from %s to %.5f, saving model to %s",
+          epoch + 1, options_.monitor, best_text, current, path));
+    }
+  } else if (options_.verbose > 0) {
+    PrintMessage(
+        absl::StrFormat("\nEpoch %d: saving model to %s", epoch + 1, path));
   }
   const absl::Status s = options_.save_weights_only ? model_->SaveWeights(path)
                                                     : model_->Save(path);

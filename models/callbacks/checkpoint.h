@@ -23,6 +23,16 @@ struct ModelCheckpointOptions {
   std::string monitor = "val_loss";
   bool save_best_only = false;
   bool save_weights_only = false;
+  // With save_best_only: "auto" (see below), "min" or "max".
+  std::string mode = "auto";
+  // Keras's initial_value_threshold: with save_best_only, the best value
+  // to beat before the first save (unset: +inf, or -inf in max mode).
+  std::optional<float> initial_value_threshold;
+  // Keras's verbose: > 0 prints, on stderr before each save, "\nEpoch 1:
+  // val_loss improved from inf to 0.69315, saving model to <path>" (with
+  // save_best_only; "\nEpoch 2: val_loss did not improve from 0.69315" when
+  // it does not save) or "\nEpoch 1: saving model to <path>".
+  int verbose = 0;
 };
 
 // Keras 3's ModelCheckpoint. At every epoch end it formats `filepath` with
@@ -36,16 +46,17 @@ struct ModelCheckpointOptions {
 // the HDF5 file Keras's `save_weights` writes. Parent directories are made.
 //
 // With save_best_only it saves only when the value of `monitor` in the
-// epoch's logs is better than the best so far (the first value is, NaN
-// never is): lower, or higher when the monitor's name contains "acc" (the
-// "auto" mode of EarlyStopping, which Keras 3 applies here too); best()
-// is that value.
+// epoch's logs is better than the best so far (initial_value_threshold,
+// when set, counts as the first best; NaN never improves): lower, or higher
+// in mode "max" or in mode "auto" when the monitor's name contains "acc"
+// (EarlyStopping's "auto"); best() is that value.
 //
 // Create refuses (InvalidArgument) an empty filepath or one with a NUL byte;
 // with save_weights_only a filepath not ending in ".weights.h5" (Keras 3
 // requires it); without it, one ending in ".h5" (Save writes a directory,
 // not an HDF5 file: use save_weights_only for the weights alone); with
-// save_best_only an empty monitor. At an epoch end, a malformed placeholder
+// save_best_only an empty monitor or a mode other than "auto", "min" and
+// "max". At an epoch end, a malformed placeholder
 // ("{epoch", "{}", "{loss:.2x}") or one naming neither "epoch" nor a key of
 // the logs is InvalidArgument naming the placeholder and the filepath; with
 // save_best_only, a monitor missing from the logs is InvalidArgument naming

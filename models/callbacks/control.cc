@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "models/callbacks/logging.h"
 #include "models/callbacks/model_access.h"
 #include "models/callbacks/monitor.h"
 #include "util/os_error.h"
@@ -51,6 +52,14 @@ absl::Status EarlyStopping::Validate() const {
   if (std::isnan(options_.min_delta)) {
     return absl::InvalidArgumentError("EarlyStopping: min_delta is NaN");
   }
+  if (options_.start_from_epoch < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("EarlyStopping: start_from_epoch must be >= 0, got ",
+                     options_.start_from_epoch));
+  }
+  if (options_.baseline.has_value() && std::isnan(*options_.baseline)) {
+    return absl::InvalidArgumentError("EarlyStopping: baseline is NaN");
+  }
   return absl::OkStatus();
 }
 
@@ -75,6 +84,7 @@ absl::Status EarlyStopping::OnEpochEnd(int epoch, const Logs& logs) {
     return absl::FailedPreconditionError(
         "EarlyStopping: OnEpochEnd before OnTrainBegin");
   }
+  if (epoch < options_.start_from_epoch) return absl::OkStatus();  // warm-up
   if (options_.restore_best_weights && !have_best_weights_) {
     // Never improved yet: the current weights count as the best.
     best_weights_ = model_->GetWeights();
@@ -84,11 +94,11 @@ absl::Status EarlyStopping::OnEpochEnd(int epoch, const Logs& logs) {
   ++wait_;
   // Keras: monitor_op(current - min_delta, best), min_delta = |min_delta|
   // negated in min mode; the first value always improves.
+  const double min_delta = std::fabs(static_cast<double>(options_.min_delta));
+  const MonitorMode mode = ResolveMode(options_.mode, options_.monitor);
   const bool improved =
       !best_.has_value() ||
-      Improves(current, *best_,
-               std::fabs(static_cast<double>(options_.min_delta)),
-               ResolveMode(options_.mode, options_.monitor), DeltaOn::kCurrent);
+      Improves(current, *best_, min_delta, mode, DeltaOn::kCurrent);
   if (improved) {
     best_ = current;
     best_epoch_ = epoch;
@@ -96,7 +106,12 @@ absl::Status EarlyStopping::OnEpochEnd(int epoch, const Logs& logs) {
       best_weights_ = model_->GetWeights();
       have_best_weights_ = true;
     }
-    wait_ = 0;
+    // Keras restarts the wait only on beating the baseline too.
+    if (!options_.baseline.has_value() ||
+        Improves(current, *options_.baseline, min_delta, mode,
+                 DeltaOn::kCurrent)) {
+      wait_ = 0;
+    }
     return absl::OkStatus();
   }
   if (wait_ >= options_.patience && epoch > 0) {
@@ -108,9 +123,18 @@ absl::Status EarlyStopping::OnEpochEnd(int epoch, const Logs& logs) {
 
 absl::Status EarlyStopping::OnTrainEnd(const Logs&) {
   const std::shared_ptr<CallbackModel> model = std::move(model_);
+  if (stopped_epoch_ > 0 && options_.verbose > 0) {
+    PrintMessage(
+        absl::StrCat("Epoch ", stopped_epoch_ + 1, ": early stopping"));
+  }
   if (!options_.restore_best_weights || !have_best_weights_ ||
       model == nullptr) {
     return absl::OkStatus();
+  }
+  if (options_.verbose > 0) {
+    PrintMessage(
+        absl::StrCat("Restoring model weights from the end of the best epoch: ",
+                     best_epoch_ + 1, "."));
   }
   if (best_weights_.empty()) {
     return absl::InternalError(
@@ -201,8 +225,16 @@ absl::Status ReduceLROnPlateau::OnEpochEnd(int epoch, const Logs& logs) {
   if (wait_ < options_.patience) return absl::OkStatus();
   GG_ASSIGN_OR_RETURN(const float old_lr, model_->learning_rate());
   if (old_lr > options_.min_lr) {
-    const float new_lr = std::max(old_lr * options_.factor, options_.min_lr);
-    GG_RETURN_IF_ERROR(model_->SetLearningRate(new_lr));
+    // In doubles, as Keras's Python floats: the message shows this value.
+    const double new_lr = std::max(
+        static_cast<double>(old_lr) * options_.factor, options_.min_lr);
+    GG_RETURN_IF_ERROR(model_->SetLearningRate(static_cast<float>(new_lr)));
+    if (options_.verbose > 0) {
+      PrintMessage(
+          absl::StrCat("\nEpoch ", epoch + 1,
+                       ": ReduceLROnPlateau reducing learning rate to ",
+                       CSVLogger::PythonRepr(new_lr), "."));
+    }
     ++reductions_;
     cooldown_counter_ = options_.cooldown;
     wait_ = 0;

@@ -32,6 +32,16 @@ struct EarlyStoppingOptions {
   int patience = 0;
   std::string mode = "auto";
   bool restore_best_weights = false;
+  // Keras's verbose: > 0 prints its messages on stderr (Fit's progress
+  // bar's stream) at train end.
+  int verbose = 0;
+  // Keras's baseline: the wait restarts only on an improvement that also
+  // beats it (by min_delta), so without one the fit stops after
+  // `patience` epochs.
+  std::optional<float> baseline;
+  // Keras's start_from_epoch: epochs (0-based) before this one are not
+  // watched (a warm-up), so they neither improve nor wait.
+  int start_from_epoch = 0;
 };
 
 // Keras' EarlyStopping. At every epoch end it reads `monitor` from the
@@ -43,17 +53,20 @@ struct EarlyStoppingOptions {
 // holds the epochs run. With restore_best_weights it keeps a copy of the
 // weights of the best epoch and puts them back at train end, whether or not
 // training stopped early (Keras 3); without an improvement yet, the weights
-// at the first epoch end count as the best.
+// at the first epoch end count as the best. With verbose > 0 it prints, at
+// train end, Keras's "Epoch 3: early stopping" when it stopped the fit and
+// "Restoring model weights from the end of the best epoch: 2." when it
+// restores weights.
 //
 // A monitor missing from the epoch's logs (a typo, or "val_loss" without
 // validation data) is InvalidArgument from OnEpochEnd naming the monitor
 // and the keys the logs have, so the fit stops at the first epoch end
 // instead of training on without early stopping as Keras does (with a
 // warning). Bad options (negative patience, min_delta NaN, a mode other
-// than "auto", "min", "max", an empty monitor) are InvalidArgument from
-// Validate(), so Fit refuses them before anything happens. One fit at a
-// time (a concurrent second fit is refused, see
-// models/callbacks/callback.h).
+// than "auto", "min", "max", an empty monitor, a negative start_from_epoch,
+// a NaN baseline) are InvalidArgument from Validate(), so Fit refuses them
+// before anything happens. One fit at a time (a concurrent second fit is
+// refused, see models/callbacks/callback.h).
 class EarlyStopping : public Callback {
  public:
   static std::shared_ptr<EarlyStopping> Create(
@@ -90,12 +103,18 @@ class EarlyStopping : public Callback {
 
 struct ReduceLROnPlateauOptions {
   std::string monitor = "val_loss";
-  float factor = 0.1f;
+  // Doubles, as Keras's Python floats: the new rate is computed as Keras
+  // computes it, so its message prints the same digits.
+  double factor = 0.1;
   int patience = 10;
   std::string mode = "auto";
   float min_delta = 1e-4f;
   int cooldown = 0;
-  float min_lr = 0.f;
+  double min_lr = 0.0;
+  // Keras's verbose: > 0 prints "\nEpoch 5: ReduceLROnPlateau reducing
+  // learning rate to 0.010000000149011612." (the rate as Python prints a
+  // float) on stderr at each reduction.
+  int verbose = 0;
 };
 
 // Keras' ReduceLROnPlateau: at every epoch end, a monitored value better

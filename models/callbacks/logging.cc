@@ -57,7 +57,7 @@ absl::Status ProgressBar::OnTrainBegin(const Sequential&,
   return absl::OkStatus();
 }
 
-absl::Status ProgressBar::OnEpochBegin(int epoch) {
+void ProgressBar::Reset() {
   steps_ = 0;
   seen_ = 0;
   metric_sums_.clear();
@@ -66,8 +66,17 @@ absl::Status ProgressBar::OnEpochBegin(int epoch) {
   after_first_step_.reset();
   last_draw_.reset();
   drawn_width_ = 0;
+}
+
+absl::Status ProgressBar::OnEpochBegin(int epoch) {
+  Reset();
   std::fprintf(options_.out, "Epoch %d/%d\n", epoch + 1, info_.epochs);
   return absl::OkStatus();
+}
+
+void ProgressBar::BeginRun(int64_t steps, int verbose) {
+  info_ = TrainInfo{.epochs = 1, .steps_per_epoch = steps, .verbose = verbose};
+  Reset();
 }
 
 absl::Status ProgressBar::OnBatchEnd(int64_t, const Logs& logs) {
@@ -205,8 +214,9 @@ CSVLogger::~CSVLogger() {
   if (sink_ != nullptr) sink_->Close().IgnoreError();  // a failed fit's file
 }
 
-std::string CSVLogger::FormatValue(float value) {
-  const double v = value;
+std::string CSVLogger::FormatValue(float value) { return PythonRepr(value); }
+
+std::string CSVLogger::PythonRepr(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   // Python's repr: the shortest digits that round-trip, fixed notation for

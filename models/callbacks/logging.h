@@ -54,9 +54,11 @@ struct ProgressBarOptions {
 // weighted, then the epoch-end logs (training keys, then val_ ones, sorted).
 // Fit adds one by itself for verbose = 1 and for verbose = 2, which
 // prints Keras 3's verbose=2 line once per epoch instead:
-//   32/32 - 0s - 2ms/step - accuracy: 0.9100 - loss: 0.2700 One fit at a time
-//   (a concurrent second fit is refused, see
-// models/callbacks/callback.h).
+//   32/32 - 0s - 2ms/step - accuracy: 0.9100 - loss: 0.2700
+// Evaluate and Predict draw the same bar outside a fit (BeginRun): one run
+// of steps, without an "Epoch" line, as Keras's ProgbarLogger does in
+// evaluate and predict. One fit at a time (a concurrent second fit is
+// refused, see models/callbacks/callback.h).
 class ProgressBar : public Callback {
  public:
   static std::shared_ptr<ProgressBar> Create(ProgressBarOptions options = {});
@@ -68,11 +70,18 @@ class ProgressBar : public Callback {
   absl::Status OnBatchEnd(int64_t batch, const Logs& logs) override;
   absl::Status OnEpochEnd(int epoch, const Logs& logs) override;
 
+  // Starts a run of `steps` steps outside a fit (Evaluate's, Predict's) at
+  // `verbose` 1 or 2, printing nothing yet: then OnBatchEnd after each
+  // batch and OnEpochEnd with the final logs (none for Predict) end it.
+  void BeginRun(int64_t steps, int verbose);
+
   // The line as it would be drawn now, without colours (for tests).
   std::string Line(bool final) const;
 
  private:
   absl::Time Now() const;
+  // Clears the counts of the epoch (or run) that starts now.
+  void Reset();
   // The line; `ansi` adds Keras's colours.
   std::string Format(bool final, bool ansi) const;
   // Redraws the line in place, padding over a longer previous one.
@@ -116,6 +125,8 @@ class CSVLogger : public Callback {
   const std::string& path() const { return path_; }
   // A value as Keras' CSV holds it (Python's repr of the float).
   static std::string FormatValue(float value);
+  // Python's repr of a double ("0.010000000149011612", "1e-05", "inf").
+  static std::string PythonRepr(double value);
 
  private:
   explicit CSVLogger(std::string path);

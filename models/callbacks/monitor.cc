@@ -1,5 +1,7 @@
 #include "models/callbacks/monitor.h"
 
+#include <cstdio>
+
 #include "absl/strings/str_cat.h"
 
 namespace graphgc::callbacks {
@@ -52,6 +54,12 @@ bool Improves(double current, double best, double min_delta, MonitorMode mode,
     return max ? current - min_delta > best : current + min_delta < best;
   }
   return max ? current > best + min_delta : current < best - min_delta;
+}
+
+void PrintMessage(const std::string& message) {
+  std::fputs(message.c_str(), stderr);
+  std::fputc('\n', stderr);
+  std::fflush(stderr);
 }
 
 }  // namespace graphgc::callbacks

@@ -3,7 +3,8 @@
 // What the callbacks that watch a metric (EarlyStopping, ReduceLROnPlateau,
 // ModelCheckpoint with save_best_only) share: the mode, the checks of their
 // monitor and mode options, reading the monitored value from an epoch's
-// logs, and Improves(), the one comparison of a value with the best so far.
+// logs, Improves(), the one comparison of a value with the best so far, and
+// PrintMessage, their verbose messages.
 #ifndef GRAPHGC_MODELS_CALLBACKS_MONITOR_H_
 #define GRAPHGC_MODELS_CALLBACKS_MONITOR_H_
 
@@ -50,6 +51,10 @@ enum class DeltaOn { kCurrent, kBest };
 // improvement. NaN never improves.
 bool Improves(double current, double best, double min_delta, MonitorMode mode,
               DeltaOn delta_on);
+
+// Keras's io_utils.print_msg: `message` and a line break on stderr (the
+// stream of Fit's progress bar), flushed.
+void PrintMessage(const std::string& message);
 
 }  // namespace graphgc::callbacks
 

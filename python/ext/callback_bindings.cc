@@ -60,16 +60,21 @@ void RegisterCallbacks(py::module_& m) {
   py::class_<callbacks::EarlyStopping, Callback,
              std::shared_ptr<callbacks::EarlyStopping>>(m, "EarlyStopping")
       .def(py::init([](std::string monitor, float min_delta, int patience,
-                       std::string mode, bool restore_best_weights) {
+                       std::string mode, bool restore_best_weights, int verbose,
+                       std::optional<float> baseline, int start_from_epoch) {
              return callbacks::EarlyStopping::Create(
                  {.monitor = std::move(monitor),
                   .min_delta = min_delta,
                   .patience = patience,
                   .mode = std::move(mode),
-                  .restore_best_weights = restore_best_weights});
+                  .restore_best_weights = restore_best_weights,
+                  .verbose = verbose,
+                  .baseline = baseline,
+                  .start_from_epoch = start_from_epoch});
            }),
            arg("monitor"), arg("min_delta"), arg("patience"), arg("mode"),
-           arg("restore_best_weights"))
+           arg("restore_best_weights"), arg("verbose") = 0,
+           arg("baseline") = py::none(), arg("start_from_epoch") = 0)
       .def_property_readonly("stopped_epoch",
                              &callbacks::EarlyStopping::stopped_epoch)
       .def_property_readonly("best_epoch",
@@ -79,16 +84,22 @@ void RegisterCallbacks(py::module_& m) {
 
   py::class_<callbacks::ModelCheckpoint, Callback,
              std::shared_ptr<callbacks::ModelCheckpoint>>(m, "ModelCheckpoint")
-      .def(py::init([](std::string filepath, std::string monitor,
-                       bool save_best_only, bool save_weights_only) {
-             return ValueOrThrow(callbacks::ModelCheckpoint::Create(
-                 {.filepath = std::move(filepath),
-                  .monitor = std::move(monitor),
-                  .save_best_only = save_best_only,
-                  .save_weights_only = save_weights_only}));
-           }),
+      .def(py::init(
+               [](std::string filepath, std::string monitor,
+                  bool save_best_only, bool save_weights_only, std::string mode,
+                  std::optional<float> initial_value_threshold, int verbose) {
+                 return ValueOrThrow(callbacks::ModelCheckpoint::Create(
+                     {.filepath = std::move(filepath),
+                      .monitor = std::move(monitor),
+                      .save_best_only = save_best_only,
+                      .save_weights_only = save_weights_only,
+                      .mode = std::move(mode),
+                      .initial_value_threshold = initial_value_threshold,
+                      .verbose = verbose}));
+               }),
            arg("filepath"), arg("monitor"), arg("save_best_only"),
-           arg("save_weights_only"))
+           arg("save_weights_only"), arg("mode") = "auto",
+           arg("initial_value_threshold") = py::none(), arg("verbose") = 0)
       .def_property_readonly("best", &callbacks::ModelCheckpoint::best);
 
   py::class_<callbacks::CSVLogger, Callback,
@@ -104,9 +115,9 @@ void RegisterCallbacks(py::module_& m) {
   py::class_<callbacks::ReduceLROnPlateau, Callback,
              std::shared_ptr<callbacks::ReduceLROnPlateau>>(m,
                                                             "ReduceLROnPlateau")
-      .def(py::init([](std::string monitor, float factor, int patience,
+      .def(py::init([](std::string monitor, double factor, int patience,
                        std::string mode, float min_delta, int cooldown,
-                       float min_lr) {
+                       double min_lr, int verbose) {
              return callbacks::ReduceLROnPlateau::Create(
                  {.monitor = std::move(monitor),
                   .factor = factor,
@@ -114,10 +125,11 @@ void RegisterCallbacks(py::module_& m) {
                   .mode = std::move(mode),
                   .min_delta = min_delta,
                   .cooldown = cooldown,
-                  .min_lr = min_lr});
+                  .min_lr = min_lr,
+                  .verbose = verbose});
            }),
            arg("monitor"), arg("factor"), arg("patience"), arg("mode"),
-           arg("min_delta"), arg("cooldown"), arg("min_lr"))
+           arg("min_delta"), arg("cooldown"), arg("min_lr"), arg("verbose") = 0)
       .def_property_readonly("reductions",
                              &callbacks::ReduceLROnPlateau::reductions);
 

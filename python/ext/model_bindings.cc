@@ -234,7 +234,8 @@ void DefineListMethods(py::class_<Functional>& cls) {
       .def(
           "evaluate_lists",
           [](const Functional& model, const py::sequence& x,
-             const py::sequence& y, int batch_size, py::handle sample_weight) {
+             const py::sequence& y, int batch_size, py::handle sample_weight,
+             int verbose) {
             std::vector<Tensor> xs =
                 TensorsFromArrays(x, ArrayRole::kFeatures, "x");
             std::vector<Tensor> ys =
@@ -246,28 +247,29 @@ void DefineListMethods(py::class_<Functional>& cls) {
               GilReleased nogil;
               out = wt.has_value()
                         ? handle.Evaluate(std::move(xs), std::move(ys), *wt,
-                                          batch_size)
+                                          batch_size, verbose)
                         : handle.Evaluate(std::move(xs), std::move(ys),
-                                          batch_size);
+                                          batch_size, verbose);
             }
             return ValueOrThrow(std::move(out));
           },
           arg("x"), arg("y"), arg("batch_size"),
-          arg("sample_weight") = py::none())
+          arg("sample_weight") = py::none(), arg("verbose") = 0)
       .def(
           "predict_lists",
-          [](const Functional& model, const py::sequence& x, int batch_size) {
+          [](const Functional& model, const py::sequence& x, int batch_size,
+             int verbose) {
             std::vector<Tensor> xs =
                 TensorsFromArrays(x, ArrayRole::kFeatures, "x");
             Functional handle = model;
             absl::StatusOr<std::vector<Tensor>> out;
             {
               GilReleased nogil;
-              out = handle.Predict(std::move(xs), batch_size);
+              out = handle.Predict(std::move(xs), batch_size, verbose);
             }
             return ArraysFromTensors(ValueOrThrow(std::move(out)));
           },
-          arg("x"), arg("batch_size"));
+          arg("x"), arg("batch_size"), arg("verbose") = 0);
 }
 
 // `call(handle)` without the GIL (WithoutGil) on a copy of the model's
@@ -326,7 +328,7 @@ void DefineModelMethods(py::class_<Model>& cls) {
       .def(
           "evaluate",
           [](const Model& model, py::handle x, py::handle y, int batch_size,
-             py::handle sample_weight) {
+             py::handle sample_weight, int verbose) {
             Tensor xt = TensorFromArray(x, ArrayRole::kFeatures,
                                         ArrayUse::kDuringTheCall, "x");
             Tensor yt = TensorFromArray(y, ArrayRole::kTargets,
@@ -336,27 +338,28 @@ void DefineModelMethods(py::class_<Model>& cls) {
             absl::StatusOr<std::map<std::string, float>> out;
             {
               GilReleased nogil;
-              out = wt.has_value() ? handle.Evaluate(xt, yt, *wt, batch_size)
-                                   : handle.Evaluate(xt, yt, batch_size);
+              out = wt.has_value()
+                        ? handle.Evaluate(xt, yt, *wt, batch_size, verbose)
+                        : handle.Evaluate(xt, yt, batch_size, verbose);
             }
             return ValueOrThrow(std::move(out));
           },
           arg("x"), arg("y"), arg("batch_size"),
-          arg("sample_weight") = py::none())
+          arg("sample_weight") = py::none(), arg("verbose") = 0)
       .def(
           "predict",
-          [](const Model& model, py::handle x, int batch_size) {
+          [](const Model& model, py::handle x, int batch_size, int verbose) {
             Tensor xt = TensorFromArray(x, ArrayRole::kFeatures,
                                         ArrayUse::kDuringTheCall, "x");
             Model handle = model;
             absl::StatusOr<Tensor> out;
             {
               GilReleased nogil;
-              out = handle.Predict(xt, batch_size);
+              out = handle.Predict(xt, batch_size, verbose);
             }
             return ArrayFromTensor(ValueOrThrow(std::move(out)));
           },
-          arg("x"), arg("batch_size"))
+          arg("x"), arg("batch_size"), arg("verbose") = 0)
       .def("get_weights",
            [](const Model& model) {
              return ArraysFromTensors(Unlocked(model, [](const Model& handle) {

@@ -8,10 +8,14 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <regex>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "models/callbacks.h"
 #include "models/layers.h"
@@ -427,6 +431,76 @@ TEST_F(SequentialTest, ALayerKeptByTheUserKeepsItsTrainedWeights) {
 }
 
 // --- bad input: a status, and the model exactly as it was ---
+
+// Evaluate's and Predict's `verbose` (Keras's ProgbarLogger outside fit),
+// on stderr, which is not a terminal under the test: the final line only.
+class VerboseTest : public SequentialTest {
+ protected:
+  static std::string Bar() {
+    std::string cells;
+    for (int i = 0; i < 20; ++i) cells += "━";
+    return "4/4 " + cells + " ";
+  }
+};
+
+TEST_F(VerboseTest, EvaluateVerboseOnePrintsTheStepsBarWithLossAndMetrics) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(100, 10, 3, 1);  // 4 steps of 32
+  testing::internal::CaptureStderr();
+  auto logs = m.Evaluate(x, y, 32, /*verbose=*/1);
+  const std::string text = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(logs.ok()) << logs.status();
+  EXPECT_TRUE(std::regex_match(
+      text, std::regex(Bar() + "[0-9]+s [0-9]+(s|ms|us)/step - accuracy: "
+                               "[-0-9.e+]+ - loss: [0-9.]+\n")))
+      << text;
+  EXPECT_TRUE(absl::StrContains(
+      text, absl::StrFormat("- loss: %.4f\n", logs->at("loss"))))
+      << text;
+}
+
+TEST_F(VerboseTest, EvaluateVerboseTwoPrintsKerasThreesOneLine) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(100, 10, 3, 1);
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(m.Evaluate(x, y, 32, /*verbose=*/2).ok());
+  const std::string text = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(std::regex_match(
+      text, std::regex("4/4 - [0-9]+s - [0-9]+(s|ms|us)/step - accuracy: "
+                       "[-0-9.e+]+ - loss: [0-9.]+\n")))
+      << text;
+}
+
+TEST_F(VerboseTest, EvaluateAndPredictVerboseZeroPrintNothing) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(100, 10, 3, 1);
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(m.Evaluate(x, y).ok());
+  ASSERT_TRUE(m.Predict(x).ok());
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST_F(VerboseTest, PredictVerboseOnePrintsTheStepsBarWithoutMetrics) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(100, 10, 3, 1);
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(m.Predict(x, 32, /*verbose=*/1).ok());
+  const std::string text = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(std::regex_match(
+      text, std::regex(Bar() + "[0-9]+s [0-9]+(s|ms|us)/step\n")))
+      << text;
+}
+
+TEST_F(VerboseTest, VerboseOutsideZeroToTwoIsRefused) {
+  Sequential m = Mlp();
+  auto [x, y] = RandomData(10, 10, 3, 1);
+  auto logs = m.Evaluate(x, y, 32, 3);
+  EXPECT_EQ(logs.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(logs.status().message(),
+                                "verbose must be 0, 1 or 2, got 3"));
+  EXPECT_EQ(m.Predict(x, 32, -1).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
 
 class BadInputTest : public SequentialTest {
  protected:

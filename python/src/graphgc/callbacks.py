@@ -87,12 +87,12 @@ class TensorBoard(_Stock):
 class EarlyStopping(_Stock):
     def __init__(self, monitor="val_loss", min_delta=0, patience=0,
                  verbose=0, mode="auto", baseline=None,
-                 restore_best_weights=False):
-        if baseline is not None:
-            raise ValueError("EarlyStopping: baseline is not supported")
+                 restore_best_weights=False, start_from_epoch=0):
         super().__init__(_graphgc.EarlyStopping(
             monitor, float(min_delta), int(patience), mode,
-            bool(restore_best_weights)))
+            bool(restore_best_weights), int(verbose),
+            None if baseline is None else float(baseline),
+            int(start_from_epoch)))
 
     @property
     def stopped_epoch(self):
@@ -109,10 +109,16 @@ class EarlyStopping(_Stock):
 
 class ModelCheckpoint(_Stock):
     def __init__(self, filepath, monitor="val_loss", verbose=0,
-                 save_best_only=False, save_weights_only=False):
+                 save_best_only=False, save_weights_only=False, mode="auto",
+                 save_freq="epoch", initial_value_threshold=None):
+        if save_freq != "epoch":
+            raise ValueError("ModelCheckpoint: only save_freq='epoch' is "
+                             f"supported, got {save_freq!r}")
         super().__init__(_graphgc.ModelCheckpoint(
             str(filepath), monitor, bool(save_best_only),
-            bool(save_weights_only)))
+            bool(save_weights_only), mode,
+            None if initial_value_threshold is None
+            else float(initial_value_threshold), int(verbose)))
 
     @property
     def best(self):
@@ -132,7 +138,7 @@ class ReduceLROnPlateau(_Stock):
                  mode="auto", min_delta=1e-4, cooldown=0, min_lr=0.0):
         super().__init__(_graphgc.ReduceLROnPlateau(
             monitor, float(factor), int(patience), mode, float(min_delta),
-            int(cooldown), float(min_lr)))
+            int(cooldown), float(min_lr), int(verbose)))
 
     @property
     def reductions(self):

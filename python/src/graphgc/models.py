@@ -325,21 +325,26 @@ class Model:
         self.history = History(history, list(epoch), params, self)
         return self.history
 
-    def evaluate(self, x=None, y=None, batch_size=None, verbose=0,
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto",
                  sample_weight=None, return_dict=False):
         """The loss and metrics over (x, y): a dict with return_dict, else
         [loss, metric, ...] in compile order (the loss alone, a float, when
         there are no metrics), as Keras. sample_weight weighs each
-        sample's loss as Keras's does (metrics stay unweighted)."""
+        sample's loss as Keras's does (metrics stay unweighted). verbose
+        as Keras's: 0 silent, 1 ("auto") fit's progress bar over the steps
+        with the loss and metrics, 2 its one final line, on stderr."""
         batch_size = _args.int32(32 if batch_size is None else batch_size,
                                  "batch_size")
+        verbose = _args.int32(1 if verbose == "auto" else verbose,
+                              "verbose")
         lists = self._lists_for(x, y)
         if lists:
             out = self._build_for(x).evaluate_lists(
-                self._x_list(x), self._y_list(y), batch_size, sample_weight)
+                self._x_list(x), self._y_list(y), batch_size, sample_weight,
+                verbose)
         else:
             out = self._build_for(x).evaluate(x, y, batch_size,
-                                              sample_weight)
+                                              sample_weight, verbose)
         return self._logs_result(out, lists, return_dict)
 
     def _logs_result(self, out, lists, return_dict):
@@ -360,15 +365,19 @@ class Model:
             return out["loss"]
         return [out[k] for k in names]
 
-    def predict(self, x, batch_size=None, verbose=0):
+    def predict(self, x, batch_size=None, verbose="auto"):
         """The model's outputs for x as a NumPy array; for a model of
         several outputs a list of arrays in output order, or a dict when
-        its outputs were given as a dict (as Keras 3)."""
+        its outputs were given as a dict (as Keras 3). verbose as
+        evaluate's (the bar without metrics)."""
         batch_size = _args.int32(32 if batch_size is None else batch_size,
                                  "batch_size")
+        verbose = _args.int32(1 if verbose == "auto" else verbose,
+                              "verbose")
         if not self._lists_for(x, None):
-            return self._build_for(x).predict(x, batch_size)
-        out = self._build_for(x).predict_lists(self._x_list(x), batch_size)
+            return self._build_for(x).predict(x, batch_size, verbose)
+        out = self._build_for(x).predict_lists(self._x_list(x), batch_size,
+                                               verbose)
         if self._output_keys is not None:
             return dict(zip(self._output_keys, out))
         return out[0] if len(out) == 1 else out
@@ -460,12 +469,13 @@ class Model:
         """On symbolic tensors (one, a list, or a dict keyed like the
         model's inputs), the model as a layer: its layers called again on
         them, sharing their weights, with the outputs in the model's output
-        structure (graphgc/_nested.py); on data, predict(x)."""
+        structure (graphgc/_nested.py); on data, predict(x) without a
+        progress bar."""
         if _nested.is_symbolic(x):
             if isinstance(self, Sequential):
                 return _nested.call_sequential(self, x)
             return _nested.call_model(self, x)
-        return self.predict(x)
+        return self.predict(x, verbose=0)
 
     def get_weights(self):
         """Every weight as a NumPy array (copies the caller owns), in layer

@@ -283,5 +283,70 @@ TEST(ModelCheckpoint, CreateRefusesSaveBestOnlyWithAnEmptyMonitor) {
   EXPECT_TRUE(absl::StrContains(s.message(), "ModelCheckpoint: monitor")) << s;
 }
 
+TEST_F(CheckpointTest, VerboseSaveBestOnlyPrintsKerasMessages) {
+  auto checkpoint = Checkpoint({.filepath = dir_ + "/best-{epoch}",
+                                .save_best_only = true,
+                                .verbose = 1});
+  testing::internal::CaptureStderr();
+  Epochs(*checkpoint, "val_loss", {0.5f, 0.7f, 0.25f});
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "\nEpoch 1: val_loss improved from inf to 0.50000, saving model "
+            "to " +
+                dir_ +
+                "/best-1\n"
+                "\nEpoch 2: val_loss did not improve from 0.50000\n"
+                "\nEpoch 3: val_loss improved from 0.50000 to 0.25000, saving "
+                "model to " +
+                dir_ + "/best-3\n");
+}
+
+TEST_F(CheckpointTest, VerboseWithoutSaveBestOnlyPrintsEachSave) {
+  auto checkpoint =
+      Checkpoint({.filepath = dir_ + "/ckpt-{epoch}", .verbose = 1});
+  testing::internal::CaptureStderr();
+  Epochs(*checkpoint, "loss", {0.5f});
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "\nEpoch 1: saving model to " + dir_ + "/ckpt-1\n");
+}
+
+TEST_F(CheckpointTest, IsSilentWithoutVerbose) {
+  auto checkpoint =
+      Checkpoint({.filepath = dir_ + "/best-{epoch}", .save_best_only = true});
+  testing::internal::CaptureStderr();
+  Epochs(*checkpoint, "val_loss", {0.5f, 0.7f});
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST_F(CheckpointTest, ModeMaxKeepsTheHighestOfAnyMonitor) {
+  auto checkpoint = Checkpoint({.filepath = dir_ + "/best-{epoch}",
+                                .monitor = "loss",
+                                .save_best_only = true,
+                                .mode = "max"});
+  Epochs(*checkpoint, "loss", {0.5f, 0.25f, 0.75f});
+  EXPECT_EQ(Entries(), (std::set<std::string>{"best-1", "best-3"}));
+  EXPECT_EQ(checkpoint->best(), 0.75f);
+}
+
+TEST_F(CheckpointTest, InitialValueThresholdIsTheFirstBestToBeat) {
+  auto checkpoint = Checkpoint({.filepath = dir_ + "/best-{epoch}",
+                                .save_best_only = true,
+                                .initial_value_threshold = 0.4f,
+                                .verbose = 1});
+  testing::internal::CaptureStderr();
+  Epochs(*checkpoint, "val_loss", {0.5f, 0.25f});
+  const std::string text = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(Entries(), (std::set<std::string>{"best-2"}));
+  EXPECT_TRUE(absl::StrContains(
+      text, "\nEpoch 1: val_loss did not improve from 0.40000\n"))
+      << text;
+}
+
+TEST(ModelCheckpoint, CreateRefusesSaveBestOnlyWithAnUnknownMode) {
+  auto checkpoint = callbacks::ModelCheckpoint::Create(
+      {.filepath = "m", .save_best_only = true, .mode = "up"});
+  EXPECT_EQ(checkpoint.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(checkpoint.status().message(), "mode"));
+}
+
 }  // namespace
 }  // namespace graphgc

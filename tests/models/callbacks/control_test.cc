@@ -349,5 +349,101 @@ TEST_F(WatchingCallbackTest, ReduceLROnPlateauWithAMissingMonitorNamesIt) {
   EXPECT_TRUE(Mentions(h.status(), "validation_data")) << h.status();
 }
 
+TEST_F(WatchingCallbackTest, EarlyStoppingVerbosePrintsKerasStopMessage) {
+  auto es = callbacks::EarlyStopping::Create(
+      {.monitor = "loss", .patience = 1, .verbose = 1});
+  Epochs(*es, "loss", {1.0f, 1.0f});
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(es->OnTrainEnd({}).ok());
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "Epoch 2: early stopping\n");
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingVerboseSaysWhichEpochItRestores) {
+  auto es = callbacks::EarlyStopping::Create({.monitor = "loss",
+                                              .patience = 1,
+                                              .restore_best_weights = true,
+                                              .verbose = 1});
+  Epochs(*es, "loss", {1.0f, 0.5f, 0.7f});
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(es->OnTrainEnd({}).ok());
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "Epoch 3: early stopping\n"
+            "Restoring model weights from the end of the best epoch: 2.\n");
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingIsSilentWithoutVerbose) {
+  auto es = callbacks::EarlyStopping::Create(
+      {.monitor = "loss", .patience = 1, .restore_best_weights = true});
+  Epochs(*es, "loss", {1.0f, 1.0f});
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(es->OnTrainEnd({}).ok());
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+// Keras: improvements that do not beat the baseline do not restart the
+// wait, so a plateau after them stops the fit at once.
+TEST_F(WatchingCallbackTest, EarlyStoppingBaselineKeepsTheWaitRunning) {
+  auto es = callbacks::EarlyStopping::Create(
+      {.monitor = "loss", .patience = 2, .baseline = 0.5f});
+  Epochs(*es, "loss", {0.9f, 0.8f, 0.7f, 0.75f});
+  EXPECT_TRUE(model_.stop_training());
+  EXPECT_EQ(es->stopped_epoch(), 3);
+  EXPECT_EQ(es->best(), 0.7f);
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingWithoutBaselineRestartsTheWait) {
+  auto es =
+      callbacks::EarlyStopping::Create({.monitor = "loss", .patience = 2});
+  Epochs(*es, "loss", {0.9f, 0.8f, 0.7f, 0.75f});
+  EXPECT_FALSE(model_.stop_training());
+  EXPECT_EQ(es->wait(), 1);
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingBeatingTheBaselineRestartsTheWait) {
+  auto es = callbacks::EarlyStopping::Create(
+      {.monitor = "loss", .patience = 2, .baseline = 0.5f});
+  Epochs(*es, "loss", {0.9f, 0.4f, 0.45f});
+  EXPECT_FALSE(model_.stop_training());
+  EXPECT_EQ(es->wait(), 1);
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingWatchesNothingBeforeStartFromEpoch) {
+  auto es = callbacks::EarlyStopping::Create(
+      {.monitor = "loss", .start_from_epoch = 2});
+  Epochs(*es, "loss", {1.0f, 1.0f, 1.0f});
+  EXPECT_FALSE(model_.stop_training());  // without it: stopped at epoch 1
+  EXPECT_EQ(es->best_epoch(), 2);
+  ASSERT_TRUE(es->OnEpochEnd(3, {{"loss", 1.0f}}).ok());
+  EXPECT_TRUE(model_.stop_training());
+}
+
+TEST_F(WatchingCallbackTest, EarlyStoppingRefusesANegativeStartFromEpoch) {
+  auto es = callbacks::EarlyStopping::Create({.start_from_epoch = -1});
+  const absl::Status s = es->Validate();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Mentions(s, "start_from_epoch must be >= 0, got -1")) << s;
+}
+
+// The new rate is Keras's Python float arithmetic: float32 0.1 * 0.1.
+TEST_F(WatchingCallbackTest, ReduceLROnPlateauVerbosePrintsTheNewRate) {
+  auto reduce = callbacks::ReduceLROnPlateau::Create(
+      {.monitor = "loss", .patience = 1, .verbose = 1});
+  testing::internal::CaptureStderr();
+  Epochs(*reduce, "loss", {1.0f, 1.0f});
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "\nEpoch 2: ReduceLROnPlateau reducing learning rate to "
+            "0.010000000149011612.\n");
+}
+
+TEST_F(WatchingCallbackTest, ReduceLROnPlateauIsSilentWithoutVerbose) {
+  auto reduce =
+      callbacks::ReduceLROnPlateau::Create({.monitor = "loss", .patience = 1});
+  testing::internal::CaptureStderr();
+  Epochs(*reduce, "loss", {1.0f, 1.0f});
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(reduce->reductions(), 1);
+}
+
 }  // namespace
 }  // namespace graphgc
