@@ -15,19 +15,12 @@ namespace graphgc {
 namespace models_internal {
 namespace {
 
-struct Conv2DConfig : LayerConfig {
-  int64_t filters = 0;
-  std::vector<int64_t> window;   // [h, w]
-  std::vector<int64_t> strides;  // [h, w]
-  Conv2DOptions options;
-};
-
-const Conv2DConfig& Config(const LayerState& layer) {
-  return ConfigOf<Conv2DConfig>(layer);
+const Conv2DLayerConfig& Config(const LayerState& layer) {
+  return ConfigOf<Conv2DLayerConfig>(layer);
 }
 
 Json WriteConv2DConfig(const LayerState& layer, const std::string& name) {
-  const Conv2DConfig& conv = Config(layer);
+  const Conv2DLayerConfig& conv = Config(layer);
   Json c = CommonConfig(name);
   c["filters"] = conv.filters;
   c["kernel_size"] = conv.window;
@@ -50,14 +43,14 @@ absl::StatusOr<Layer> ReadConv2DConfig(const ConfigObject& config) {
 
 absl::StatusOr<TensorShape> Conv2DOutputShape(const LayerState& layer,
                                               const TensorShape& in) {
-  const Conv2DConfig& c = Config(layer);
+  const Conv2DLayerConfig& c = Config(layer);
   return WindowOutputShape(layer, in, c.window, c.strides, c.options.padding,
                            "kernel", c.filters);
 }
 
 std::vector<WeightSpec> Conv2DWeights(const LayerState& layer,
                                       const TensorShape& in) {
-  const Conv2DConfig& c = Config(layer);
+  const Conv2DLayerConfig& c = Config(layer);
   if (c.window.size() != 2) return {};
   return ConvWeights({c.window[0], c.window[1], in[2], c.filters}, c.filters,
                      c.options.use_bias, c.options.seed);
@@ -65,7 +58,7 @@ std::vector<WeightSpec> Conv2DWeights(const LayerState& layer,
 
 absl::Status CheckConv2DWeights(const LayerState& layer,
                                 const TensorShape& in) {
-  const Conv2DConfig& c = Config(layer);
+  const Conv2DLayerConfig& c = Config(layer);
   return CheckConvKernelFits(
       layer, {c.window[0], c.window[1], in[2], c.filters}, c.filters, in[2]);
 }
@@ -73,7 +66,7 @@ absl::Status CheckConv2DWeights(const LayerState& layer,
 absl::StatusOr<LayerOutputs> ApplyConv2D(const LayerState& layer,
                                          const BuiltLayer& built,
                                          const Output& x, bool) {
-  const Conv2DConfig& c = Config(layer);
+  const Conv2DLayerConfig& c = Config(layer);
   const std::string& scope = built.name();
   GG_ASSIGN_OR_RETURN(
       Output y,
@@ -87,8 +80,6 @@ absl::StatusOr<LayerOutputs> ApplyConv2D(const LayerState& layer,
   }
   return ActivationOutputs(c.options.activation, y, scope);
 }
-
-int64_t Conv2DFilters(const LayerState& layer) { return Config(layer).filters; }
 
 const LayerKind& Conv2DKind() {
   static const LayerKind* kind = new LayerKind{
@@ -110,7 +101,7 @@ const LayerKind& Conv2DKind() {
       .weights = Conv2DWeights,
       .check_weights = CheckConv2DWeights,
       .apply = ApplyConv2D,
-      .units = Conv2DFilters,
+      .units = Conv2DLayerFilters,
   };
   return *kind;
 }
@@ -124,17 +115,8 @@ namespace layers {
 
 Layer Conv2D(int64_t filters, std::vector<int64_t> kernel_size,
              Conv2DOptions options) {
-  using models_internal::Conv2DConfig;
-  auto config = std::make_unique<Conv2DConfig>();
-  Conv2DConfig& c = *config;
-  c.filters = filters;
-  c.options = std::move(options);
-  auto state = models_internal::NewLayerState(
-      models_internal::Conv2DKind(), c.options.name, std::move(config));
-  state->error = models_internal::CheckConv2DArguments(
-      *state, filters, kernel_size, c.options.strides, c.options.padding,
-      c.options.activation, c.window, c.strides);
-  return MakeLayer(std::move(state));
+  return models_internal::MakeConv2DLayer(
+      models_internal::Conv2DKind(), filters, kernel_size, std::move(options));
 }
 
 }  // namespace layers

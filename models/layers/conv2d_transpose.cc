@@ -25,20 +25,13 @@ namespace graphgc {
 namespace models_internal {
 namespace {
 
-struct Conv2DTransposeConfig : LayerConfig {
-  int64_t filters = 0;
-  std::vector<int64_t> window;   // [h, w]
-  std::vector<int64_t> strides;  // [h, w]
-  Conv2DTransposeOptions options;
-};
-
-const Conv2DTransposeConfig& Config(const LayerState& layer) {
-  return ConfigOf<Conv2DTransposeConfig>(layer);
+const Conv2DLayerConfig& Config(const LayerState& layer) {
+  return ConfigOf<Conv2DLayerConfig>(layer);
 }
 
 Json WriteConv2DTransposeConfig(const LayerState& layer,
                                 const std::string& name) {
-  const Conv2DTransposeConfig& conv = Config(layer);
+  const Conv2DLayerConfig& conv = Config(layer);
   Json c = CommonConfig(name);
   c["filters"] = conv.filters;
   c["kernel_size"] = conv.window;
@@ -64,7 +57,7 @@ absl::StatusOr<Layer> ReadConv2DTransposeConfig(const ConfigObject& config) {
 // Sizes must fit Conv2DBackpropInput's int32 input_sizes.
 absl::StatusOr<TensorShape> Conv2DTransposeOutputShape(const LayerState& layer,
                                                        const TensorShape& in) {
-  const Conv2DTransposeConfig& c = Config(layer);
+  const Conv2DLayerConfig& c = Config(layer);
   if (in.dims() != 3) {
     return absl::InvalidArgumentError(absl::StrCat(
         LayerLabel(layer),
@@ -95,7 +88,7 @@ absl::StatusOr<TensorShape> Conv2DTransposeOutputShape(const LayerState& layer,
 // that shape.
 std::vector<WeightSpec> Conv2DTransposeWeights(const LayerState& layer,
                                                const TensorShape& in) {
-  const Conv2DTransposeConfig& c = Config(layer);
+  const Conv2DLayerConfig& c = Config(layer);
   if (c.window.size() != 2) return {};
   return ConvWeights({c.window[0], c.window[1], c.filters, in[2]}, c.filters,
                      c.options.use_bias, c.options.seed);
@@ -103,7 +96,7 @@ std::vector<WeightSpec> Conv2DTransposeWeights(const LayerState& layer,
 
 absl::Status CheckConv2DTransposeWeights(const LayerState& layer,
                                          const TensorShape& in) {
-  const Conv2DTransposeConfig& c = Config(layer);
+  const Conv2DLayerConfig& c = Config(layer);
   return CheckConvKernelFits(
       layer, {c.window[0], c.window[1], c.filters, in[2]}, c.filters, in[2]);
 }
@@ -111,7 +104,7 @@ absl::Status CheckConv2DTransposeWeights(const LayerState& layer,
 absl::StatusOr<LayerOutputs> ApplyConv2DTranspose(const LayerState& layer,
                                                   const BuiltLayer& built,
                                                   const Output& x, bool) {
-  const Conv2DTransposeConfig& c = Config(layer);
+  const Conv2DLayerConfig& c = Config(layer);
   const std::string& scope = built.name();
   GG_ASSIGN_OR_RETURN(TensorShape out,
                       Conv2DTransposeOutputShape(layer, built.shape));
@@ -144,10 +137,6 @@ absl::StatusOr<LayerOutputs> ApplyConv2DTranspose(const LayerState& layer,
   return ActivationOutputs(c.options.activation, y, scope);
 }
 
-int64_t Conv2DTransposeFilters(const LayerState& layer) {
-  return Config(layer).filters;
-}
-
 const LayerKind& Conv2DTransposeKind() {
   static const LayerKind* kind = new LayerKind{
       .class_name = "Conv2DTranspose",
@@ -171,7 +160,7 @@ const LayerKind& Conv2DTransposeKind() {
       .weights = Conv2DTransposeWeights,
       .check_weights = CheckConv2DTransposeWeights,
       .apply = ApplyConv2DTranspose,
-      .units = Conv2DTransposeFilters,
+      .units = Conv2DLayerFilters,
   };
   return *kind;
 }
@@ -185,18 +174,9 @@ namespace layers {
 
 Layer Conv2DTranspose(int64_t filters, std::vector<int64_t> kernel_size,
                       Conv2DTransposeOptions options) {
-  using models_internal::Conv2DTransposeConfig;
-  auto config = std::make_unique<Conv2DTransposeConfig>();
-  Conv2DTransposeConfig& c = *config;
-  c.filters = filters;
-  c.options = std::move(options);
-  auto state =
-      models_internal::NewLayerState(models_internal::Conv2DTransposeKind(),
-                                     c.options.name, std::move(config));
-  state->error = models_internal::CheckConv2DArguments(
-      *state, filters, kernel_size, c.options.strides, c.options.padding,
-      c.options.activation, c.window, c.strides);
-  return MakeLayer(std::move(state));
+  return models_internal::MakeConv2DLayer(
+      models_internal::Conv2DTransposeKind(), filters, kernel_size,
+      std::move(options));
 }
 
 }  // namespace layers

@@ -1,5 +1,9 @@
-// Keras's config fields shared by the convolution kinds.
+// What the convolution kinds share: Keras config fields, the 2-D layers'
+// config and builder, and the kernel and bias.
 #include "models/layers/conv_config.h"
+
+#include <memory>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "models/layer_registry.h"
@@ -8,6 +12,27 @@
 
 namespace graphgc {
 namespace models_internal {
+namespace {
+
+absl::Status CheckConv2DArguments(const LayerState& layer, int64_t filters,
+                                  const std::vector<int64_t>& kernel_size,
+                                  const std::vector<int64_t>& strides,
+                                  const std::string& padding,
+                                  const std::string& activation,
+                                  std::vector<int64_t>& window,
+                                  std::vector<int64_t>& hw_strides) {
+  if (filters < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        LayerLabel(layer), ": filters must be >= 1, got ", filters));
+  }
+  GG_RETURN_IF_ERROR(SizePair(layer, "kernel_size", kernel_size, window));
+  GG_RETURN_IF_ERROR(SizePair(layer, "strides", strides, hw_strides));
+  GG_RETURN_IF_ERROR(CheckPadding(layer, padding));
+  if (!KnownActivation(activation)) return UnknownActivation(layer, activation);
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 void WriteConvTail(Json& c, const std::string& activation, bool use_bias) {
   c["activation"] = ActivationName(activation);
@@ -31,22 +56,22 @@ absl::Status CheckConvDefaults(const ConfigObject& config, const Json& ones) {
   return absl::OkStatus();
 }
 
-absl::Status CheckConv2DArguments(const LayerState& layer, int64_t filters,
-                                  const std::vector<int64_t>& kernel_size,
-                                  const std::vector<int64_t>& strides,
-                                  const std::string& padding,
-                                  const std::string& activation,
-                                  std::vector<int64_t>& window,
-                                  std::vector<int64_t>& hw_strides) {
-  if (filters < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        LayerLabel(layer), ": filters must be >= 1, got ", filters));
-  }
-  GG_RETURN_IF_ERROR(SizePair(layer, "kernel_size", kernel_size, window));
-  GG_RETURN_IF_ERROR(SizePair(layer, "strides", strides, hw_strides));
-  GG_RETURN_IF_ERROR(CheckPadding(layer, padding));
-  if (!KnownActivation(activation)) return UnknownActivation(layer, activation);
-  return absl::OkStatus();
+Layer MakeConv2DLayer(const LayerKind& kind, int64_t filters,
+                      const std::vector<int64_t>& kernel_size,
+                      Conv2DOptions options) {
+  auto config = std::make_unique<Conv2DLayerConfig>();
+  Conv2DLayerConfig& c = *config;
+  c.filters = filters;
+  c.options = std::move(options);
+  auto state = NewLayerState(kind, c.options.name, std::move(config));
+  state->error = CheckConv2DArguments(
+      *state, filters, kernel_size, c.options.strides, c.options.padding,
+      c.options.activation, c.window, c.strides);
+  return MakeLayer(std::move(state));
+}
+
+int64_t Conv2DLayerFilters(const LayerState& layer) {
+  return ConfigOf<Conv2DLayerConfig>(layer).filters;
 }
 
 absl::StatusOr<Conv2DArguments> ReadConv2DArguments(

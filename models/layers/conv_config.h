@@ -2,8 +2,8 @@
 //
 // What the convolution kinds (conv1d.cc, conv2d.cc, conv2d_transpose.cc)
 // share: the fields of their Keras config, reading the options graphgc
-// implements one value of, the 2-D builders' checks, and the kernel and
-// bias.
+// implements one value of, the 2-D layers' config and builder, and the
+// kernel and bias.
 #ifndef GRAPHGC_MODELS_LAYERS_CONV_CONFIG_H_
 #define GRAPHGC_MODELS_LAYERS_CONV_CONFIG_H_
 
@@ -29,17 +29,23 @@ void WriteConvTail(Json& c, const std::string& activation, bool use_bias);
 // than 1 (`ones`: its Keras tuple of 1s, e.g. [1, 1]), naming the field.
 absl::Status CheckConvDefaults(const ConfigObject& config, const Json& ones);
 
-// The checks of a 2-D convolution builder (Conv2D, Conv2DTranspose):
-// filters >= 1, the size pairs kernel_size and strides (their [h, w] into
-// `window` and `hw_strides`), padding and activation. The first failure,
-// naming the layer and the argument.
-absl::Status CheckConv2DArguments(const LayerState& layer, int64_t filters,
-                                  const std::vector<int64_t>& kernel_size,
-                                  const std::vector<int64_t>& strides,
-                                  const std::string& padding,
-                                  const std::string& activation,
-                                  std::vector<int64_t>& window,
-                                  std::vector<int64_t>& hw_strides);
+// The config of a Conv2D or a Conv2DTranspose layer.
+struct Conv2DLayerConfig : LayerConfig {
+  int64_t filters = 0;
+  std::vector<int64_t> window;   // [h, w]
+  std::vector<int64_t> strides;  // [h, w]
+  Conv2DOptions options;
+};
+
+// A layer of `kind` (Conv2D's or Conv2DTranspose's), its arguments checked
+// (filters >= 1, the size pairs kernel_size and strides, padding,
+// activation) into the layer's error, which Sequential::Create reports.
+Layer MakeConv2DLayer(const LayerKind& kind, int64_t filters,
+                      const std::vector<int64_t>& kernel_size,
+                      Conv2DOptions options);
+
+// Layer::units() of either: its filters.
+int64_t Conv2DLayerFilters(const LayerState& layer);
 
 // What Conv2D's and Conv2DTranspose's configs share: filters, kernel_size,
 // strides, padding, activation, use_bias, name and the builder's seed (not
