@@ -184,6 +184,7 @@ set(GRAPHGC_HEADERS
     models/layer_registry.h
     models/layer_state.h
     models/layers.h
+    models/layers/conv_config.h
     models/layers/padding_cropping.h
     models/layers/window_pooling.h
     models/learning_rate_schedule.h

@@ -3,8 +3,8 @@
 // Keras 3's spatial layers beyond layers.h: window pooling
 // (AveragePooling2D, MaxPooling1D, AveragePooling1D), zero padding and
 // cropping (ZeroPadding2D, ZeroPadding1D, Cropping2D, Cropping1D),
-// UpSampling2D and Conv1D, each registered by its own file under
-// models/layers/ and usable in Sequential and Functional models as the
+// UpSampling2D, Conv1D and Conv2DTranspose, each registered by its own file
+// under models/layers/ and usable in Sequential and Functional models as the
 // layers of layers.h. channels_last only. Bad arguments are reported by
 // Sequential::Create (InvalidArgument naming the layer and the argument).
 //
@@ -36,6 +36,12 @@ struct Conv1DOptions {
   std::string name;   // empty: "conv1d", uniqued in the graph
   uint64_t seed = 0;  // kernel initialiser seed; 0: a fresh random seed
 };
+
+// Keras's Conv2DTranspose options: Conv2D's (the name, when empty, is
+// "conv2d_transpose", uniqued in the graph). Keras's output_padding (None
+// only), data_format (channels_last) and dilation_rate (1) have only their
+// defaults.
+using Conv2DTransposeOptions = Conv2DOptions;
 
 namespace layers {
 
@@ -74,6 +80,14 @@ Layer UpSampling2D(std::vector<int64_t> size = {2, 2},
 // [kernel_size, in_channels, filters], then bias and activation (Keras's
 // TensorFlow backend: Conv2D over the sequence as a height-1 image).
 Layer Conv1D(int64_t filters, int64_t kernel_size, Conv1DOptions options = {});
+
+// The transpose of Conv2D over NHWC images (Keras's TensorFlow backend:
+// TensorFlow's Conv2DBackpropInput with the inputs as out_backprop): kernel
+// [kh, kw, filters, in_channels], then bias and activation. Each output
+// side is (in - 1) * stride + max(kernel, stride) with padding "valid",
+// in * stride with "same", as Keras computes it.
+Layer Conv2DTranspose(int64_t filters, std::vector<int64_t> kernel_size,
+                      Conv2DTransposeOptions options = {});
 
 }  // namespace layers
 }  // namespace graphgc

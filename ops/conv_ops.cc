@@ -719,6 +719,29 @@ absl::StatusOr<Grads> Conv2DGrad(const GradContext& ctx) {
   return Grads{Output(dx, 0), Output(dw, 0)};
 }
 
+// TensorFlow's _Conv2DBackpropInputGrad: Conv2DBackpropInput is linear in
+// its filter and its out_backprop, so their gradients are the filter
+// gradient of a Conv2D of `dy` against out_backprop, and the Conv2D of `dy`;
+// none for the int32 input_sizes.
+absl::StatusOr<Grads> Conv2DBackpropInputGrad(const GradContext& ctx) {
+  if (!ctx.grad_outputs[0].has_value()) return Grads(3);
+  const Output& filter = ctx.node.inputs[1];
+  const Output& out_backprop = ctx.node.inputs[2];
+  const Output& g = *ctx.grad_outputs[0];
+  GG_ASSIGN_OR_RETURN(Output filter_sizes,
+                      ops::Shape(filter, {.name = GradName(ctx, "Shape")}));
+  GG_ASSIGN_OR_RETURN(
+      NodeHandle dw,
+      BuildNode(*filter.graph(), "Conv2DBackpropFilter",
+                GradName(ctx, "Conv2DBackpropFilter"),
+                {g, filter_sizes, out_backprop}, {}, ctx.node.attrs));
+  GG_ASSIGN_OR_RETURN(
+      NodeHandle dy,
+      BuildNode(*filter.graph(), "Conv2D", GradName(ctx, "Conv2D"), {g, filter},
+                {}, ctx.node.attrs));
+  return Grads{std::nullopt, Output(dw, 0), Output(dy, 0)};
+}
+
 // Attributes of Conv2D and its backprop ops, as TensorFlow declares them.
 std::vector<AttrSpec> ConvAttrs() {
   return {
@@ -1298,7 +1321,8 @@ void RegisterConvOps(OpRegistry& r) {
       r,
       MakeOp("Conv2DBackpropInput", {"input_sizes", "filter", "out_backprop"},
              1, ConvAttrs(), Conv2DBackpropInputShape,
-             BindKernel(ParseConvAttrs, ConvKernel<ConvResult::kInputGrad>)));
+             BindKernel(ParseConvAttrs, ConvKernel<ConvResult::kInputGrad>),
+             Conv2DBackpropInputGrad));
   MustRegister(
       r,
       MakeOp("Conv2DBackpropFilter", {"input", "filter_sizes", "out_backprop"},

@@ -12,8 +12,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "models/layer_registry.h"
+#include "models/layers/conv_config.h"
 #include "models/spatial_layers.h"
-#include "models/training.h"
 #include "ops/concat_ops.h"
 #include "ops/ops.h"
 #include "util/status_macros.h"
@@ -43,15 +43,7 @@ Json WriteConv1DConfig(const LayerState &layer, const std::string &name) {
   c["data_format"] = "channels_last";
   c["dilation_rate"] = {1};
   c["groups"] = 1;
-  c["activation"] = ActivationName(conv.options.activation);
-  c["use_bias"] = conv.options.use_bias;
-  c["kernel_initializer"] = InitializerJson("GlorotUniform");
-  c["bias_initializer"] = InitializerJson("Zeros");
-  for (const char *k :
-       {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
-        "kernel_constraint", "bias_constraint"}) {
-    c[k] = nullptr;
-  }
+  WriteConvTail(c, conv.options.activation, conv.options.use_bias);
   return c;
 }
 
@@ -72,12 +64,8 @@ absl::StatusOr<Layer> ReadConv1DConfig(const ConfigObject &config) {
                       config.String("activation", "linear"));
   GG_ASSIGN_OR_RETURN(const bool use_bias, config.Bool("use_bias", true));
   GG_ASSIGN_OR_RETURN(std::string name, config.String("name", ""));
-  GG_RETURN_IF_ERROR(config.Only("data_format", "channels_last"));
+  GG_RETURN_IF_ERROR(CheckConvDefaults(config, Json({1})));
   GG_RETURN_IF_ERROR(config.Only("groups", 1));
-  if (const Json *d = config.Find("dilation_rate");
-      d != nullptr && !d->is_null() && *d != Json(1)) {
-    GG_RETURN_IF_ERROR(config.Only("dilation_rate", Json({1})));
-  }
   GG_ASSIGN_OR_RETURN(const uint64_t seed, config.Seed("seed"));
   return layers::Conv1D(filters, Single(kernel_size),
                         {.strides = Single(strides),
@@ -117,29 +105,15 @@ absl::StatusOr<TensorShape> Conv1DOutputShape(const LayerState &layer,
 std::vector<WeightSpec> Conv1DWeights(const LayerState &layer,
                                       const TensorShape &in) {
   const Conv1DConfig &c = Config(layer);
-  // Fans of 0 say "too large" (see WeightSpec).
-  int64_t fan_in = 0, fan_out = 0;
-  if (!MultiplySizes(c.kernel, in[1], &fan_in) ||
-      !MultiplySizes(c.kernel, c.filters, &fan_out)) {
-    fan_in = fan_out = 0;
-  }
-  std::vector<WeightSpec> out = {{.name = "kernel",
-                                  .shape = {c.kernel, in[1], c.filters},
-                                  .init = Initializer::kGlorotUniform,
-                                  .fan_in = fan_in,
-                                  .fan_out = fan_out,
-                                  .seed = c.options.seed}};
-  if (c.options.use_bias) out.push_back({.name = "bias", .shape = {c.filters}});
-  return out;
+  return ConvWeights({c.kernel, in[1], c.filters}, c.filters,
+                     c.options.use_bias, c.options.seed);
 }
 
 absl::Status CheckConv1DWeights(const LayerState &layer,
                                 const TensorShape &in) {
   const Conv1DConfig &c = Config(layer);
-  return CheckFits(
-      DT_FLOAT, {c.kernel, in[1], c.filters}, 1,
-      absl::StrCat(LayerLabel(layer), " of ", c.filters, " filters on ", in[1],
-                   " channels, its kernel"));
+  return CheckConvKernelFits(layer, {c.kernel, in[1], c.filters}, c.filters,
+                             in[1]);
 }
 
 absl::StatusOr<LayerOutputs> ApplyConv1D(const LayerState &layer,

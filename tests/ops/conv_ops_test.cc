@@ -503,6 +503,40 @@ TEST_F(ConvOpsTest, Conv2DGradientUsesTheBackpropOps) {
   EXPECT_EQ(grads[1].shape(), (TensorShape{2, 2, 1, 1}));
 }
 
+TEST_F(ConvOpsTest, Conv2DBackpropInputGradientsMatchFiniteDifferences) {
+  const ConvCase cases[] = {{2, 5, 4, 2, 3, 2, 3, 2, 2, "SAME"},
+                            {1, 5, 6, 2, 2, 3, 2, 1, 2, "VALID"}};
+  uint32_t seed = 400;
+  for (const ConvCase& k : cases) {
+    SCOPED_TRACE(k.Name());
+    const TensorShape out = OutShape(k);
+    Output f = P({k.kh, k.kw, k.c, k.oc});
+    Output dy = P(out);
+    Output dx =
+        ops::Conv2DBackpropInput(
+            C(I32({4}, {static_cast<int32_t>(k.n), static_cast<int32_t>(k.h),
+                        static_cast<int32_t>(k.w), static_cast<int32_t>(k.c)})),
+            f, dy, {.strides = {1, k.sh, k.sw, 1}, .padding = k.padding})
+            .value();
+    ExpectGradientsMatchFiniteDifferences(
+        dx, {f, dy},
+        {{f, RandomTensor({k.kh, k.kw, k.c, k.oc}, seed++)},
+         {dy, RandomTensor(out, seed++)}});
+  }
+}
+
+TEST_F(ConvOpsTest, Conv2DBackpropInputGradientIsAFilterGradAndAConv) {
+  Output sizes = C(I32({4}, {1, 4, 4, 1}));
+  Output f = P({2, 2, 1, 3});
+  Output dy = P({1, 3, 3, 3});
+  Output dx = ops::Conv2DBackpropInput(sizes, f, dy, {.name = "dx"}).value();
+  std::vector<Output> grads = AddGradients(dx, {f, dy}).value();
+  EXPECT_EQ(g_.Describe(grads[0].handle()).value().op, "Conv2DBackpropFilter");
+  EXPECT_EQ(g_.Describe(grads[1].handle()).value().op, "Conv2D");
+  EXPECT_EQ(grads[0].shape(), (TensorShape{2, 2, 1, 3}));
+  EXPECT_EQ(grads[1].shape(), (TensorShape{1, 3, 3, 3}));
+}
+
 TEST_F(ConvOpsTest, Conv2DGraphDefRoundTripsAndRunsToTheSameValues) {
   Output x = P({-1, 6, 5, 2}, "x");
   Output f = C(RandomTensor({3, 3, 2, 4}, 1));

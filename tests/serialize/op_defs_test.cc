@@ -335,6 +335,30 @@ TEST(OpDefs, SpatialLayersTrainingGraphMatchesTensorFlowsOpDefs) {
   EXPECT_EQ(Problems(graph, op_defs), "");
 }
 
+// Conv2DTranspose (Shape, Slice, ConcatV2, Conv2DBackpropInput and its
+// gradient, Conv2DBackpropFilter and Conv2D) in a training graph.
+TEST(OpDefs, Conv2DTransposeTrainingGraphMatchesTensorFlowsOpDefs) {
+  OpDefs op_defs;
+  absl::StatusOr<Sequential> model = Sequential::Create(
+      {layers::Input({4, 4, 1}), layers::Conv2D(2, {2}),
+       layers::Conv2DTranspose(3, {3}, {.strides = {2}, .activation = "relu"}),
+       layers::Flatten(), layers::Dense(3, {.activation = "softmax"})});
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_TRUE(model
+                  ->Compile({.optimizer = optimizers::SGD({.momentum = 0.9f}),
+                             .loss = losses::SparseCategoricalCrossentropy()})
+                  .ok());
+  const proto::GraphDef graph = TrainingGraph(
+      *model, Filled({8, 4, 4, 1}, 128), Labels(8), "conv_transpose_op_defs");
+  std::set<std::string> ops;
+  for (const proto::NodeDef& node : graph.node()) ops.insert(node.op());
+  for (const char* op :
+       {"Conv2DBackpropInput", "Conv2DBackpropFilter", "ConcatV2", "Shape"}) {
+    EXPECT_TRUE(ops.contains(op)) << op;
+  }
+  EXPECT_EQ(Problems(graph, op_defs), "");
+}
+
 // Embedding (Cast, GatherV2 and its gradient UnsortedSegmentSum) and the
 // global pooling layers (Mean, MaxPool) in a training graph.
 TEST(OpDefs, EmbeddingAndGlobalPoolingTrainingGraphMatchesTensorFlowsOpDefs) {

@@ -294,6 +294,7 @@ __all__ = ["Layer", "Input", "KerasTensor", "add", "average",
 
 _KINDS["Dense"].units = property(lambda self: self._layer.units)
 _KINDS["Conv2D"].filters = property(lambda self: self._layer.units)
+_KINDS["Conv2DTranspose"].filters = property(lambda self: self._layer.units)
 
 
 def Input(shape=None, batch_size=None, dtype=None, sparse=None,  # noqa: N802
