@@ -81,6 +81,7 @@ set(GRAPHGC_SOURCES
     models/model_weights.cc
     models/optimizer_base.cc
     models/optimizer_registry.cc
+    models/orthogonal.cc
     models/random_seed.cc
     models/sample_weights.cc
     models/saving.cc
@@ -207,7 +208,9 @@ set(GRAPHGC_HEADERS
     models/optimizer_base.h
     models/optimizers.h
     models/optimizers/adam.h
+    models/orthogonal.h
     models/random_seed.h
+    models/recurrent_layers.h
     models/saving.h
     models/saving_access.h
     models/saving_types.h
