@@ -186,6 +186,7 @@ set(GRAPHGC_HEADERS
     models/layer_state.h
     models/layers.h
     models/layers/padding_cropping.h
+    models/layers/recurrent.h
     models/layers/window_pooling.h
     models/learning_rate_schedule.h
     models/learning_rate_schedule_config.h

@@ -15,9 +15,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "models/layer_registry.h"
+#include "models/layers/recurrent.h"
 #include "models/recurrent_layers.h"
 #include "models/training.h"
-#include "ops/concat_ops.h"
 #include "ops/ops.h"
 #include "util/status_macros.h"
 
@@ -34,106 +34,56 @@ const LSTMConfig& Config(const LayerState& layer) {
   return ConfigOf<LSTMConfig>(layer);
 }
 
+RecurrentFields Fields(const LSTMOptions& o) {
+  return {.activation = o.activation,
+          .recurrent_activation = o.recurrent_activation,
+          .use_bias = o.use_bias,
+          .return_sequences = o.return_sequences,
+          .return_state = o.return_state,
+          .go_backwards = o.go_backwards,
+          .dropout = o.dropout,
+          .recurrent_dropout = o.recurrent_dropout,
+          .name = o.name,
+          .seed = o.seed};
+}
+
 Json WriteLSTMConfig(const LayerState& layer, const std::string& name) {
   const LSTMConfig& l = Config(layer);
-  const LSTMOptions& o = l.options;
   Json c = CommonConfig(name);
-  c["return_sequences"] = o.return_sequences;
-  c["return_state"] = o.return_state;
-  c["go_backwards"] = o.go_backwards;
-  c["stateful"] = false;
-  c["unroll"] = false;
-  c["zero_output_for_mask"] = false;
+  WriteRecurrentConfig(Fields(l.options), c);
   c["units"] = l.units;
-  c["activation"] = ActivationName(o.activation);
-  c["recurrent_activation"] = ActivationName(o.recurrent_activation);
-  c["use_bias"] = o.use_bias;
   c["kernel_initializer"] = InitializerJson("GlorotUniform");
   c["recurrent_initializer"] = KerasObject("keras.initializers", "Orthogonal",
                                            {{"gain", 1.0}, {"seed", nullptr}});
   c["bias_initializer"] = InitializerJson("Zeros");
-  c["unit_forget_bias"] = o.unit_forget_bias;
-  for (const char* k :
-       {"kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
-        "activity_regularizer", "kernel_constraint", "recurrent_constraint",
-        "bias_constraint"}) {
-    c[k] = nullptr;
-  }
-  c["dropout"] = FloatJson(o.dropout);
-  c["recurrent_dropout"] = FloatJson(o.recurrent_dropout);
-  c["seed"] = o.seed == 0 ? Json(nullptr) : Json(o.seed);
+  c["unit_forget_bias"] = l.options.unit_forget_bias;
   return c;
 }
 
-// An activation field: absent is `fallback`, null is Keras's None (linear).
-absl::StatusOr<std::string> ActivationField(const ConfigObject& config,
-                                            const char* key,
-                                            const std::string& fallback) {
-  const Json* j = config.Find(key);
-  if (j == nullptr) return fallback;
-  if (j->is_null()) return std::string("linear");
-  return config.String(key);
-}
-
 absl::StatusOr<Layer> ReadLSTMConfig(const ConfigObject& config) {
-  LSTMOptions o;
   GG_ASSIGN_OR_RETURN(const int64_t units, config.Int("units"));
-  GG_ASSIGN_OR_RETURN(o.activation,
-                      ActivationField(config, "activation", "tanh"));
-  GG_ASSIGN_OR_RETURN(
-      o.recurrent_activation,
-      ActivationField(config, "recurrent_activation", "sigmoid"));
-  GG_ASSIGN_OR_RETURN(o.use_bias, config.Bool("use_bias", true));
-  GG_ASSIGN_OR_RETURN(o.unit_forget_bias,
+  RecurrentFields f{.activation = "tanh", .recurrent_activation = "sigmoid"};
+  GG_RETURN_IF_ERROR(ReadRecurrentConfig(config, f));
+  GG_ASSIGN_OR_RETURN(const bool unit_forget_bias,
                       config.Bool("unit_forget_bias", true));
-  GG_ASSIGN_OR_RETURN(o.return_sequences,
-                      config.Bool("return_sequences", false));
-  GG_ASSIGN_OR_RETURN(o.return_state, config.Bool("return_state", false));
-  GG_ASSIGN_OR_RETURN(o.go_backwards, config.Bool("go_backwards", false));
-  GG_ASSIGN_OR_RETURN(o.dropout, config.Float("dropout", 0.f));
-  GG_ASSIGN_OR_RETURN(o.recurrent_dropout,
-                      config.Float("recurrent_dropout", 0.f));
-  GG_ASSIGN_OR_RETURN(o.name, config.String("name", ""));
-  GG_ASSIGN_OR_RETURN(o.seed, config.Seed("seed"));
-  // unroll changes how Keras runs the loop, not what it computes.
-  GG_ASSIGN_OR_RETURN(const bool unroll, config.Bool("unroll", false));
-  (void)unroll;
-  GG_RETURN_IF_ERROR(config.Only("stateful", false));
-  for (const char* k :
-       {"kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
-        "activity_regularizer", "kernel_constraint", "recurrent_constraint",
-        "bias_constraint"}) {
-    GG_RETURN_IF_ERROR(config.Only(k, nullptr));
-  }
-  return layers::LSTM(units, std::move(o));
+  return layers::LSTM(
+      units, {.activation = std::move(f.activation),
+              .recurrent_activation = std::move(f.recurrent_activation),
+              .use_bias = f.use_bias,
+              .unit_forget_bias = unit_forget_bias,
+              .return_sequences = f.return_sequences,
+              .return_state = f.return_state,
+              .go_backwards = f.go_backwards,
+              .dropout = f.dropout,
+              .recurrent_dropout = f.recurrent_dropout,
+              .name = std::move(f.name),
+              .seed = f.seed});
 }
 
 absl::StatusOr<TensorShape> LSTMOutputShape(const LayerState& layer,
                                             const TensorShape& in) {
   const LSTMConfig& c = Config(layer);
-  if (in.dims() != 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        LayerLabel(layer),
-        ": takes sequences [batch, timesteps, features], (None, steps, n), "
-        "but gets ",
-        KerasShape(in)));
-  }
-  if (in[0] < 1 || in[1] < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        LayerLabel(layer), ": needs a known number of timesteps and features",
-        " (it is unrolled over the timesteps), but gets ", KerasShape(in),
-        "; give the Input a shape such as (80, ",
-        in[1] < 1 ? std::string("features") : absl::StrCat(in[1]), ")"));
-  }
-  if (c.options.return_sequences) return TensorShape({in[0], c.units});
-  return TensorShape({c.units});
-}
-
-// A non-zero seed derived from `seed` for a second initialiser (0 stays 0:
-// a fresh seed).
-uint64_t NextSeed(uint64_t seed) {
-  if (seed == 0) return 0;
-  return seed + 1 == 0 ? 1 : seed + 1;
+  return RecurrentOutputShape(layer, in, c.units, c.options.return_sequences);
 }
 
 std::vector<WeightSpec> LSTMWeights(const LayerState& layer,
@@ -169,12 +119,6 @@ absl::Status CheckLSTMWeights(const LayerState& layer, const TensorShape& in) {
   return CheckFits(DT_FLOAT, {units, 4 * units}, 1, what + "recurrent_kernel");
 }
 
-std::string LSTMRebuilt(const std::string& name, const TensorShape& built,
-                        const TensorShape& in) {
-  return absl::StrCat("layer '", name, "' was built for inputs ",
-                      KerasShape(built), " but gets ", KerasShape(in));
-}
-
 absl::StatusOr<LayerOutputs> ApplyLSTM(const LayerState& layer,
                                        const BuiltLayer& built, const Output& x,
                                        bool) {
@@ -185,26 +129,16 @@ absl::StatusOr<LayerOutputs> ApplyLSTM(const LayerState& layer,
   const int64_t u = c.units, gates = 4 * u;
   const Output& kernel = built.variables[0].read;
   const Output& recurrent = built.variables[1].read;
-  // Every step's inputs through the kernel at once.
-  GG_ASSIGN_OR_RETURN(Output rows, ops::Reshape(x, {-1, features},
-                                                {.name = scope + "/Reshape"}));
-  GG_ASSIGN_OR_RETURN(Output xz,
-                      ops::MatMul(rows, kernel, {.name = scope + "/MatMul"}));
-  if (o.use_bias) {
-    GG_ASSIGN_OR_RETURN(xz, ops::BiasAdd(xz, built.variables[2].read,
-                                         {.name = scope + "/BiasAdd"}));
-  }
   GG_ASSIGN_OR_RETURN(
-      xz, ops::Reshape(xz, {-1, steps, gates}, {.name = scope + "/Reshape_1"}));
+      const Output xz,
+      ProjectSteps(x, kernel, o.use_bias ? &built.variables[2].read : nullptr,
+                   steps, features, gates, scope));
   Output h, cell;
   std::vector<Output> sequence;
   for (int64_t s = 0; s < steps; ++s) {
     const int64_t t = o.go_backwards ? steps - 1 - s : s;
     const std::string at = absl::StrCat(scope, "/step_", s);
-    GG_ASSIGN_OR_RETURN(Output z, ops::Slice(xz, {0, t, 0}, {-1, 1, gates},
-                                             {.name = at + "/Slice"}));
-    GG_ASSIGN_OR_RETURN(
-        z, ops::Reshape(z, {-1, gates}, {.name = at + "/Reshape"}));
+    GG_ASSIGN_OR_RETURN(Output z, StepRows(xz, t, gates, at));
     if (s > 0) {
       GG_ASSIGN_OR_RETURN(Output hz,
                           ops::MatMul(h, recurrent, {.name = at + "/MatMul"}));
@@ -212,8 +146,7 @@ absl::StatusOr<LayerOutputs> ApplyLSTM(const LayerState& layer,
     }
     auto gate = [&](int k, const std::string& act,
                     const char* g) -> absl::StatusOr<Output> {
-      GG_ASSIGN_OR_RETURN(Output zk, ops::Slice(z, {0, k * u}, {-1, u},
-                                                {.name = at + "/Slice_" + g}));
+      GG_ASSIGN_OR_RETURN(Output zk, Columns(z, k, u, at + "/Slice_" + g));
       return ApplyActivation(act, zk, at + "/" + g);
     };
     GG_ASSIGN_OR_RETURN(Output i, gate(0, o.recurrent_activation, "i"));
@@ -231,23 +164,9 @@ absl::StatusOr<LayerOutputs> ApplyLSTM(const LayerState& layer,
     GG_ASSIGN_OR_RETURN(Output ac,
                         ApplyActivation(o.activation, cell, at + "/state"));
     GG_ASSIGN_OR_RETURN(h, ops::Mul(out, ac, {.name = at + "/mul_2"}));
-    if (o.return_sequences) {
-      GG_ASSIGN_OR_RETURN(
-          Output h3, ops::Reshape(h, {-1, 1, u}, {.name = at + "/Reshape_1"}));
-      sequence.push_back(h3);
-    }
+    if (o.return_sequences) sequence.push_back(h);
   }
-  Output y = h;
-  if (o.return_sequences) {
-    // Keras stacks the outputs in the order the steps ran.
-    if (sequence.size() == 1) {
-      y = sequence[0];
-    } else {
-      GG_ASSIGN_OR_RETURN(
-          y, ops::ConcatV2(sequence, 1, {.name = scope + "/concat"}));
-    }
-  }
-  return LayerOutputs{.pre_activation = y, .output = y};
+  return RecurrentOutputs(h, sequence, u, scope);
 }
 
 int64_t LSTMUnits(const LayerState& layer) { return Config(layer).units; }
@@ -278,7 +197,7 @@ const LayerKind& LSTMKind() {
       .output_shape = LSTMOutputShape,
       .weights = LSTMWeights,
       .check_weights = CheckLSTMWeights,
-      .rebuilt_message = LSTMRebuilt,
+      .rebuilt_message = RecurrentRebuilt,
       .apply = ApplyLSTM,
       .units = LSTMUnits,
   };
@@ -300,34 +219,8 @@ Layer LSTM(int64_t units, LSTMOptions options) {
   const LSTMConfig& c = *config;
   auto state = models_internal::NewLayerState(
       models_internal::LSTMKind(), c.options.name, std::move(config));
-  const std::string label = models_internal::LayerLabel(*state);
-  const LSTMOptions& o = c.options;
-  absl::Status s;
-  // 4 * units sizes the weights; CheckFits bounds them by memory later.
-  constexpr int64_t kMaxUnits = int64_t{1} << 40;
-  if (units < 1 || units > kMaxUnits) {
-    s = absl::InvalidArgumentError(absl::StrCat(
-        label, ": units must be in [1, ", kMaxUnits, "], got ", units));
-  } else if (!models_internal::KnownActivation(o.activation)) {
-    s = models_internal::UnknownActivation(*state, o.activation);
-  } else if (!models_internal::KnownActivation(o.recurrent_activation)) {
-    s = models_internal::UnknownActivation(*state, o.recurrent_activation);
-  } else if (o.return_state) {
-    s = absl::UnimplementedError(absl::StrCat(
-        label,
-        ": return_state=True is not implemented: a layer call returns one "
-        "tensor in graphgc's functional API (use return_state=False)"));
-  } else if (o.dropout != 0.f) {
-    s = absl::UnimplementedError(
-        absl::StrCat(label, ": dropout=", o.dropout,
-                     " is not implemented (use dropout=0, or a Dropout "
-                     "layer before it)"));
-  } else if (o.recurrent_dropout != 0.f) {
-    s = absl::UnimplementedError(
-        absl::StrCat(label, ": recurrent_dropout=", o.recurrent_dropout,
-                     " is not implemented (use recurrent_dropout=0)"));
-  }
-  state->error = s;
+  state->error = models_internal::CheckRecurrent(
+      *state, units, models_internal::Fields(c.options));
   return MakeLayer(std::move(state));
 }
 

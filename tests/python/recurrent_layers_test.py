@@ -1,6 +1,6 @@
-"""graphgc.layers.LSTM: generated from the C++ layer registry
-(models/layers/lstm.cc) with Keras 3's keyword arguments, in Sequential
-and functional models."""
+"""graphgc.layers.LSTM and GRU: generated from the C++ layer registry
+(models/layers/lstm.cc, gru.cc) with Keras 3's keyword arguments, in
+Sequential and functional models."""
 
 import inspect
 
@@ -81,6 +81,38 @@ def test_embedding_lstm_dense_learns_a_sequence_task(tmp_path):
     np.testing.assert_allclose(loaded.predict(x, verbose=0),
                                model.predict(x, verbose=0),
                                rtol=1e-6, atol=1e-6)
+
+
+def gru_reference(x, kernel, recurrent, bias):
+    """Keras's GRUCell (reset_after=True) over x from a zero state: the
+    last h."""
+    units = recurrent.shape[0]
+    h = np.zeros((x.shape[0], units))
+    for t in range(x.shape[1]):
+        xz = x[:, t] @ kernel + bias[0]
+        inner = h @ recurrent + bias[1]
+        z = sigmoid(xz[:, :units] + inner[:, :units])
+        r = sigmoid(xz[:, units:2 * units] + inner[:, units:2 * units])
+        hh = np.tanh(xz[:, 2 * units:] + r * inner[:, 2 * units:])
+        h = z * h + (1 - z) * hh
+    return h
+
+
+def test_gru_matches_keras_equations_on_set_weights():
+    params = inspect.signature(layers.GRU).parameters
+    assert params["reset_after"].default is True
+    rng = np.random.default_rng(5)
+    model = keras.Sequential([layers.Input((3, 4)), layers.GRU(5)])
+    kernel = rng.normal(size=(4, 15)).astype(np.float32)
+    recurrent = rng.normal(size=(5, 15)).astype(np.float32)
+    bias = rng.normal(size=(2, 15)).astype(np.float32)
+    model.set_weights([kernel, recurrent, bias])
+    x = rng.normal(size=(2, 3, 4)).astype(np.float32)
+    np.testing.assert_allclose(model.predict(x, verbose=0),
+                               gru_reference(x, kernel, recurrent, bias),
+                               rtol=1e-5, atol=1e-5)
+    # 3 * 5 * (4 + 5 + 2).
+    assert model.count_params() == 165
 
 
 def test_lstm_counts_keras_params():
