@@ -34,23 +34,10 @@ const GRUConfig& Config(const LayerState& layer) {
   return ConfigOf<GRUConfig>(layer);
 }
 
-RecurrentFields Fields(const GRUOptions& o) {
-  return {.activation = o.activation,
-          .recurrent_activation = o.recurrent_activation,
-          .use_bias = o.use_bias,
-          .return_sequences = o.return_sequences,
-          .return_state = o.return_state,
-          .go_backwards = o.go_backwards,
-          .dropout = o.dropout,
-          .recurrent_dropout = o.recurrent_dropout,
-          .name = o.name,
-          .seed = o.seed};
-}
-
 Json WriteGRUConfig(const LayerState& layer, const std::string& name) {
   const GRUConfig& l = Config(layer);
   Json c = CommonConfig(name);
-  WriteRecurrentConfig(Fields(l.options), c);
+  WriteRecurrentConfig(FieldsOf(l.options), c);
   c["units"] = l.units;
   c["kernel_initializer"] = InitializerJson("GlorotUniform");
   c["recurrent_initializer"] = KerasObject("keras.initializers", "Orthogonal",
@@ -62,21 +49,12 @@ Json WriteGRUConfig(const LayerState& layer, const std::string& name) {
 
 absl::StatusOr<Layer> ReadGRUConfig(const ConfigObject& config) {
   GG_ASSIGN_OR_RETURN(const int64_t units, config.Int("units"));
-  RecurrentFields f{.activation = "tanh", .recurrent_activation = "sigmoid"};
+  GRUOptions o;
+  RecurrentFields f = FieldsOf(o);
   GG_RETURN_IF_ERROR(ReadRecurrentConfig(config, f));
-  GG_ASSIGN_OR_RETURN(const bool reset_after, config.Bool("reset_after", true));
-  return layers::GRU(units,
-                     {.activation = std::move(f.activation),
-                      .recurrent_activation = std::move(f.recurrent_activation),
-                      .use_bias = f.use_bias,
-                      .reset_after = reset_after,
-                      .return_sequences = f.return_sequences,
-                      .return_state = f.return_state,
-                      .go_backwards = f.go_backwards,
-                      .dropout = f.dropout,
-                      .recurrent_dropout = f.recurrent_dropout,
-                      .name = std::move(f.name),
-                      .seed = f.seed});
+  SetFields(std::move(f), o);
+  GG_ASSIGN_OR_RETURN(o.reset_after, config.Bool("reset_after", true));
+  return layers::GRU(units, std::move(o));
 }
 
 absl::StatusOr<TensorShape> GRUOutputShape(const LayerState& layer,
@@ -273,7 +251,7 @@ Layer GRU(int64_t units, GRUOptions options) {
   auto state = models_internal::NewLayerState(
       models_internal::GRUKind(), c.options.name, std::move(config));
   state->error = models_internal::CheckRecurrent(
-      *state, units, models_internal::Fields(c.options));
+      *state, units, models_internal::FieldsOf(c.options));
   return MakeLayer(std::move(state));
 }
 

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -36,6 +37,36 @@ struct RecurrentFields {
   std::string name;
   uint64_t seed = 0;
 };
+
+// The shared fields of an LSTMOptions or GRUOptions `o`.
+template <typename Options>
+RecurrentFields FieldsOf(const Options& o) {
+  return {.activation = o.activation,
+          .recurrent_activation = o.recurrent_activation,
+          .use_bias = o.use_bias,
+          .return_sequences = o.return_sequences,
+          .return_state = o.return_state,
+          .go_backwards = o.go_backwards,
+          .dropout = o.dropout,
+          .recurrent_dropout = o.recurrent_dropout,
+          .name = o.name,
+          .seed = o.seed};
+}
+
+// `f` into the shared fields of `o`.
+template <typename Options>
+void SetFields(RecurrentFields f, Options& o) {
+  o.activation = std::move(f.activation);
+  o.recurrent_activation = std::move(f.recurrent_activation);
+  o.use_bias = f.use_bias;
+  o.return_sequences = f.return_sequences;
+  o.return_state = f.return_state;
+  o.go_backwards = f.go_backwards;
+  o.dropout = f.dropout;
+  o.recurrent_dropout = f.recurrent_dropout;
+  o.name = std::move(f.name);
+  o.seed = f.seed;
+}
 
 // Keras's RNN base fields and the cell's shared ones of `f` into `c`:
 // return_sequences ... zero_output_for_mask, activation, use_bias,
