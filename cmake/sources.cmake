@@ -81,6 +81,7 @@ set(GRAPHGC_SOURCES
     models/model_weights.cc
     models/optimizer_base.cc
     models/optimizer_registry.cc
+    models/orthogonal.cc
     models/random_seed.cc
     models/sample_weights.cc
     models/saving.cc
@@ -186,6 +187,7 @@ set(GRAPHGC_HEADERS
     models/layers.h
     models/layers/conv_config.h
     models/layers/padding_cropping.h
+    models/layers/recurrent.h
     models/layers/window_pooling.h
     models/learning_rate_schedule.h
     models/learning_rate_schedule_config.h
@@ -208,7 +210,9 @@ set(GRAPHGC_HEADERS
     models/optimizer_base.h
     models/optimizers.h
     models/optimizers/adam.h
+    models/orthogonal.h
     models/random_seed.h
+    models/recurrent_layers.h
     models/saving.h
     models/saving_access.h
     models/saving_types.h

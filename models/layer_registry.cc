@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "models/kind_registry.h"
+#include "models/orthogonal.h"
 #include "models/training.h"
 #include "ops/ops.h"
 #include "util/mutex.h"
@@ -129,6 +130,16 @@ absl::Status BuildVariables(const LayerState& layer, Graph& graph,
       GG_ASSIGN_OR_RETURN(Tensor t,
                           GlorotUniform(spec.shape, spec.fan_in, spec.fan_out,
                                         spec.seed, vars[i].name));
+      init.push_back(std::move(t));
+    } else if (spec.init == Initializer::kOrthogonal) {
+      GG_ASSIGN_OR_RETURN(Tensor t,
+                          Orthogonal(spec.shape, spec.seed, vars[i].name));
+      init.push_back(std::move(t));
+    } else if (spec.init == Initializer::kUnitForgetBias) {
+      GG_ASSIGN_OR_RETURN(Tensor t, Filled(spec.shape, 0.f, vars[i].name));
+      auto v = t.mutable_data<float>();
+      const size_t quarter = v.size() / 4;
+      for (size_t k = quarter; k < 2 * quarter; ++k) v[k] = 1.f;
       init.push_back(std::move(t));
     } else if (spec.init == Initializer::kRandomUniform) {
       GG_ASSIGN_OR_RETURN(Tensor t,

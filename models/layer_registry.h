@@ -54,8 +54,17 @@ struct ConfigField {
   std::string default_json;
 };
 
-// How a variable is initialised.
-enum class Initializer { kGlorotUniform, kRandomUniform, kZeros, kOnes };
+// How a variable is initialised. kOrthogonal: Keras's Orthogonal (gain 1)
+// of a 2-D shape with `seed`; kUnitForgetBias: zeros with ones in the second
+// quarter of a 1-D shape (an LSTM bias with unit_forget_bias).
+enum class Initializer {
+  kGlorotUniform,
+  kRandomUniform,
+  kZeros,
+  kOnes,
+  kOrthogonal,
+  kUnitForgetBias
+};
 
 // One variable a kind makes, in Keras's weight order.
 struct WeightSpec {
@@ -89,6 +98,9 @@ struct LayerKind {
   // Keras 3 names it: its class name in snake case. Empty for a layer Keras
   // keeps out of Sequential.layers (InputLayer), which has no group.
   std::string weights_group;
+  // The subgroup holding the variables ("cell": "layers/lstm/cell/vars/0"),
+  // as Keras's recurrent layers keep them in their cell. Empty: none.
+  std::string weights_subgroup;
   // The Python class's keyword arguments, in order.
   std::vector<ConfigField> fields;
 

@@ -62,8 +62,12 @@ std::vector<std::string> WeightsPaths(const std::vector<Layer>& layers,
       continue;
     }
     const int n = used[group]++;
-    paths.push_back(n == 0 ? absl::StrCat("layers/", group)
-                           : absl::StrCat("layers/", group, "_", n));
+    std::string path = n == 0 ? absl::StrCat("layers/", group)
+                              : absl::StrCat("layers/", group, "_", n);
+    if (!kind->weights_subgroup.empty()) {
+      absl::StrAppend(&path, "/", kind->weights_subgroup);
+    }
+    paths.push_back(std::move(path));
   }
   return paths;
 }
@@ -120,7 +124,9 @@ absl::StatusOr<std::vector<Tensor>> DecodeModelWeights(
   std::vector<LayerWeightsSpec> specs;
   for (size_t i = 0; i < paths.size(); ++i) {
     if (paths[i].empty()) continue;
-    expected.insert(paths[i].substr(sizeof("layers/") - 1));
+    // The layer's group under "layers" (a subgroup's path has one more part).
+    const std::string group = paths[i].substr(sizeof("layers/") - 1);
+    expected.insert(group.substr(0, group.find('/')));
     LayerWeightsSpec spec{.path = paths[i]};
     const BuiltLayer* built = SavingAccess::State(layers[i])->built();
     if (built == nullptr) {
