@@ -8,6 +8,8 @@
 //   /layers/dense/vars/0       float32 dataset: the first layer's kernel
 //   /layers/dense/vars/1       its bias
 //   /layers/dense_1/vars/0     the next Dense layer's kernel ...
+//   /optimizer/vars/0          a compiled model's optimizer state
+//                              (models/optimizer_state.h), int64 first
 //
 // Each layer's group is named as Keras 3 names it (saving_lib's
 // _save_container_state): the snake-case class name, uniqued within the
