@@ -81,6 +81,7 @@ set(GRAPHGC_SOURCES
     models/model_weights.cc
     models/optimizer_base.cc
     models/optimizer_registry.cc
+    models/optimizer_state.cc
     models/orthogonal.cc
     models/random_seed.cc
     models/sample_weights.cc
@@ -207,6 +208,7 @@ set(GRAPHGC_HEADERS
     models/model_weights.h
     models/out_of_memory.h
     models/optimizer_registry.h
+    models/optimizer_state.h
     models/optimizer_base.h
     models/optimizers.h
     models/optimizers/adam.h

@@ -512,6 +512,18 @@ void CommitCompile(ModelState& m, CompileOptions options, TrainingGraph g)
                      .assign_value = m.Own(lr.assign_value),
                      .assign = m.Own(lr.assign)};
   m.iterations = m.Own(g.updates.iterations_read);
+  m.optimizer_state.clear();
+  for (const OptimizerVariable& v : g.updates.state) {
+    m.optimizer_state.push_back({.variable = m.Own(v.variable),
+                                 .read = m.Own(v.read),
+                                 .dtype = v.dtype,
+                                 .shape = v.shape});
+  }
+  m.optimizer_step_powers.clear();
+  for (const StepPowerVariable& p : g.updates.step_powers) {
+    m.optimizer_step_powers.push_back(
+        {.variable = m.Own(p.variable), .base = p.base});
+  }
   m.compiled = true;
 }
 

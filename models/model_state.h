@@ -129,6 +129,12 @@ struct ModelState {
   // The ReadVariableOp of the optimizer's int64 step count (Keras's
   // optimizer.iterations).
   Output iterations ABSL_GUARDED_BY(mu);
+  // Keras's optimizer.variables (what Save writes under "optimizer") and
+  // the step powers a restored iteration count sets.
+  std::vector<models_internal::OptimizerVariable> optimizer_state
+      ABSL_GUARDED_BY(mu);
+  std::vector<models_internal::StepPowerVariable> optimizer_step_powers
+      ABSL_GUARDED_BY(mu);
   // Signalled when a Fit ends.
   CondVar fit_ended;
   // The thread running this model's Fit, while one runs. That Fit does not

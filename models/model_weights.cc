@@ -8,6 +8,7 @@
 #include "models/functional_config.h"
 #include "models/layer_registry.h"
 #include "models/layer_state.h"
+#include "models/optimizer_state.h"
 #include "serialize/keras_weights.h"
 #include "util/os_error.h"
 #include "util/status_macros.h"
@@ -98,6 +99,9 @@ absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
     if (!paths[k].empty()) {
       weights.push_back({paths[k], snap.layers[order[k]].values});
     }
+  }
+  if (!snap.optimizer_values.empty()) {
+    weights.push_back({kOptimizerGroup, snap.optimizer_values});
   }
   absl::StatusOr<std::string> h5 = EncodeKerasWeights(weights);
   if (!h5.ok()) {

@@ -29,7 +29,10 @@ std::vector<std::string> WeightsPaths(const std::vector<Layer>& layers,
                                       bool functional);
 
 // The bytes of model.weights.h5 for `snap`, or a status prefixed by `where`:
-// Unimplemented for a layer kind without saving support.
+// Unimplemented for a layer kind without saving support. A compiled
+// snapshot's optimizer variables go under "optimizer"
+// (models/optimizer_state.h), as Keras's model.save and save_weights write
+// them.
 absl::StatusOr<std::string> WeightsBytes(const ModelSnapshot& snap,
                                          const std::string& where);
 

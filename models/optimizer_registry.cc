@@ -1,6 +1,7 @@
 #include "models/optimizer_registry.h"
 
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -174,6 +175,62 @@ std::string SlotBase(const std::string& s, const Output& var) {
   return s + "/" + var.node_name();
 }
 
+namespace {
+
+// The variable node `name` the kind's build made, with a read for Save.
+absl::StatusOr<OptimizerVariable> SavedVariable(Graph& g,
+                                                const std::string& name,
+                                                DataType dtype,
+                                                const TensorShape& shape) {
+  std::optional<NodeHandle> node = g.FindNode(name);
+  if (!node.has_value()) {
+    return absl::InternalError(
+        absl::StrCat("Compile: the optimizer built no variable '", name, "'"));
+  }
+  OptimizerVariable v{
+      .variable = Output(*node, 0), .dtype = dtype, .shape = shape};
+  GG_ASSIGN_OR_RETURN(
+      v.read, ops::ReadVariableOp(v.variable, {.name = name + "/ReadForSave"}));
+  return v;
+}
+
+// Keras's optimizer.variables after iterations and the learning rate, and
+// the step powers, as `kind`'s state_layout names them under scope `s`.
+absl::Status CollectState(const OptimizerKind& kind, const Optimizer& optimizer,
+                          const UpdateInputs& in, const std::string& s,
+                          UpdateNodes& out) {
+  if (kind.state_layout == nullptr) return absl::OkStatus();
+  const OptimizerStateLayout layout = kind.state_layout(optimizer);
+  for (const std::vector<std::string>& group : layout.slot_groups) {
+    for (size_t i = 0; i < in.variables.size(); ++i) {
+      for (const std::string& slot : group) {
+        GG_ASSIGN_OR_RETURN(
+            OptimizerVariable v,
+            SavedVariable(in.graph, SlotBase(s, in.variables[i]) + "/" + slot,
+                          DT_FLOAT, in.shapes[i]));
+        out.state.push_back(std::move(v));
+      }
+    }
+  }
+  for (const std::string& name : layout.scalars) {
+    GG_ASSIGN_OR_RETURN(
+        OptimizerVariable v,
+        SavedVariable(in.graph, s + "/" + name, DT_FLOAT, TensorShape()));
+    out.state.push_back(std::move(v));
+  }
+  for (const auto& [name, base] : layout.step_powers) {
+    std::optional<NodeHandle> node = in.graph.FindNode(s + "/" + name);
+    if (!node.has_value()) {
+      return absl::InternalError(absl::StrCat(
+          "Compile: the optimizer built no variable '", s, "/", name, "'"));
+    }
+    out.step_powers.push_back({.variable = Output(*node, 0), .base = base});
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<UpdateNodes> BuildUpdates(
     const Optimizer& optimizer, const std::vector<Output>& variables,
     const std::vector<TensorShape>& shapes, const std::vector<Output>& grads,
@@ -246,6 +303,19 @@ absl::StatusOr<UpdateNodes> BuildUpdates(
   UpdateNodes out;
   GG_ASSIGN_OR_RETURN(out.train_op, ops::NoOp(g, {.name = scope + "/train_step",
                                                   .control_inputs = updates}));
+  // Keras's order: iterations, the learning rate variable (a schedule is
+  // no variable in Keras), the kind's own.
+  out.state.push_back({.variable = iterations,
+                       .read = iteration,
+                       .dtype = DT_INT64,
+                       .shape = TensorShape()});
+  if (!optimizer.learning_rate_schedule.has_value()) {
+    out.state.push_back({.variable = lr.variable,
+                         .read = lr.read,
+                         .dtype = DT_FLOAT,
+                         .shape = TensorShape()});
+  }
+  GG_RETURN_IF_ERROR(CollectState(*kind, optimizer, in, s, out));
   out.learning_rate = std::move(lr);
   out.iterations = iterations;
   out.iterations_read = iteration;

@@ -17,6 +17,7 @@
 #define GRAPHGC_MODELS_OPTIMIZER_REGISTRY_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -39,6 +40,39 @@ struct LearningRateNodes {
   Output assign;        // AssignVariableOp (a run target)
 };
 
+// One of the optimizer's variables Keras saves (its `variables`): what Save
+// reads and LoadModel assigns.
+struct OptimizerVariable {
+  Output variable;  // VarHandleOp
+  Output read;      // its ReadVariableOp "<name>/ReadForSave"
+  DataType dtype = DT_FLOAT;
+  TensorShape shape;
+};
+
+// A float scalar variable holding base^(iterations + 1) that Keras does not
+// keep (it computes the power each step): set from a restored iteration
+// count.
+struct StepPowerVariable {
+  Output variable;
+  float base = 0.f;
+};
+
+// Which of an optimizer's variables Keras saves besides `iterations` and
+// the learning rate, in the order its `build` adds them (see
+// OptimizerKind::state_layout). Names are those the kind's build gives.
+struct OptimizerStateLayout {
+  // Per-weight slots ("<scope>/<Class>/<weight node>/<slot>"), one
+  // add_optimizer_variables call per group: a group's slots interleaved per
+  // weight, the groups one after the other.
+  std::vector<std::vector<std::string>> slot_groups;
+  // Scalars "<scope>/<Class>/<name>" Keras tracks after the slots (Nadam's
+  // u_product).
+  std::vector<std::string> scalars;
+  // Scalars "<scope>/<Class>/<name>" that are base^(iterations + 1) and not
+  // saved (Adam's beta_1_power).
+  std::vector<std::pair<std::string, float>> step_powers;
+};
+
 struct UpdateNodes {
   Output train_op;  // NoOp standing for the whole step
   LearningRateNodes learning_rate;
@@ -46,6 +80,10 @@ struct UpdateNodes {
   // number of steps taken (0 during the first).
   Output iterations;
   Output iterations_read;  // its ReadVariableOp, "<s>/iteration/Read"
+  // Keras's optimizer.variables in its order: iterations, the learning
+  // rate (unless a schedule gives it), then the kind's state_layout.
+  std::vector<OptimizerVariable> state;
+  std::vector<StepPowerVariable> step_powers;
 };
 
 // What every optimizer's updates are built from (see BuildUpdates): the
@@ -91,6 +129,9 @@ struct OptimizerKind {
   // The weight decay when BaseOptimizerOptions::weight_decay is unset
   // (AdamW's 0.004).
   float default_weight_decay = 0.f;
+  // The variables Keras's build adds (keras/src/optimizers/<name>.py), for
+  // Save and LoadModel.
+  OptimizerStateLayout (*state_layout)(const Optimizer& optimizer) = nullptr;
 };
 
 // The kind `optimizer` holds; nullptr for none.

@@ -17,6 +17,7 @@
 #include "models/model_config.h"
 #include "models/model_from_json.h"
 #include "models/model_weights.h"
+#include "models/optimizer_state.h"
 #include "models/out_of_memory.h"
 #include "models/saving_access.h"
 #include "models/signature.h"
@@ -40,6 +41,7 @@ using models_internal::OptimizerSlots;
 using models_internal::ParseConfig;
 using models_internal::ParsedConfig;
 using models_internal::ParseSignatureUnguarded;
+using models_internal::RestoreOptimizerState;
 using models_internal::SavingAccess;
 using models_internal::WeightsBytes;
 using models_internal::WeightsPaths;
@@ -170,6 +172,9 @@ absl::Status FinishLoad(Model& model, Sequential handle, ParsedConfig& parsed,
   if (options.compile && parsed.compile.has_value()) {
     absl::Status s = model.Compile(*std::move(parsed.compile));
     if (!s.ok()) return Annotate(s, config_file);
+    // Keras's optimizer state, when the file holds this optimizer's.
+    GG_RETURN_IF_ERROR(
+        RestoreOptimizerState(handle, h5, weights_file).status());
   }
   return absl::OkStatus();
 }

@@ -13,6 +13,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -66,6 +67,9 @@ struct ModelSnapshot {
   Output output;
   // The variables' values by VarHandleOp node name, for freezing.
   std::map<std::string, Tensor> variables;
+  // When compiled: Keras's optimizer.variables (iterations int64, the
+  // learning rate, the slots), in Keras's order (models/optimizer_state.h).
+  std::vector<Tensor> optimizer_values;
 };
 
 struct SavingAccess {
@@ -85,6 +89,16 @@ struct SavingAccess {
   static absl::Status AssignWeights(Sequential& model,
                                     std::vector<Tensor> values,
                                     const std::string& where);
+  // The dtype and shape of each of the compiled model's optimizer
+  // variables, in Keras's order (empty when not compiled); defined in
+  // optimizer_state.cc.
+  static absl::StatusOr<std::vector<std::pair<DataType, TensorShape>>>
+  OptimizerSpec(const Sequential& model);
+  // Sets the optimizer variables from `values` (as OptimizerSpec lists
+  // them, checked by the caller), and the step powers derived from the
+  // iteration count; defined in optimizer_state.cc.
+  static absl::Status AssignOptimizerState(Sequential& model,
+                                           const std::vector<Tensor>& values);
 };
 
 }  // namespace models_internal

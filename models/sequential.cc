@@ -377,6 +377,10 @@ absl::StatusOr<ModelSnapshot> SavingAccess::Snapshot(const Sequential& model) {
                            .built = built});
     for (const Variable& v : built->variables) reads.push_back(v.read);
   }
+  const size_t layer_reads = reads.size();
+  if (m.compiled) {
+    for (const auto& v : m.optimizer_state) reads.push_back(v.read);
+  }
   std::vector<Tensor> values;
   if (!reads.empty()) {
     GG_ASSIGN_OR_RETURN(values, m.session->Run({}, reads));
@@ -389,6 +393,15 @@ absl::StatusOr<ModelSnapshot> SavingAccess::Snapshot(const Sequential& model) {
       snap.variables[v.name] = copy;
       layer.values.push_back(std::move(copy));
     }
+  }
+  for (size_t i = layer_reads; i < values.size(); ++i) {
+    // The iteration count is int64, the rest float.
+    const Tensor& t = values[i];
+    GG_ASSIGN_OR_RETURN(Tensor copy, t.dtype() == DT_INT64
+                                         ? Tensor::FromData<int64_t>(
+                                               t.shape(), t.data<int64_t>())
+                                         : PrivateCopy(t));
+    snap.optimizer_values.push_back(std::move(copy));
   }
   return snap;
 }

@@ -74,13 +74,17 @@ absl::Status WriteDataset(hid_t group, const std::string& name,
   if (!dcpl.ok() || H5Pset_obj_track_times(dcpl.get(), 0) < 0) {
     return EncodeError(absl::StrCat(where, ": creation properties"));
   }
-  Hid ds(H5Dcreate2(group, name.c_str(), H5T_IEEE_F32LE, space.get(),
-                    H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+  const bool int64 = value.dtype() == DT_INT64;
+  Hid ds(H5Dcreate2(group, name.c_str(), int64 ? H5T_STD_I64LE : H5T_IEEE_F32LE,
+                    space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
          H5Dclose);
   if (!ds.ok()) return EncodeError(absl::StrCat(where, ": create"));
+  const void* data =
+      int64 ? static_cast<const void*>(value.data<int64_t>().data())
+            : static_cast<const void*>(value.data<float>().data());
   if (value.num_elements() > 0 &&
-      H5Dwrite(ds.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-               value.data<float>().data()) < 0) {
+      H5Dwrite(ds.get(), int64 ? H5T_NATIVE_INT64 : H5T_NATIVE_FLOAT, H5S_ALL,
+               H5S_ALL, H5P_DEFAULT, data) < 0) {
     return EncodeError(absl::StrCat(where, ": write"));
   }
   return absl::OkStatus();
@@ -283,8 +287,8 @@ absl::Status CheckStorage(hid_t ds, hid_t space, H5D_layout_t layout,
 }
 
 absl::StatusOr<Tensor> ReadDataset(hid_t group, const std::string& name,
-                                   const TensorShape& want, hid_t dapl,
-                                   const std::string& where)
+                                   const TensorShape& want, DataType dtype,
+                                   hid_t dapl, const std::string& where)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(hdf5_mu) {
   Hid ds(H5Dopen2(group, name.c_str(), dapl), H5Dclose);
   if (!ds.ok()) {
@@ -300,23 +304,29 @@ absl::StatusOr<Tensor> ReadDataset(hid_t group, const std::string& name,
     return absl::DataLossError(
         absl::StrCat(where, ": unreadable type: ", Hdf5Message()));
   }
-  if (H5Tget_class(type.get()) != H5T_FLOAT) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, ": not floating point (HDF5 type class ",
-                     static_cast<int>(H5Tget_class(type.get())), ")"));
+  const bool int64 = dtype == DT_INT64;
+  if (H5Tget_class(type.get()) != (int64 ? H5T_INTEGER : H5T_FLOAT)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, int64 ? ": not an integer" : ": not floating point",
+        " (HDF5 type class ", static_cast<int>(H5Tget_class(type.get())), ")"));
   }
-  // IEEE float32 or float64, as h5py writes them: any other float type
-  // (another size, bias or bit layout) is corrupt or exotic, and would make
-  // HDF5 convert elements of its declared size.
+  // IEEE float32 or float64, as h5py writes them (or 32- and 64-bit
+  // integers): any other type (another size, bias or bit layout) is corrupt
+  // or exotic, and would make HDF5 convert elements of its declared size.
+  // Every element is stored in at least 4 bytes of the image.
   size_t element_size = 0;
-  for (const hid_t ieee :
-       {H5T_IEEE_F32LE, H5T_IEEE_F32BE, H5T_IEEE_F64LE, H5T_IEEE_F64BE}) {
-    if (H5Tequal(type.get(), ieee) > 0) element_size = H5Tget_size(ieee);
+  const std::vector<hid_t> known =
+      int64 ? std::vector<hid_t>{H5T_STD_I32LE, H5T_STD_I32BE, H5T_STD_I64LE,
+                                 H5T_STD_I64BE}
+            : std::vector<hid_t>{H5T_IEEE_F32LE, H5T_IEEE_F32BE, H5T_IEEE_F64LE,
+                                 H5T_IEEE_F64BE};
+  for (const hid_t t : known) {
+    if (H5Tequal(type.get(), t) > 0) element_size = H5Tget_size(t);
   }
   if (element_size == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        where, ": a floating-point type of ", H5Tget_size(type.get()),
-        " bytes that is not IEEE float32 or float64"));
+        where, ": a type of ", H5Tget_size(type.get()), " bytes that is not ",
+        int64 ? "a signed 32- or 64-bit integer" : "IEEE float32 or float64"));
   }
   Hid space(H5Dget_space(ds.get()), H5Sclose);
   if (!space.ok()) {
@@ -359,10 +369,13 @@ absl::StatusOr<Tensor> ReadDataset(hid_t group, const std::string& name,
   // `want` is a shape of the model's own variables, already allocated once,
   // and its data was just found stored in the image: its size is countable
   // and within the budget.
-  GG_ASSIGN_OR_RETURN(Tensor out, Tensor::Uninitialized(DT_FLOAT, want));
+  GG_ASSIGN_OR_RETURN(Tensor out,
+                      Tensor::Uninitialized(int64 ? DT_INT64 : DT_FLOAT, want));
+  void* data = int64 ? static_cast<void*>(out.mutable_data<int64_t>().data())
+                     : static_cast<void*>(out.mutable_data<float>().data());
   if (out.num_elements() > 0 &&
-      H5Dread(ds.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-              out.mutable_data<float>().data()) < 0) {
+      H5Dread(ds.get(), int64 ? H5T_NATIVE_INT64 : H5T_NATIVE_FLOAT, H5S_ALL,
+              H5S_ALL, H5P_DEFAULT, data) < 0) {
     return absl::DataLossError(
         absl::StrCat(where, ": cannot read its data: ", Hdf5Message()));
   }
@@ -470,9 +483,11 @@ absl::StatusOr<std::vector<std::vector<Tensor>>> Decode(
   const uint64_t image_bytes = bytes.size();
   uint64_t weights_bytes = 0;
   for (const LayerWeightsSpec& spec : specs) {
-    for (const TensorShape& shape : spec.shapes) {
+    for (size_t i = 0; i < spec.shapes.size(); ++i) {
+      const bool int64 = i < spec.dtypes.size() && spec.dtypes[i] == DT_INT64;
       const std::optional<uint64_t> b =
-          Mul(static_cast<uint64_t>(shape.num_elements()), sizeof(float));
+          Mul(static_cast<uint64_t>(spec.shapes[i].num_elements()),
+              int64 ? sizeof(int64_t) : sizeof(float));
       if (!b || __builtin_add_overflow(weights_bytes, *b, &weights_bytes)) {
         weights_bytes = std::numeric_limits<uint64_t>::max();
       }
@@ -532,7 +547,9 @@ absl::StatusOr<std::vector<std::vector<Tensor>>> Decode(
       }
       GG_ASSIGN_OR_RETURN(
           Tensor value,
-          ReadDataset(group.get(), name, spec.shapes[i], dapl.get(), where));
+          ReadDataset(group.get(), name, spec.shapes[i],
+                      i < spec.dtypes.size() ? spec.dtypes[i] : DT_FLOAT,
+                      dapl.get(), where));
       values.push_back(std::move(value));
     }
     out.push_back(std::move(values));
@@ -551,10 +568,11 @@ absl::StatusOr<std::string> EncodeKerasWeights(
           "EncodeKerasWeights: empty or duplicate path '", layer.path, "'"));
     }
     for (size_t i = 0; i < layer.values.size(); ++i) {
-      if (layer.values[i].dtype() != DT_FLOAT) {
+      if (layer.values[i].dtype() != DT_FLOAT &&
+          layer.values[i].dtype() != DT_INT64) {
         return absl::InvalidArgumentError(absl::StrCat(
             "EncodeKerasWeights: ", layer.path, "/vars/", i, " is ",
-            DataTypeString(layer.values[i].dtype()), ", not float"));
+            DataTypeString(layer.values[i].dtype()), ", not float or int64"));
       }
     }
   }

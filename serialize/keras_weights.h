@@ -8,6 +8,8 @@
 //   /layers/dense/vars/0       float32 dataset: the first layer's kernel
 //   /layers/dense/vars/1       its bias
 //   /layers/dense_1/vars/0     the next Dense layer's kernel ...
+//   /optimizer/vars/0          a compiled model's optimizer state
+//                              (models/optimizer_state.h), int64 first
 //
 // Each layer's group is named as Keras 3 names it (saving_lib's
 // _save_container_state): the snake-case class name, uniqued within the
@@ -54,15 +56,16 @@ namespace graphgc {
 
 // One layer's variables, stored as datasets "<path>/vars/0", "/1", ...
 struct LayerWeights {
-  std::string path;            // "layers/dense"
-  std::vector<Tensor> values;  // float32 tensors, in the layer's order
+  std::string path;            // "layers/dense", or Keras's "optimizer"
+  std::vector<Tensor> values;  // float32 (or int64) tensors, in order
 };
 
 // The bytes of an HDF5 file holding every layer's weights (plus Keras's
 // empty root "vars" group). A layer with no values gets an empty
-// "<path>/vars" group, as Keras writes for Flatten. InvalidArgument for a
-// non-float tensor or an empty or duplicate path; Internal for an HDF5
-// failure.
+// "<path>/vars" group, as Keras writes for Flatten. float32 tensors are
+// stored as IEEE float32, int64 ones (an optimizer's iteration count) as
+// little-endian int64. InvalidArgument for a tensor of another dtype or an
+// empty or duplicate path; Internal for an HDF5 failure.
 absl::StatusOr<std::string> EncodeKerasWeights(
     const std::vector<LayerWeights>& layers);
 
@@ -70,6 +73,10 @@ absl::StatusOr<std::string> EncodeKerasWeights(
 struct LayerWeightsSpec {
   std::string path;
   std::vector<TensorShape> shapes;
+  // Each weight's dtype: DT_FLOAT (the default, and for weights past the
+  // end) or DT_INT64, read from a 32- or 64-bit integer dataset (Keras
+  // writes an optimizer's iteration count as int64, or int32 on JAX).
+  std::vector<DataType> dtypes;
 };
 
 // HDF5 memory DecodeKerasWeights allows beyond the image and the weights:
@@ -123,8 +130,8 @@ struct KerasWeightsDecodeOptions {
 //     write none);
 //   - InvalidArgument naming the dataset for a missing group or dataset, a
 //     count of datasets in "<path>/vars" other than the spec's, a dataset
-//     that is not float32 or float64, or whose shape differs from the
-//     spec's;
+//     that is not float32 or float64 (for a DT_INT64 spec: not a 32- or
+//     64-bit integer), or whose shape differs from the spec's;
 //   - DataLoss naming the dataset when its stored size disagrees with its
 //     shape (data never written, a size corrupted in the metadata, missing
 //     chunks) or its data cannot be read.

@@ -147,6 +147,11 @@ const OptimizerKind& AdadeltaKind() {
       .write_config = WriteAdadeltaConfig,
       .read_config = ReadAdadeltaConfig,
       .build = BuildAdadelta,
+      .state_layout =
+          [](const Optimizer&) {
+            return OptimizerStateLayout{
+                .slot_groups = {{"accumulated_grad", "accumulated_delta_var"}}};
+          },
   };
   return *kind;
 }

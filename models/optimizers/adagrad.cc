@@ -115,6 +115,10 @@ const OptimizerKind& AdagradKind() {
       .write_config = WriteAdagradConfig,
       .read_config = ReadAdagradConfig,
       .build = BuildAdagrad,
+      .state_layout =
+          [](const Optimizer&) {
+            return OptimizerStateLayout{.slot_groups = {{"accumulator"}}};
+          },
   };
   return *kind;
 }

@@ -204,6 +204,13 @@ absl::StatusOr<OptimizerUpdates> BuildAdamUpdates(const AdamOptions& o,
   return out;
 }
 
+OptimizerStateLayout AdamStateLayout(const AdamOptions& o) {
+  if (o.amsgrad) return {.slot_groups = {{"m", "v"}, {"v_hat"}}};
+  return {
+      .slot_groups = {{"m", "v"}},
+      .step_powers = {{"beta_1_power", o.beta_1}, {"beta_2_power", o.beta_2}}};
+}
+
 const OptimizerKind& AdamKind() {
   static const OptimizerKind* kind = new OptimizerKind{
       .class_name = "Adam",
@@ -222,6 +229,8 @@ const OptimizerKind& AdamKind() {
       .write_config = WriteAdamConfig,
       .read_config = ReadAdamConfig,
       .build = BuildAdam,
+      .state_layout =
+          [](const Optimizer& o) { return AdamStateLayout(Options(o)); },
   };
   return *kind;
 }

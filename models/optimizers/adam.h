@@ -27,6 +27,11 @@ Json AdamConfig(const char* class_name, const char* name, const AdamOptions& o);
 absl::StatusOr<AdamOptions> ReadAdamOptions(const ConfigObject& c);
 
 // Adam's update under "<scope>/<class_name>".
+// The variables keras/src/optimizers/adam.py's build adds: momentums and
+// velocities interleaved per weight, then (amsgrad) the velocity_hats; the
+// beta powers ResourceApplyAdam takes are Keras's power(beta, t).
+OptimizerStateLayout AdamStateLayout(const AdamOptions& o);
+
 absl::StatusOr<OptimizerUpdates> BuildAdamUpdates(const AdamOptions& o,
                                                   const std::string& class_name,
                                                   const UpdateInputs& in);

@@ -121,6 +121,10 @@ const OptimizerKind& AdamaxKind() {
       .write_config = WriteAdamaxConfig,
       .read_config = ReadAdamaxConfig,
       .build = BuildAdamax,
+      .state_layout =
+          [](const Optimizer&) {
+            return OptimizerStateLayout{.slot_groups = {{"m", "u"}}};
+          },
   };
   return *kind;
 }

@@ -66,6 +66,8 @@ const OptimizerKind& AdamWKind() {
             return BuildAdamUpdates(AsAdam(o), "AdamW", in);
           },
       .default_weight_decay = kDefaultWeightDecay,
+      .state_layout =
+          [](const Optimizer& o) { return AdamStateLayout(AsAdam(o)); },
   };
   return *kind;
 }

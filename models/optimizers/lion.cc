@@ -109,6 +109,10 @@ const OptimizerKind& LionKind() {
       .write_config = WriteLionConfig,
       .read_config = ReadLionConfig,
       .build = BuildLion,
+      .state_layout =
+          [](const Optimizer&) {
+            return OptimizerStateLayout{.slot_groups = {{"momentum"}}};
+          },
   };
   return *kind;
 }

@@ -174,6 +174,13 @@ const OptimizerKind& NadamKind() {
       .write_config = WriteNadamConfig,
       .read_config = ReadNadamConfig,
       .build = BuildNadam,
+      .state_layout =
+          [](const Optimizer&) {
+            // keras/src/optimizers/nadam.py tracks u_product after the slots.
+            return OptimizerStateLayout{
+                .slot_groups = {{"momentum", "velocity"}},
+                .scalars = {"u_product"}};
+          },
   };
   return *kind;
 }

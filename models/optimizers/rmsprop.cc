@@ -182,6 +182,19 @@ const OptimizerKind& RMSpropKind() {
       .write_config = WriteRMSpropConfig,
       .read_config = ReadRMSpropConfig,
       .build = BuildRMSprop,
+      .state_layout =
+          [](const Optimizer& o) {
+            // keras/src/optimizers/rmsprop.py: velocities, momentums
+            // (momentum > 0), average_gradients (centered), each a group.
+            OptimizerStateLayout layout{.slot_groups = {{"velocity"}}};
+            if (Options(o).momentum > 0) {
+              layout.slot_groups.push_back({"momentum"});
+            }
+            if (Options(o).centered) {
+              layout.slot_groups.push_back({"average_gradient"});
+            }
+            return layout;
+          },
   };
   return *kind;
 }

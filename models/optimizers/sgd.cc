@@ -117,6 +117,13 @@ const OptimizerKind& SGDKind() {
       .write_config = WriteSGDConfig,
       .read_config = ReadSGDConfig,
       .build = BuildSGD,
+      .state_layout =
+          [](const Optimizer& o) {
+            // keras/src/optimizers/sgd.py: momentums only when momentum != 0.
+            return Options(o).momentum != 0.f
+                       ? OptimizerStateLayout{.slot_groups = {{"momentum"}}}
+                       : OptimizerStateLayout{};
+          },
   };
   return *kind;
 }
