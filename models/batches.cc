@@ -6,6 +6,7 @@
 
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "util/status_macros.h"
 
 namespace graphgc {
@@ -51,12 +52,21 @@ absl::StatusOr<int64_t> CheckInput(const ModelState& m, size_t input,
   return x.shape()[0];
 }
 
-absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
-                    const std::string& where) {
-  return CheckLabels(m.compile.loss, m.units, y, samples, where);
+namespace {
+
+// `y`'s integer values as float32 (exact up to 2^24, as Keras's cast).
+template <typename T>
+absl::StatusOr<Tensor> AsFloat(const Tensor& y) {
+  GG_ASSIGN_OR_RETURN(Tensor out, Tensor::Uninitialized(DT_FLOAT, y.shape()));
+  absl::Span<const T> in = y.data<T>();
+  absl::Span<float> values = out.mutable_data<float>();
+  for (size_t i = 0; i < in.size(); ++i) values[i] = static_cast<float>(in[i]);
+  return out;
 }
 
-absl::Status CheckLabels(const Loss& loss, int64_t units, const Tensor& y,
+}  // namespace
+
+absl::Status CheckLabels(const Loss& loss, int64_t units, Tensor& y,
                          int64_t samples, const std::string& where) {
   if (y.shape().dims() == 0 || y.shape()[0] != samples) {
     return absl::InvalidArgumentError(
@@ -99,6 +109,11 @@ absl::Status CheckLabels(const Loss& loss, int64_t units, const Tensor& y,
     return absl::OkStatus();
   }
   const bool flat_ok = y.shape().dims() == 1 && units == 1;
+  if (y.dtype() == DT_INT32) {
+    GG_ASSIGN_OR_RETURN(y, AsFloat<int32_t>(y));
+  } else if (y.dtype() == DT_INT64) {
+    GG_ASSIGN_OR_RETURN(y, AsFloat<int64_t>(y));
+  }
   if (y.dtype() != DT_FLOAT ||
       !(flat_ok || (y.shape().dims() == 2 && y.shape()[1] == units))) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -161,7 +176,7 @@ absl::StatusOr<Tensor> GatherLabels(LabelKind kind, int64_t units,
     GG_ASSIGN_OR_RETURN(Tensor out, Tensor::Uninitialized(DT_INT32, {n}));
     auto dst = out.mutable_data<int32_t>();
     for (int64_t i = 0; i < n; ++i) {
-      // CheckY made sure each is an id in [0, units).
+      // CheckLabels made sure each is an id in [0, units).
       if (y.dtype() == DT_INT32) {
         dst[i] = y.data<int32_t>()[rows[i]];
       } else if (y.dtype() == DT_INT64) {

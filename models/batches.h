@@ -34,13 +34,11 @@ absl::StatusOr<int64_t> CheckInput(const ModelState& m, size_t input,
                                    const Tensor& x, const std::string& where,
                                    const std::string& what);
 
-// Checks y against `samples` and the compiled loss: integer class labels in
-// [0, units) for a sparse loss, float [samples, units] targets otherwise.
-absl::Status CheckY(const ModelState& m, const Tensor& y, int64_t samples,
-                    const std::string& where)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(m.mu);
-// CheckY for one output's `loss` and `units`.
-absl::Status CheckLabels(const Loss& loss, int64_t units, const Tensor& y,
+// Checks one output's y against `samples`, its `loss` and `units`: class
+// ids in [0, units) (integers, or floats holding integers) for a sparse
+// loss, [samples, units] targets otherwise. Integer targets of a dense loss
+// become float32 in `y`, as Keras casts y_true to the prediction's dtype.
+absl::Status CheckLabels(const Loss& loss, int64_t units, Tensor& y,
                          int64_t samples, const std::string& where);
 
 // Samples `rows` of x (float [n, sample...], `cols` values per sample) as a

@@ -28,7 +28,7 @@ absl::Status CheckSampleWeight(const Tensor& w, int64_t samples,
 // Keras's class_weight_to_sample_weights: float [samples], each sample's
 // weight class_weight[its class] (1 for a class not listed), its class
 // being the argmax of a row of y when y has rows of several values, else
-// y's value rounded half to even. `y` was checked by CheckY.
+// y's value rounded half to even. `y` was checked by CheckLabels.
 absl::StatusOr<Tensor> ClassWeightsToSampleWeights(
     const Tensor& y, const std::map<int64_t, float>& class_weight,
     const std::string& where);

@@ -407,3 +407,25 @@ def test_fit_verbose_2_prints_keras_line_per_epoch_from_initial_epoch(
     for line in (lines[1], lines[3]):
         assert re.fullmatch(step + r" - accuracy: \d\.\d{4} - loss: "
                             r"\d\.\d{4}(e[-+]\d\d)?", line), line
+
+
+def test_dense_losses_take_integer_targets_as_keras_casts_them():
+    # keras-io's functional_api.py trains a categorical and a binary output
+    # on np.random.randint targets (int64).
+    x = graphgc.Input((4,))
+    h = graphgc.layers.Dense(8, activation="relu")(x)
+    model = graphgc.Model(x, [graphgc.layers.Dense(1, name="bin")(h),
+                              graphgc.layers.Dense(3, name="cat")(h)])
+    model.compile(optimizer="sgd",
+                  loss=[graphgc.losses.BinaryCrossentropy(from_logits=True),
+                        graphgc.losses.CategoricalCrossentropy(
+                            from_logits=True)])
+    rng = np.random.default_rng(0)
+    data = rng.random((32, 4), dtype=np.float32)
+    bin_y = rng.integers(2, size=(32, 1))
+    cat_y = np.eye(3, dtype=np.int64)[rng.integers(3, size=32)]
+    as_ints = model.evaluate(data, [bin_y, cat_y], verbose=0)
+    as_floats = model.evaluate(data, [bin_y.astype(np.float32),
+                                      cat_y.astype(np.float32)], verbose=0)
+    assert as_ints == as_floats
+    model.fit(data, [bin_y, cat_y], epochs=1, verbose=0)
